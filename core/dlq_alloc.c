@@ -1,0 +1,35 @@
+/*  dlq_alloc — allocation wrappers that abort on out-of-memory. */
+#include "dlq_alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *
+check (void *p, size_t size)
+{
+    if (!p && size) {
+        fprintf (stderr, "dlqd: out of memory allocating %zu bytes\n", size);
+        abort ();
+    }
+    return p;
+}
+
+void *dlq_malloc (size_t size) { return check (malloc (size ? size : 1), size); }
+void *dlq_calloc (size_t count, size_t size) { return check (calloc (count ? count : 1, size ? size : 1), count * size); }
+void *dlq_realloc (void *ptr, size_t size) { return check (realloc (ptr, size ? size : 1), size); }
+
+char *
+dlq_strndup (const char *s, size_t len)
+{
+    char *copy = dlq_malloc (len + 1);
+    memcpy (copy, s, len);
+    copy [len] = '\0';
+    return copy;
+}
+
+char *
+dlq_strdup (const char *s)
+{
+    return dlq_strndup (s, strlen (s));
+}

@@ -1,0 +1,22 @@
+/*  dlq_alloc — the one out-of-memory policy: allocation failure aborts.
+ *
+ *  Every allocation in dlqd goes through these wrappers, so error paths only
+ *  ever deal with I/O, never with a NULL from malloc.
+ */
+#ifndef DLQ_ALLOC_H
+#define DLQ_ALLOC_H
+
+#include <stddef.h>
+
+/* malloc that aborts with a message on failure. Never returns NULL. */
+void *dlq_malloc(size_t size);
+/* calloc that aborts on failure. */
+void *dlq_calloc(size_t count, size_t size);
+/* realloc that aborts on failure. */
+void *dlq_realloc(void *ptr, size_t size);
+/* Copy of a NUL-terminated string; caller frees. */
+char *dlq_strdup(const char *s);
+/* Copy of len bytes plus a terminating NUL; caller frees. */
+char *dlq_strndup(const char *s, size_t len);
+
+#endif

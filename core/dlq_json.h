@@ -1,0 +1,93 @@
+/*  dlq_json — a strict, fast JSON parser (RFC 8259) into a read-only tree,
+ *  and the compact writer used for every canonical body dlqd emits.
+ *
+ *  Parsing validates UTF-8 (no overlongs, no surrogates, no code points past
+ *  U+10FFFF), rejects trailing bytes, NUL bytes outside strings, leading zeros,
+ *  lone surrogate escapes, and nesting deeper than DLQ_JSON_MAX_DEPTH. All
+ *  nodes live in one arena owned by the document, so freeing is one call.
+ *  Numbers keep their source text (so 1.0 stays 1.0 and 2^70 stays exact);
+ *  strings are decoded to UTF-8 (NUL-terminated; may contain NUL via \u0000,
+ *  so always use len).
+ */
+#ifndef DLQ_JSON_H
+#define DLQ_JSON_H
+
+#include "dlq_buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLQ_JSON_MAX_DEPTH 64
+
+typedef enum {
+    DLQ_JSON_NULL,
+    DLQ_JSON_FALSE,
+    DLQ_JSON_TRUE,
+    DLQ_JSON_NUMBER,
+    DLQ_JSON_STRING,
+    DLQ_JSON_ARRAY,
+    DLQ_JSON_OBJECT
+} dlq_json_type_t;
+
+typedef struct dlq_json_value dlq_json_value_t;
+struct dlq_json_value {
+    dlq_json_type_t   type;
+    const char       *str;      /* STRING: decoded UTF-8; NUMBER: source text; else NULL */
+    size_t            len;      /* length of str in bytes */
+    const char       *key;      /* member name when this value sits in an object, else NULL */
+    size_t            key_len;
+    size_t            count;    /* ARRAY/OBJECT: number of children */
+    dlq_json_value_t *child;    /* ARRAY/OBJECT: first child, in document order */
+    dlq_json_value_t *next;     /* next sibling, NULL at the end */
+};
+
+typedef enum {
+    DLQ_JSON_OK = 0,
+    DLQ_JSON_ERR_EMPTY,         /* no bytes, or only whitespace */
+    DLQ_JSON_ERR_UTF8,          /* bytes that are not valid UTF-8 */
+    DLQ_JSON_ERR_SYNTAX,        /* anything else that is not JSON */
+    DLQ_JSON_ERR_DEPTH          /* nesting deeper than DLQ_JSON_MAX_DEPTH */
+} dlq_json_result_t;
+
+typedef struct {
+    size_t offset;              /* byte offset of the problem in the input */
+    char   message [96];        /* e.g. "expected ',' or '}' after object member" */
+} dlq_json_error_t;
+
+typedef struct dlq_json_doc dlq_json_doc_t;
+
+/* Parse len bytes. On DLQ_JSON_OK *doc_p receives a new document (caller
+ * destroys it); otherwise *doc_p is NULL and err (if not NULL) says where and
+ * why. The input need not be NUL-terminated and is not referenced after. */
+dlq_json_result_t dlq_json_parse (const char *data, size_t len,
+                                  dlq_json_doc_t **doc_p, dlq_json_error_t *err);
+
+/* The root value of a parsed document; owned by the document. */
+const dlq_json_value_t *dlq_json_root (const dlq_json_doc_t *doc);
+
+/* Free a document and every value in it; accepts NULL, NULLs the pointer. */
+void dlq_json_doc_destroy (dlq_json_doc_t **doc_p);
+
+/* Member of an object by name (first match), or NULL; NULL when obj is not an object. */
+const dlq_json_value_t *dlq_json_get (const dlq_json_value_t *obj, const char *key);
+
+/* True when v is a NUMBER that is an integer in [INT64_MIN, INT64_MAX]
+ * written without fraction or exponent; stores it in *out. */
+bool dlq_json_as_int64 (const dlq_json_value_t *v, int64_t *out);
+
+/* Append v as compact JSON (no insignificant whitespace; strings re-escaped
+ * canonically: only ", \\ and control characters escaped, as \n \t etc. or
+ * \u00XX; numbers as their source text). Pure: the same value always gives
+ * the same bytes. */
+void dlq_json_write (dlq_buf_t *out, const dlq_json_value_t *v);
+
+/* Append a JSON string literal (with quotes) for len bytes of UTF-8 s. */
+void dlq_json_write_string (dlq_buf_t *out, const char *s, size_t len);
+
+/* Validate that len bytes are UTF-8 (same rules as the parser). Returns true
+ * when valid; otherwise false and, if bad_offset is not NULL, the offset of
+ * the first bad byte. */
+bool dlq_utf8_valid (const char *s, size_t len, size_t *bad_offset);
+
+#endif

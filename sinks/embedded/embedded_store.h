@@ -1,0 +1,90 @@
+/*  embedded_store — the SQLite spool and default primary store.
+ *
+ *  One SQLite database file (WAL mode, synchronous=FULL) in data_dir holds
+ *  every accepted event. The writer connection appends batches in one
+ *  transaction each (group commit: one fsync for many events); reader
+ *  connections (one per query thread) answer GET / LIST / STATS concurrently
+ *  with the writer, which WAL allows.
+ *
+ *  Schema (version 1; the meta table records it):
+ *    events(seq INTEGER PRIMARY KEY AUTOINCREMENT  -- spool offset; never reused,
+ *                                                  -- so a per-sink cursor stays valid
+ *           id TEXT NOT NULL UNIQUE, stream_name TEXT NOT NULL,
+ *           created_at INTEGER NOT NULL, expires_at INTEGER NULL,
+ *           status TEXT NOT NULL, error_type TEXT NOT NULL,
+ *           body TEXT NOT NULL)                     -- canonical JSON
+ *    stream_counts(stream_name TEXT PRIMARY KEY, events INTEGER NOT NULL)
+ *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
+ *  Later issues add per-(seq, sink) delivery state keyed by seq.
+ *
+ *  One object is used by one thread at a time.
+ */
+#ifndef EMBEDDED_STORE_H
+#define EMBEDDED_STORE_H
+
+#include "dlq_buf.h"
+#include "failed_event.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLQ_EMBEDDED_FILE "dlq.sqlite"
+
+typedef enum {
+    DLQ_STORE_OK = 0,
+    DLQ_STORE_NOT_FOUND,        /* no such unexpired event */
+    DLQ_STORE_BAD_CURSOR,       /* a LIST cursor this store did not issue */
+    DLQ_STORE_ERROR             /* I/O or SQLite error; err says which */
+} dlq_store_result_t;
+
+typedef enum {
+    DLQ_EMBEDDED_WRITER,        /* creates the file and schema if missing */
+    DLQ_EMBEDDED_READER         /* read-only; the file must exist */
+} dlq_embedded_mode_t;
+
+typedef struct dlq_embedded dlq_embedded_t;
+
+/* Open DLQ_EMBEDDED_FILE inside data_dir (the directory must exist). Returns
+ * NULL with a message in err (err_len bytes) on failure. */
+dlq_embedded_t *dlq_embedded_open (const char *data_dir, dlq_embedded_mode_t mode,
+                                   char *err, size_t err_len);
+
+/* Close; accepts NULL and NULLs the pointer. */
+void dlq_embedded_destroy (dlq_embedded_t **self_p);
+
+/* Append count encoded events (event->json set) in ONE transaction, then
+ * commit (durable on return). duplicate[i] is set true when an event with
+ * the same id was already stored, by an earlier append or earlier in this
+ * batch; such an event is not stored again. On DLQ_STORE_ERROR nothing of
+ * the batch is stored. Writer only. */
+dlq_store_result_t dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events,
+                                        size_t count, bool *duplicate,
+                                        char *err, size_t err_len);
+
+/* The canonical JSON of event id into json_out (replacing its contents);
+ * DLQ_STORE_NOT_FOUND when missing or expired (expires_at <= now_ms). */
+dlq_store_result_t dlq_embedded_get (dlq_embedded_t *self, const char *id, int64_t now_ms,
+                                     dlq_buf_t *json_out);
+
+/* One page of stream's unexpired events, newest first (created_at desc, then
+ * seq desc). events_out receives a JSON array of canonical bodies, e.g.
+ * [{...},{...}] or []; next_cursor_out receives an opaque cursor for the next
+ * page, or is left empty when this page is the last. cursor NULL or "" starts
+ * at the newest. limit >= 1. */
+dlq_store_result_t dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
+                                      const char *cursor, int64_t now_ms,
+                                      dlq_buf_t *events_out, dlq_buf_t *next_cursor_out);
+
+/* Store statistics: streams_out receives a JSON object {"stream":count,...}
+ * (stored events per stream, from stream_counts); *events_out the total,
+ * *bytes_out the size of the database file plus its WAL. */
+dlq_store_result_t dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
+                                       int64_t *events_out, int64_t *bytes_out);
+
+/* Delete at most max_rows events with expires_at <= now_ms in one
+ * transaction (keeping stream_counts right). Returns how many were deleted,
+ * or -1 on error. Writer only. */
+int64_t dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows);
+
+#endif
