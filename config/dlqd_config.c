@@ -1,1 +1,250 @@
-/* placeholder */
+/*  dlqd_config — load dlqd.conf and validate it against the schema below.
+ *
+ *  The schema tables are the single source of truth for setting names,
+ *  types, bounds and the one-line descriptions used in error messages.
+ */
+#include "dlqd_config.h"
+
+#include "config_schema.h"
+#include "dlq_alloc.h"
+#include "dlq_buf.h"
+
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1024LL * 1024)
+
+static const dlq_setting_spec_t top_schema [] = {
+    { "gateway",  DLQ_SETTING_GROUP, 0, 0, "the gateway's sockets, data directory and limits" },
+    { "primary",  DLQ_SETTING_STRING, 1, 64, "the store that answers queries: \"embedded\"" },
+    { "defaults", DLQ_SETTING_GROUP, 0, 0, "the stream policy of every stream not listed in streams" },
+    { "streams",  DLQ_SETTING_LIST, 0, 0, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )" },
+    { NULL }
+};
+
+static const dlq_setting_spec_t gateway_schema [] = {
+    { "listen",            DLQ_SETTING_STRING_LIST, 1, 1024, "ZeroMQ endpoints to bind, e.g. [\"tcp://127.0.0.1:5560\"]" },
+    { "data_dir",          DLQ_SETTING_STRING, 1, 4096, "directory of the embedded store" },
+    { "max_message_bytes", DLQ_SETTING_INT, 1024, 64 * MIB, "largest request body accepted" },
+    { "max_frame_bytes",   DLQ_SETTING_INT, 1024, 1024 * MIB, "largest frame the transport reads; bigger drops the connection" },
+    { "commit",            DLQ_SETTING_GROUP, 0, 0, "group commit: max_batch, max_delay_ms" },
+    { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
+    { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
+    { NULL }
+};
+
+static const dlq_setting_spec_t commit_schema [] = {
+    { "max_batch",    DLQ_SETTING_INT, 1, 100000, "most events in one transaction" },
+    { "max_delay_ms", DLQ_SETTING_INT, 0, 1000, "extra wait for a batch to fill before committing" },
+    { NULL }
+};
+
+static const dlq_setting_spec_t sweep_schema [] = {
+    { "interval_ms", DLQ_SETTING_INT, 100, 86400000, "how often expired events are deleted" },
+    { "batch",       DLQ_SETTING_INT, 1, 1000000, "most events deleted per transaction" },
+    { NULL }
+};
+
+static const dlq_setting_spec_t policy_schema [] = {
+    { "name",                      DLQ_SETTING_STRING, 1, 255, "the stream name" },
+    { "retention_days",            DLQ_SETTING_INT, 0, DLQ_RETENTION_DAYS_MAX, "days an event is kept; 0 = forever" },
+    { "include_original_document", DLQ_SETTING_BOOL, 0, 0, "keep fullDocument" },
+    { "include_stack_trace",       DLQ_SETTING_BOOL, 0, 0, "keep error.stackTrace" },
+    { NULL }
+};
+
+static void
+set_defaults (dlqd_config_t *c)
+{
+    c->data_dir = dlq_strdup ("./var");
+    c->max_message_bytes = MIB;
+    c->max_frame_bytes = 0;             /* derived from max_message_bytes below */
+    c->commit_max_batch = 4096;
+    c->commit_max_delay_ms = 0;
+    c->query_threads = 2;
+    c->sweep_interval_ms = 60000;
+    c->sweep_batch = 1000;
+    c->primary = dlq_strdup ("embedded");
+    c->defaults = (dlq_policy_t) { 30, true, true };
+}
+
+static bool
+read_listen (const config_setting_t *gateway, dlqd_config_t *c)
+{
+    const config_setting_t *listen = config_setting_get_member (gateway, "listen");
+    if (!listen) {
+        c->listen = dlq_calloc (1, sizeof (char *));
+        c->listen [0] = dlq_strdup ("tcp://127.0.0.1:5560");
+        c->listen_count = 1;
+        return true;
+    }
+    c->listen_count = (size_t) config_setting_length (listen);
+    c->listen = dlq_calloc (c->listen_count ? c->listen_count : 1, sizeof (char *));
+    for (size_t i = 0; i < c->listen_count; i++)
+        c->listen [i] = dlq_strdup (config_setting_get_string_elem (listen, (int) i));
+    return true;
+}
+
+static bool
+read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    if (!g)
+        return read_listen (NULL, c);
+    char *data_dir = NULL;
+    bool ok = dlq_config_check_group (g, gateway_schema, err)
+           && read_listen (g, c)
+           && dlq_config_string (g, gateway_schema, "data_dir", &data_dir, err)
+           && dlq_config_int (g, gateway_schema, "max_message_bytes", &c->max_message_bytes, err)
+           && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
+           && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err);
+    if (data_dir) {
+        free (c->data_dir);
+        c->data_dir = data_dir;
+    }
+    if (ok && c->listen_count == 0)
+        ok = dlq_config_fail (err, config_setting_get_member (g, "listen"),
+                              "expected at least one endpoint");
+    const config_setting_t *commit = config_setting_get_member (g, "commit");
+    if (ok && commit)
+        ok = dlq_config_check_group (commit, commit_schema, err)
+          && dlq_config_int (commit, commit_schema, "max_batch", &c->commit_max_batch, err)
+          && dlq_config_int (commit, commit_schema, "max_delay_ms", &c->commit_max_delay_ms, err);
+    const config_setting_t *sweep = config_setting_get_member (g, "sweep");
+    if (ok && sweep)
+        ok = dlq_config_check_group (sweep, sweep_schema, err)
+          && dlq_config_int (sweep, sweep_schema, "interval_ms", &c->sweep_interval_ms, err)
+          && dlq_config_int (sweep, sweep_schema, "batch", &c->sweep_batch, err);
+    if (ok && c->max_frame_bytes && c->max_frame_bytes < c->max_message_bytes)
+        ok = dlq_config_fail (err, config_setting_get_member (g, "max_frame_bytes"),
+                              "expected at least max_message_bytes (%lld)",
+                              (long long) c->max_message_bytes);
+    return ok;
+}
+
+/* Read retention and include flags of a policy group over base. */
+static bool
+read_policy (const config_setting_t *g, dlq_policy_t *policy, dlq_config_error_t *err)
+{
+    int64_t days = policy->retention_days;
+    bool ok = dlq_config_int (g, policy_schema, "retention_days", &days, err)
+           && dlq_config_bool (g, "include_original_document", &policy->include_original_document)
+           && dlq_config_bool (g, "include_stack_trace", &policy->include_stack_trace);
+    policy->retention_days = (int) days;
+    return ok;
+}
+
+static bool
+read_defaults (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    if (!g)
+        return true;
+    if (config_setting_get_member (g, "name"))
+        return dlq_config_fail (err, config_setting_get_member (g, "name"),
+                                "unknown setting; the defaults apply to every stream and have no name");
+    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, &c->defaults, err);
+}
+
+static bool
+read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    c->policies = dlq_policy_table_new (&c->defaults);
+    for (int i = 0; list && i < config_setting_length (list); i++) {
+        const config_setting_t *s = config_setting_get_elem (list, (unsigned) i);
+        if (config_setting_type (s) != CONFIG_TYPE_GROUP)
+            return dlq_config_fail (err, s, "expected a group { name = \"...\"; ... }");
+        char *name = NULL;
+        dlq_policy_t policy = c->defaults;
+        bool ok = dlq_config_check_group (s, policy_schema, err)
+               && dlq_config_string (s, policy_schema, "name", &name, err)
+               && read_policy (s, &policy, err);
+        if (ok && !name)
+            ok = dlq_config_fail (err, s, "expected a name = \"stream name\"; setting");
+        if (ok && dlq_policy_table_has (c->policies, name))
+            ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name);
+        if (ok)
+            dlq_policy_table_set (c->policies, name, &policy);
+        free (name);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool
+read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    char *primary = NULL;
+    bool ok = dlq_config_check_group (root, top_schema, err)
+           && read_gateway (config_setting_get_member (root, "gateway"), c, err)
+           && dlq_config_string (root, top_schema, "primary", &primary, err)
+           && read_defaults (config_setting_get_member (root, "defaults"), c, err)
+           && read_streams (config_setting_get_member (root, "streams"), c, err);
+    if (primary) {
+        free (c->primary);
+        c->primary = primary;
+        if (ok && strcmp (primary, "embedded") != 0)
+            ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
+                                  "expected \"embedded\" (the only store of this release), got \"%s\"",
+                                  primary);
+    }
+    if (ok && c->max_frame_bytes == 0)
+        c->max_frame_bytes = 4 * c->max_message_bytes + 65536;
+    return ok;
+}
+
+dlqd_config_result_t
+dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
+{
+    *config_p = NULL;
+    *err_p = NULL;
+    config_t cf;
+    config_init (&cf);
+    dlqd_config_result_t rc = DLQD_CONFIG_OK;
+    if (!config_read_file (&cf, path)) {
+        dlq_buf_t msg = DLQ_BUF_INIT;
+        if (config_error_type (&cf) == CONFIG_ERR_FILE_IO) {
+            dlq_buf_printf (&msg, "%s: cannot read the file", path);
+            rc = DLQD_CONFIG_ERR_IO;
+        }
+        else {
+            dlq_buf_printf (&msg, "%s:%d: %s", config_error_file (&cf) ? config_error_file (&cf) : path,
+                            config_error_line (&cf), config_error_text (&cf));
+            rc = DLQD_CONFIG_ERR_SYNTAX;
+        }
+        *err_p = dlq_buf_steal (&msg, NULL);
+        config_destroy (&cf);
+        return rc;
+    }
+    dlqd_config_t *c = dlq_calloc (1, sizeof *c);
+    set_defaults (c);
+    dlq_config_error_t err = { NULL };
+    if (!read_top (config_root_setting (&cf), c, &err)) {
+        *err_p = err.text;
+        dlqd_config_destroy (&c);
+        rc = DLQD_CONFIG_ERR_INVALID;
+    }
+    else
+    if (!c->policies)
+        c->policies = dlq_policy_table_new (&c->defaults);
+    config_destroy (&cf);
+    *config_p = c;
+    return rc;
+}
+
+void
+dlqd_config_destroy (dlqd_config_t **config_p)
+{
+    if (!config_p || !*config_p)
+        return;
+    dlqd_config_t *c = *config_p;
+    for (size_t i = 0; i < c->listen_count; i++)
+        free (c->listen [i]);
+    free (c->listen);
+    free (c->data_dir);
+    free (c->primary);
+    dlq_policy_table_destroy (&c->policies);
+    free (c);
+    *config_p = NULL;
+}

@@ -1,1 +1,436 @@
-/* placeholder */
+/*  gateway — the ZeroMQ front end, group-commit pipeline and drain.
+ *
+ *  Two commit batches take turns: one gathers PUTs while the other is in
+ *  the committer. A PUT is answered only when the batch holding it comes
+ *  back committed, so an ack always means "on disk". When the gathering
+ *  batch is full and the committer busy, the front end stops reading the
+ *  socket: ZeroMQ's queues and TCP push back on the clients.
+ */
+#include "gateway.h"
+
+#include "commit_batch.h"
+#include "committer.h"
+#include "counters.h"
+#include "dlq_alloc.h"
+#include "dlq_buf.h"
+#include "dlq_json.h"
+#include "dlq_log.h"
+#include "dlq_time.h"
+#include "failed_event.h"
+#include "protocol.h"
+#include "query_service.h"
+#include "stream_policy.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#define READ_BURST 512          /* requests read per wake-up before looking at commits */
+#define REPLY_HWM 100000        /* replies queued per client before ZeroMQ drops them */
+#define DRAIN_LINGER_MS 5000    /* how long unsent replies may delay the exit */
+#define QUERY_BACKLOG_MAX 4096  /* queries in the workers before reading pauses */
+
+struct dlq_gateway {
+    const dlqd_config_t  *config;
+    void                 *ctx;
+    void                 *router;
+    dlq_counters_t       *counters;
+    dlq_committer_t      *committer;
+    dlq_query_service_t  *queries;
+    dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
+    dlq_commit_batch_t   *spare;        /* the other batch, when not in the committer */
+    bool                  committing;   /* a batch is in the committer */
+    int64_t               gather_started_ms;
+};
+
+/* Send [identity][status][request id][body]; identity and request id move out. */
+static void
+send_reply (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id,
+            bool ok, const char *body, size_t len)
+{
+    zmq_msg_send (identity, self->router, ZMQ_SNDMORE);
+    zmq_send (self->router, ok ? "OK" : "ERR", ok ? 2 : 3, ZMQ_SNDMORE);
+    zmq_msg_send (request_id, self->router, ZMQ_SNDMORE);
+    zmq_send (self->router, body, len, 0);
+}
+
+static void
+send_error (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id, const dlq_error_t *err)
+{
+    dlq_counters_error (self->counters, err->code);
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_protocol_error_body (&body, err);
+    send_reply (self, identity, request_id, false, body.data, body.len);
+    dlq_buf_free (&body);
+}
+
+/* Acknowledge every PUT of a batch the committer handed back. */
+static void
+acknowledge (dlq_gateway_t *self, dlq_commit_batch_t *batch)
+{
+    dlq_buf_t body = DLQ_BUF_INIT;
+    uint64_t duplicates = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        if (batch->failed) {
+            dlq_error_t err;
+            dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not commit: %s; "
+                           "nothing was stored, send again", batch->error);
+            send_error (self, &batch->identities [i], &batch->request_ids [i], &err);
+            continue;
+        }
+        dlq_buf_reset (&body);
+        dlq_protocol_put_body (&body, batch->events [i]->id, batch->duplicate [i]);
+        send_reply (self, &batch->identities [i], &batch->request_ids [i], true, body.data, body.len);
+        duplicates += batch->duplicate [i];
+    }
+    if (!batch->failed) {
+        dlq_counters_accepted (self->counters, batch->count - duplicates);
+        dlq_counters_duplicate (self->counters, duplicates);
+    }
+    dlq_buf_free (&body);
+}
+
+/* Give the gathering batch to the committer if it is idle and the batch is
+ * ready: full, or max_delay_ms old, or we are draining. */
+static void
+maybe_commit (dlq_gateway_t *self, bool draining)
+{
+    if (self->committing || self->gathering->count == 0)
+        return;
+    int64_t age = dlq_time_mono_ms () - self->gather_started_ms;
+    if (!draining && !dlq_commit_batch_full (self->gathering)
+    &&  age < self->config->commit_max_delay_ms)
+        return;
+    dlq_committer_submit (self->committer, self->gathering);
+    self->committing = true;
+    self->gathering = self->spare;
+    self->spare = NULL;
+}
+
+static void
+on_committed (dlq_gateway_t *self, bool draining)
+{
+    dlq_commit_batch_t *batch = dlq_committer_receive (self->committer);
+    acknowledge (self, batch);
+    dlq_commit_batch_clear (batch);
+    self->spare = batch;
+    self->committing = false;
+    maybe_commit (self, draining);
+}
+
+static void
+handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
+{
+    size_t len = zmq_msg_size (&frames [3]);
+    dlq_error_t err;
+    if (len > (size_t) self->config->max_message_bytes) {
+        dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is %zu bytes; the limit "
+                       "(gateway.max_message_bytes) is %lld", len,
+                       (long long) self->config->max_message_bytes);
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    if (len == 0) {
+        dlq_error_set (&err, DLQ_ERR_EMPTY_BODY, NULL, "PUT needs a FailedEvent JSON body");
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    dlq_event_t *event = dlq_event_decode (zmq_msg_data (&frames [3]), len, dlq_time_now_ms (), &err);
+    if (!event) {
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
+    dlq_event_encode (event);
+    if (self->gathering->count == 0)
+        self->gather_started_ms = dlq_time_mono_ms ();
+    dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);
+}
+
+/* PING's body is optional but, when present, must be a JSON object. */
+static void
+handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
+{
+    dlq_error_t err = { DLQ_OK, "", "" };
+    size_t len = zmq_msg_size (&frames [3]);
+    if (len) {
+        dlq_json_doc_t *doc = NULL;
+        dlq_json_error_t jerr;
+        dlq_json_result_t rc = dlq_json_parse (zmq_msg_data (&frames [3]), len, &doc, &jerr);
+        if (rc == DLQ_JSON_ERR_UTF8)
+            dlq_error_set (&err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
+        else
+        if (rc != DLQ_JSON_OK)
+            dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
+        else
+        if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT)
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be empty or {}");
+        dlq_json_doc_destroy (&doc);
+    }
+    if (err.code != DLQ_OK) {
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_protocol_ping_body (&body);
+    send_reply (self, &frames [0], &frames [2], true, body.data, body.len);
+    dlq_buf_free (&body);
+}
+
+/* Read one whole message: identity plus at most 4 frames kept. Returns the
+ * number of frames after the identity (more than 3 when there were extra),
+ * or -1 when no message is waiting. */
+static int
+read_message (dlq_gateway_t *self, zmq_msg_t frames [5])
+{
+    int n = 0, total = 0, more = 1;
+    while (more) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, self->router, total ? 0 : ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&frame);
+            if (total == 0 && zmq_errno () != EINTR)
+                return -1;
+            continue;
+        }
+        more = zmq_msg_more (&frame);
+        total++;
+        if (n < 5) {
+            zmq_msg_init (&frames [n]);
+            zmq_msg_move (&frames [n++], &frame);
+        }
+        zmq_msg_close (&frame);
+    }
+    for (int i = n; i < 5; i++)
+        zmq_msg_init (&frames [i]);
+    return total - 1;
+}
+
+/* Read and answer (or queue) one request; false when none was waiting. */
+static bool
+handle_request (dlq_gateway_t *self)
+{
+    zmq_msg_t frames [5];
+    int count = read_message (self, frames);
+    if (count < 0)
+        return false;
+    dlq_error_t err;
+    if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX) {
+        zmq_msg_t empty;
+        zmq_msg_init (&empty);
+        bool id_usable = count >= 2 && zmq_msg_size (&frames [2]) <= DLQ_REQUEST_ID_MAX;
+        dlq_error_set (&err, DLQ_ERR_BAD_FRAMES, NULL, count != 3
+                       ? "a request is 3 frames (verb, request id, body); got %d"
+                       : "the request id is longer than %d bytes", count != 3 ? count : DLQ_REQUEST_ID_MAX);
+        send_error (self, &frames [0], id_usable ? &frames [2] : &empty, &err);
+        zmq_msg_close (&empty);
+    }
+    else {
+        dlq_verb_t verb = dlq_verb_parse (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
+        if (verb == DLQ_VERB_PUT)
+            handle_put (self, frames);
+        else
+        if (verb == DLQ_VERB_PING)
+            handle_ping (self, frames);
+        else
+        if (verb == DLQ_VERB_UNKNOWN) {
+            dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
+                           "LIST, STATS or PING (upper case)");
+            send_error (self, &frames [0], &frames [2], &err);
+        }
+        else
+            dlq_query_service_submit (self->queries, frames);
+    }
+    for (int i = 0; i < 5; i++)
+        zmq_msg_close (&frames [i]);
+    return true;
+}
+
+/* Read what is waiting, up to max requests, while the batch has room. */
+static void
+read_burst (dlq_gateway_t *self, int max, bool draining)
+{
+    for (int i = 0; i < max; i++) {
+        if (dlq_commit_batch_full (self->gathering))
+            break;
+        if (!handle_request (self))
+            break;
+    }
+    maybe_commit (self, draining);
+}
+
+/* Wait for commit and query completions; timeout_ms -1 waits forever. */
+static void
+poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, int64_t timeout_ms)
+{
+    size_t nq = dlq_query_service_sockets (self->queries);
+    zmq_pollitem_t items [3 + 64];
+    items [0] = (zmq_pollitem_t) { dlq_committer_socket (self->committer), 0, ZMQ_POLLIN, 0 };
+    items [1] = (zmq_pollitem_t) { NULL, stop_fd, ZMQ_POLLIN, 0 };
+    items [2] = (zmq_pollitem_t) { self->router, 0, read_router ? ZMQ_POLLIN : 0, 0 };
+    for (size_t i = 0; i < nq; i++)
+        items [3 + i] = (zmq_pollitem_t) { dlq_query_service_socket (self->queries, i), 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll (items, (int) (3 + nq), (long) timeout_ms) < 0)
+        return;                         /* EINTR: the caller looks at stop_fd again */
+    if (items [0].revents & ZMQ_POLLIN)
+        on_committed (self, draining);
+    for (size_t i = 0; i < nq; i++)
+        if (items [3 + i].revents & ZMQ_POLLIN)
+            dlq_query_service_forward (self->queries, i, self->router);
+    if (items [2].revents & ZMQ_POLLIN)
+        read_burst (self, READ_BURST, draining);
+    maybe_commit (self, draining);
+}
+
+static int64_t
+commit_timeout (dlq_gateway_t *self)
+{
+    if (self->committing || self->gathering->count == 0)
+        return -1;
+    int64_t left = self->gather_started_ms + self->config->commit_max_delay_ms - dlq_time_mono_ms ();
+    return left > 0 ? left : 0;
+}
+
+static bool
+stop_requested (int stop_fd)
+{
+    zmq_pollitem_t item = { NULL, stop_fd, ZMQ_POLLIN, 0 };
+    return zmq_poll (&item, 1, 0) > 0;
+}
+
+/* Answer everything already received, then return. */
+static void
+drain (dlq_gateway_t *self)
+{
+    for (size_t i = 0; i < self->config->listen_count; i++)
+        zmq_unbind (self->router, self->config->listen [i]);
+    while (true) {
+        if (dlq_commit_batch_full (self->gathering)) {
+            maybe_commit (self, true);
+            if (dlq_commit_batch_full (self->gathering))
+                on_committed (self, true);      /* waits for the batch in the committer */
+            continue;
+        }
+        if (!handle_request (self))
+            break;
+    }
+    maybe_commit (self, true);
+    while (self->committing || self->gathering->count || dlq_query_service_outstanding (self->queries))
+        poll_once (self, -1, false, true, -1);
+}
+
+int
+dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
+{
+    dlq_log (DLQ_LOG_INFO, "dlqd %s serving %s (data in %s)", DLQD_VERSION,
+             self->config->listen [0], self->config->data_dir);
+    while (!stop_requested (stop_fd)) {
+        bool room = !dlq_commit_batch_full (self->gathering)
+                 && dlq_query_service_outstanding (self->queries) < QUERY_BACKLOG_MAX;
+        poll_once (self, stop_fd, room, false, commit_timeout (self));
+    }
+    dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
+    drain (self);
+    dlq_log (DLQ_LOG_INFO, "stopped cleanly");
+    return 0;
+}
+
+static bool
+make_dirs (const char *path, char **err_p)
+{
+    char *copy = dlq_strdup (path);
+    for (char *p = copy + 1; ; p++) {
+        bool end = *p == '\0';
+        if (*p == '/' || end) {
+            *p = '\0';
+            if (mkdir (copy, 0750) != 0 && errno != EEXIST) {
+                dlq_buf_t msg = DLQ_BUF_INIT;
+                dlq_buf_printf (&msg, "cannot create data_dir %s: %s", copy, strerror (errno));
+                *err_p = dlq_buf_steal (&msg, NULL);
+                free (copy);
+                return false;
+            }
+            if (end)
+                break;
+            *p = '/';
+        }
+    }
+    free (copy);
+    return true;
+}
+
+static bool
+bind_all (dlq_gateway_t *self, char **err_p)
+{
+    int64_t max_frame = self->config->max_frame_bytes;
+    int hwm = REPLY_HWM;
+    zmq_setsockopt (self->router, ZMQ_MAXMSGSIZE, &max_frame, sizeof max_frame);
+    zmq_setsockopt (self->router, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    for (size_t i = 0; i < self->config->listen_count; i++)
+        if (zmq_bind (self->router, self->config->listen [i]) != 0) {
+            dlq_buf_t msg = DLQ_BUF_INIT;
+            dlq_buf_printf (&msg, "cannot listen on %s: %s", self->config->listen [i],
+                            zmq_strerror (zmq_errno ()));
+            *err_p = dlq_buf_steal (&msg, NULL);
+            return false;
+        }
+    return true;
+}
+
+dlq_gateway_t *
+dlq_gateway_new (const dlqd_config_t *config, char **err_p)
+{
+    *err_p = NULL;
+    if (!make_dirs (config->data_dir, err_p))
+        return NULL;
+    dlq_gateway_t *self = dlq_calloc (1, sizeof *self);
+    self->config = config;
+    self->ctx = zmq_ctx_new ();
+    self->counters = dlq_counters_new ();
+    self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch);
+    self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch);
+    char err [512] = "";
+    self->committer = dlq_committer_new (self->ctx, config->data_dir, config->sweep_interval_ms,
+                                         config->sweep_batch, err, sizeof err);
+    if (self->committer)
+        self->queries = dlq_query_service_new (self->ctx, config->data_dir,
+                                               (size_t) config->query_threads, self->counters,
+                                               err, sizeof err);
+    if (!self->committer || !self->queries) {
+        *err_p = dlq_strdup (err);
+        dlq_gateway_destroy (&self);
+        return NULL;
+    }
+    self->router = zmq_socket (self->ctx, ZMQ_ROUTER);
+    if (!bind_all (self, err_p)) {
+        dlq_gateway_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+dlq_gateway_destroy (dlq_gateway_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_gateway_t *self = *self_p;
+    if (self->router) {
+        int linger = DRAIN_LINGER_MS;
+        zmq_setsockopt (self->router, ZMQ_LINGER, &linger, sizeof linger);
+        zmq_close (self->router);
+    }
+    dlq_query_service_destroy (&self->queries);
+    dlq_committer_destroy (&self->committer);
+    dlq_commit_batch_destroy (&self->gathering);
+    dlq_commit_batch_destroy (&self->spare);
+    dlq_counters_destroy (&self->counters);
+    zmq_ctx_term (self->ctx);
+    free (self);
+    *self_p = NULL;
+}

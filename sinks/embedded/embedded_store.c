@@ -1,1 +1,891 @@
-/* placeholder */
+/*  embedded_store — the SQLite spool and default primary store.
+ *
+ *  One connection per object (SQLITE_OPEN_NOMUTEX: the object is used by one
+ *  thread at a time). Every statement is prepared once at open and reused;
+ *  every value is a bound parameter. The writer runs WAL with
+ *  synchronous=FULL, so the WAL is fsynced at each COMMIT and an append that
+ *  returns DLQ_STORE_OK is durable. Readers are read-only, query_only
+ *  connections; each query is one statement that is reset at once, so no
+ *  reader pins an old WAL snapshot between calls (a pinned snapshot would
+ *  stop checkpoints from recycling the WAL, which would then grow).
+ *
+ *  seq is AUTOINCREMENT, so a deleted (swept) seq is never handed out again:
+ *  the per-(seq, sink) delivery ledger that comes next can key on it, and a
+ *  dispatcher's "delivered up to seq N" cursor stays meaningful.
+ */
+#include "embedded_store.h"
+#include "dlq_alloc.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SCHEMA_VERSION   1
+#define APPLICATION_ID   0x646c7164         /* "dlqd" in the SQLite header */
+#define BUSY_TIMEOUT_MS  5000
+#define ERRMSG_MAX       512
+
+/* The writer's page cache (KiB, negative = KiB for SQLite), the readers'
+ * cache, and the size the WAL is truncated back to after a checkpoint
+ * reset, so one burst does not leave a huge WAL file behind for good. */
+#define WRITER_CACHE_KIB 32768
+#define READER_CACHE_KIB 8192
+#define WAL_SIZE_LIMIT   (64 * 1024 * 1024)
+
+static const char schema_v1 [] =
+    "CREATE TABLE meta ("
+    "  key   TEXT PRIMARY KEY,"
+    "  value TEXT NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE events ("
+    "  seq         INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  id          TEXT    NOT NULL UNIQUE,"
+    "  stream_name TEXT    NOT NULL,"
+    "  created_at  INTEGER NOT NULL,"
+    "  expires_at  INTEGER,"
+    "  status      TEXT    NOT NULL,"
+    "  error_type  TEXT    NOT NULL,"
+    "  body        TEXT    NOT NULL"
+    ");"
+    "CREATE INDEX events_by_stream ON events (stream_name, created_at DESC, seq DESC);"
+    "CREATE INDEX events_by_expiry ON events (expires_at) WHERE expires_at IS NOT NULL;"
+    "CREATE TABLE stream_counts ("
+    "  stream_name TEXT PRIMARY KEY,"
+    "  events      INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "INSERT INTO meta (key, value) VALUES ('schema_version', '1');";
+
+/* Every statement the store runs after open. The writing ones are prepared
+ * by the writer only. */
+typedef enum {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_INSERT,
+    ST_COUNT_ADD,
+    ST_COUNT_SUB,
+    ST_COUNT_DROP,
+    ST_SWEEP,
+    ST_FIRST_READ,              /* statements from here on are read-only */
+    ST_GET = ST_FIRST_READ,
+    ST_LIST_FIRST,
+    ST_LIST_AFTER,
+    ST_STATS,
+    ST_STMT_COUNT
+} stmt_id_t;
+
+/* The list query: a range scan of events_by_stream, newest first. The
+ * "after" form continues strictly below the cursor's (created_at, seq). It
+ * is written as two range scans merged, not as "(created_at, seq) < (?, ?)":
+ * SQLite does not seek on a rowid (seq) inside a row value, so that form
+ * would re-walk every row of the cursor's created_at tie group on each page,
+ * which turns paging through a large tie group quadratic. */
+#define LIST_SELECT \
+    "SELECT created_at, seq, body FROM events" \
+    " WHERE stream_name = ?1 AND (expires_at IS NULL OR expires_at > ?2)"
+#define LIST_ORDER " ORDER BY created_at DESC, seq DESC LIMIT ?3"
+#define LIST_AFTER \
+    LIST_SELECT " AND created_at = ?4 AND seq < ?5" \
+    " UNION ALL " \
+    LIST_SELECT " AND created_at < ?4" \
+    LIST_ORDER
+
+static const char *const stmt_sql [ST_STMT_COUNT] = {
+    [ST_BEGIN]      = "BEGIN IMMEDIATE",
+    [ST_COMMIT]     = "COMMIT",
+    [ST_ROLLBACK]   = "ROLLBACK",
+    /* ON CONFLICT (id) rather than INSERT OR IGNORE: only a duplicate id is
+     * skipped; a NOT NULL violation stays an error instead of a "duplicate". */
+    [ST_INSERT]     = "INSERT INTO events (id, stream_name, created_at, expires_at,"
+                      " status, error_type, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                      " ON CONFLICT (id) DO NOTHING",
+    [ST_COUNT_ADD]  = "INSERT INTO stream_counts (stream_name, events) VALUES (?1, ?2)"
+                      " ON CONFLICT (stream_name) DO UPDATE SET events = events + excluded.events",
+    [ST_COUNT_SUB]  = "UPDATE stream_counts SET events = events - ?2 WHERE stream_name = ?1",
+    [ST_COUNT_DROP] = "DELETE FROM stream_counts WHERE stream_name = ?1 AND events <= 0",
+    [ST_SWEEP]      = "DELETE FROM events WHERE seq IN (SELECT seq FROM events"
+                      " WHERE expires_at IS NOT NULL AND expires_at <= ?1"
+                      " ORDER BY expires_at LIMIT ?2) RETURNING stream_name",
+    [ST_GET]        = "SELECT body FROM events"
+                      " WHERE id = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
+    [ST_LIST_FIRST] = LIST_SELECT LIST_ORDER,
+    [ST_LIST_AFTER] = LIST_AFTER,
+    [ST_STATS]      = "SELECT stream_name, events FROM stream_counts ORDER BY stream_name",
+};
+
+struct dlq_embedded {
+    sqlite3             *db;
+    dlq_embedded_mode_t  mode;
+    char                *path;                  /* the database file */
+    char                *wal_path;              /* path + "-wal" */
+    sqlite3_stmt        *stmt [ST_STMT_COUNT];
+    const char         **names;                 /* append's scratch: stream names of new rows */
+    size_t               names_cap;
+    char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
+};
+
+
+/* ------------------------------------------------------------------------ */
+/* Errors */
+
+static void
+copy_message (char *err, size_t err_len, const char *message)
+{
+    if (err && err_len)
+        snprintf (err, err_len, "%s", message);
+}
+
+/* Record "<what>: <sqlite's message>" as the object's last error. */
+static void
+fail_sqlite (dlq_embedded_t *self, const char *what)
+{
+    snprintf (self->errmsg, sizeof self->errmsg, "%s (%s): %s",
+              what, self->path, sqlite3_errmsg (self->db));
+}
+
+static void
+fail_text (dlq_embedded_t *self, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+fail_text (dlq_embedded_t *self, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (self->errmsg, sizeof self->errmsg, fmt, ap);
+    va_end (ap);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Statements */
+
+/* Step a statement that returns no rows (or whose rows are ignored) and
+ * reset it. Returns true on success. */
+static bool
+step_done (dlq_embedded_t *self, stmt_id_t id, const char *what)
+{
+    sqlite3_stmt *stmt = self->stmt [id];
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        ;
+    bool ok = rc == SQLITE_DONE;
+    if (!ok)
+        fail_sqlite (self, what);
+    sqlite3_reset (stmt);
+    return ok;
+}
+
+/* Reset a statement and drop its bindings, so it references no caller
+ * memory (text is bound SQLITE_STATIC) once the call returns. */
+static void
+stmt_release (sqlite3_stmt *stmt)
+{
+    sqlite3_reset (stmt);
+    sqlite3_clear_bindings (stmt);
+}
+
+static void
+bind_text (sqlite3_stmt *stmt, int index, const char *text)
+{
+    sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC);
+}
+
+/* Roll back the open transaction, if SQLite has not already done so (it
+ * rolls back by itself after some I/O errors). */
+static void
+rollback (dlq_embedded_t *self)
+{
+    if (!sqlite3_get_autocommit (self->db)) {
+        sqlite3_step (self->stmt [ST_ROLLBACK]);
+        sqlite3_reset (self->stmt [ST_ROLLBACK]);
+    }
+}
+
+static bool
+prepare_all (dlq_embedded_t *self)
+{
+    stmt_id_t first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : ST_FIRST_READ;
+    for (int id = first; id < ST_STMT_COUNT; id++) {
+        if (sqlite3_prepare_v3 (self->db, stmt_sql [id], -1, SQLITE_PREPARE_PERSISTENT,
+                                &self->stmt [id], NULL) != SQLITE_OK) {
+            fail_sqlite (self, "cannot prepare statement");
+            return false;
+        }
+    }
+    return true;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Open and schema */
+
+/* Run one or more SQL statements that return no rows of interest. */
+static bool
+exec_sql (dlq_embedded_t *self, const char *sql, const char *what)
+{
+    if (sqlite3_exec (self->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        fail_sqlite (self, what);
+        return false;
+    }
+    return true;
+}
+
+/* Run a one-row, one-column query; copies the text into out (empty when no
+ * row). Used at open only. */
+static bool
+query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len)
+{
+    sqlite3_stmt *stmt = NULL;
+    out [0] = '\0';
+    if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+        fail_sqlite (self, "cannot read the schema");
+        return false;
+    }
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *text = sqlite3_column_text (stmt, 0);
+        snprintf (out, out_len, "%s", text ? (const char *) text : "");
+        rc = SQLITE_DONE;
+    }
+    if (rc != SQLITE_DONE)
+        fail_sqlite (self, "cannot read the schema");
+    sqlite3_finalize (stmt);
+    return rc == SQLITE_DONE;
+}
+
+/* Parse a strict canonical decimal integer: optional '-' when allow_minus,
+ * no leading zeros, no "-0", no sign '+', no spaces, within int64. */
+static bool
+parse_decimal (const char *s, size_t len, bool allow_minus, int64_t *out)
+{
+    bool minus = len > 0 && s [0] == '-';
+    if (minus && !allow_minus)
+        return false;
+    size_t i = minus ? 1 : 0;
+    if (i == len || (s [i] == '0' && len - i > 1) || (minus && s [i] == '0'))
+        return false;
+    uint64_t limit = minus ? (uint64_t) INT64_MAX + 1 : (uint64_t) INT64_MAX;
+    uint64_t value = 0;
+    for (; i < len; i++) {
+        if (s [i] < '0' || s [i] > '9')
+            return false;
+        unsigned digit = (unsigned) (s [i] - '0');
+        if (value > (limit - digit) / 10)
+            return false;
+        value = value * 10 + digit;
+    }
+    *out = minus ? (int64_t) (0 - value) : (int64_t) value;
+    return true;
+}
+
+/* Check that an existing database is a dlqd store of a version this code
+ * knows. Called inside a transaction by the writer. */
+static bool
+check_schema (dlq_embedded_t *self)
+{
+    char text [64];
+    if (!query_text (self, "SELECT count(*) FROM sqlite_master"
+                           " WHERE type = 'table' AND name = 'meta'", text, sizeof text))
+        return false;
+    if (strcmp (text, "1") != 0) {
+        fail_text (self, "%s is not a dlqd store (it has tables but no meta table)", self->path);
+        return false;
+    }
+    if (!query_text (self, "SELECT value FROM meta WHERE key = 'schema_version'",
+                     text, sizeof text))
+        return false;
+    int64_t version;
+    if (!parse_decimal (text, strlen (text), false, &version) || version < 1) {
+        fail_text (self, "%s has an invalid schema_version '%s' in its meta table",
+                   self->path, text);
+        return false;
+    }
+    if (version > SCHEMA_VERSION) {
+        fail_text (self, "%s has schema version %lld, newer than this dlqd supports (%d);"
+                   " upgrade dlqd to open it", self->path, (long long) version, SCHEMA_VERSION);
+        return false;
+    }
+    return true;
+}
+
+/* True when the database holds no schema objects at all (a new file). */
+static bool
+database_is_empty (dlq_embedded_t *self, bool *empty)
+{
+    char text [32];
+    if (!query_text (self, "SELECT count(*) FROM sqlite_master", text, sizeof text))
+        return false;
+    *empty = strcmp (text, "0") == 0;
+    return true;
+}
+
+/* Writer: create schema v1 in a new file, or check an existing one, in one
+ * IMMEDIATE transaction so two writers cannot race to create it. */
+static bool
+ensure_schema (dlq_embedded_t *self)
+{
+    if (!exec_sql (self, "BEGIN IMMEDIATE", "cannot start the schema transaction"))
+        return false;
+    bool empty = false;
+    bool ok = database_is_empty (self, &empty);
+    if (ok && empty) {
+        char sql [64];
+        snprintf (sql, sizeof sql, "PRAGMA application_id = %d", APPLICATION_ID);
+        ok = exec_sql (self, schema_v1, "cannot create the schema")
+          && exec_sql (self, sql, "cannot set the application id");
+    }
+    else
+    if (ok)
+        ok = check_schema (self);
+    if (ok)
+        ok = exec_sql (self, "COMMIT", "cannot commit the schema");
+    if (!ok && !sqlite3_get_autocommit (self->db))
+        sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+    return ok;
+}
+
+/* Reader: the file must already hold a schema this code knows. */
+static bool
+verify_schema (dlq_embedded_t *self)
+{
+    bool empty = false;
+    if (!database_is_empty (self, &empty))
+        return false;
+    if (empty) {
+        fail_text (self, "%s holds no dlqd schema yet (no writer has initialised it)",
+                   self->path);
+        return false;
+    }
+    return check_schema (self);
+}
+
+/* Set the writer's connection up: WAL, fsync at every commit. */
+static bool
+configure_writer (dlq_embedded_t *self)
+{
+    char mode [16];
+    if (!query_text (self, "PRAGMA journal_mode = WAL", mode, sizeof mode))
+        return false;
+    if (strcmp (mode, "wal") != 0) {
+        fail_text (self, "%s: cannot switch to WAL mode (journal_mode is '%s');"
+                   " is data_dir on a filesystem without shared memory support?",
+                   self->path, mode);
+        return false;
+    }
+    char sql [256];
+    snprintf (sql, sizeof sql,
+              "PRAGMA synchronous = FULL;"
+              "PRAGMA foreign_keys = OFF;"
+              "PRAGMA temp_store = MEMORY;"
+              "PRAGMA cache_size = -%d;"
+              "PRAGMA journal_size_limit = %d;",
+              WRITER_CACHE_KIB, WAL_SIZE_LIMIT);
+    return exec_sql (self, sql, "cannot configure the connection");
+}
+
+static bool
+configure_reader (dlq_embedded_t *self)
+{
+    char sql [128];
+    snprintf (sql, sizeof sql, "PRAGMA query_only = ON; PRAGMA cache_size = -%d;",
+              READER_CACHE_KIB);
+    return exec_sql (self, sql, "cannot configure the connection");
+}
+
+/* fsync data_dir, so that a newly created database file is durable by name
+ * before the first ack. Filesystems that cannot fsync a directory are let be. */
+static bool
+sync_directory (dlq_embedded_t *self, const char *dir)
+{
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        fail_text (self, "cannot open data_dir %s: %s", dir, strerror (errno));
+        return false;
+    }
+    bool ok = fsync (fd) == 0 || errno == EINVAL || errno == EROFS;
+    if (!ok)
+        fail_text (self, "cannot fsync data_dir %s: %s", dir, strerror (errno));
+    close (fd);
+    return ok;
+}
+
+/* Open the connection with the flags of its mode. A reader whose file does
+ * not exist gets a plain message rather than SQLite's "unable to open". */
+static bool
+open_connection (dlq_embedded_t *self)
+{
+    int flags = SQLITE_OPEN_NOMUTEX;
+    if (self->mode == DLQ_EMBEDDED_WRITER)
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    else {
+        flags |= SQLITE_OPEN_READONLY;
+        if (access (self->path, F_OK) != 0) {
+            fail_text (self, "cannot open %s: %s (no writer has created the store yet?)",
+                       self->path, strerror (errno));
+            return false;
+        }
+    }
+    if (sqlite3_open_v2 (self->path, &self->db, flags, NULL) != SQLITE_OK) {
+        if (self->db)
+            fail_sqlite (self, "cannot open the store");
+        else
+            fail_text (self, "cannot open %s: out of memory in SQLite", self->path);
+        return false;
+    }
+    sqlite3_extended_result_codes (self->db, 1);
+    sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+    return true;
+}
+
+static bool
+open_store (dlq_embedded_t *self, const char *data_dir)
+{
+    if (!open_connection (self))
+        return false;
+    if (self->mode == DLQ_EMBEDDED_WRITER)
+        return configure_writer (self)
+            && ensure_schema (self)
+            && sync_directory (self, data_dir)
+            && prepare_all (self);
+    return configure_reader (self)
+        && verify_schema (self)
+        && prepare_all (self);
+}
+
+dlq_embedded_t *
+dlq_embedded_open (const char *data_dir, dlq_embedded_mode_t mode, char *err, size_t err_len)
+{
+    dlq_embedded_t *self = dlq_calloc (1, sizeof *self);
+    self->mode = mode;
+    size_t dir_len = strlen (data_dir);
+    size_t path_len = dir_len + 1 + strlen (DLQ_EMBEDDED_FILE);
+    self->path = dlq_malloc (path_len + 1);
+    snprintf (self->path, path_len + 1, "%s/%s", data_dir, DLQ_EMBEDDED_FILE);
+    self->wal_path = dlq_malloc (path_len + 5);
+    snprintf (self->wal_path, path_len + 5, "%s-wal", self->path);
+
+    if (!open_store (self, data_dir)) {
+        copy_message (err, err_len, self->errmsg);
+        dlq_embedded_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+dlq_embedded_destroy (dlq_embedded_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_embedded_t *self = *self_p;
+    for (int id = 0; id < ST_STMT_COUNT; id++)
+        sqlite3_finalize (self->stmt [id]);
+    sqlite3_close (self->db);
+    free (self->names);
+    free (self->path);
+    free (self->wal_path);
+    free (self);
+    *self_p = NULL;
+}
+
+const char *
+dlq_embedded_last_error (const dlq_embedded_t *self)
+{
+    return self->errmsg;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Per-stream counting */
+
+static int
+compare_names (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Apply +n (add) or -n (remove) to stream_counts for one stream. */
+static bool
+adjust_count (dlq_embedded_t *self, const char *stream, int64_t n, bool add)
+{
+    sqlite3_stmt *stmt = self->stmt [add ? ST_COUNT_ADD : ST_COUNT_SUB];
+    bind_text (stmt, 1, stream);
+    sqlite3_bind_int64 (stmt, 2, n);
+    bool ok = step_done (self, add ? ST_COUNT_ADD : ST_COUNT_SUB, "cannot update stream_counts");
+    sqlite3_clear_bindings (stmt);
+    if (ok && !add) {
+        stmt = self->stmt [ST_COUNT_DROP];
+        bind_text (stmt, 1, stream);
+        ok = step_done (self, ST_COUNT_DROP, "cannot update stream_counts");
+        sqlite3_clear_bindings (stmt);
+    }
+    return ok;
+}
+
+/* Sort count stream names and adjust stream_counts once per distinct name,
+ * by the number of times it occurs. */
+static bool
+adjust_counts (dlq_embedded_t *self, const char **names, size_t count, bool add)
+{
+    qsort (names, count, sizeof *names, compare_names);
+    for (size_t start = 0, end; start < count; start = end) {
+        for (end = start + 1; end < count && strcmp (names [end], names [start]) == 0; end++)
+            ;
+        if (!adjust_count (self, names [start], (int64_t) (end - start), add))
+            return false;
+    }
+    return true;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Append */
+
+static const char *
+missing_field (const dlq_event_t *event)
+{
+    if (!event)
+        return "event";
+    if (!event->id)
+        return "id";
+    if (!event->stream_name)
+        return "stream_name";
+    if (!event->status)
+        return "status";
+    if (!event->error_type)
+        return "error_type";
+    if (!event->json)
+        return "json";
+    return NULL;
+}
+
+/* Insert one event; *inserted tells whether a row was added (false: its id
+ * was already stored). */
+static bool
+insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
+{
+    sqlite3_stmt *stmt = self->stmt [ST_INSERT];
+    bind_text (stmt, 1, event->id);
+    bind_text (stmt, 2, event->stream_name);
+    sqlite3_bind_int64 (stmt, 3, event->created_at);
+    if (event->expires_at == DLQ_TIME_NONE)
+        sqlite3_bind_null (stmt, 4);
+    else
+        sqlite3_bind_int64 (stmt, 4, event->expires_at);
+    bind_text (stmt, 5, event->status);
+    bind_text (stmt, 6, event->error_type);
+    sqlite3_bind_text64 (stmt, 7, event->json, event->json_len, SQLITE_STATIC, SQLITE_UTF8);
+    if (!step_done (self, ST_INSERT, "cannot insert event"))
+        return false;
+    *inserted = sqlite3_changes (self->db) > 0;
+    return true;
+}
+
+/* The body of append, run inside the open transaction. */
+static bool
+append_rows (dlq_embedded_t *self, dlq_event_t *const *events, size_t count, bool *duplicate)
+{
+    size_t fresh = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool inserted = false;
+        if (!insert_event (self, events [i], &inserted))
+            return false;
+        if (duplicate)
+            duplicate [i] = !inserted;
+        if (inserted)
+            self->names [fresh++] = events [i]->stream_name;
+    }
+    return adjust_counts (self, self->names, fresh, true);
+}
+
+dlq_store_result_t
+dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+                     bool *duplicate, char *err, size_t err_len)
+{
+    if (self->mode != DLQ_EMBEDDED_WRITER) {
+        fail_text (self, "append: %s is open read-only", self->path);
+        copy_message (err, err_len, self->errmsg);
+        return DLQ_STORE_ERROR;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const char *field = missing_field (events [i]);
+        if (field) {
+            fail_text (self, "append: event %zu of the batch has no %s", i, field);
+            copy_message (err, err_len, self->errmsg);
+            return DLQ_STORE_ERROR;
+        }
+    }
+    if (count == 0)
+        return DLQ_STORE_OK;
+    if (count > self->names_cap) {
+        self->names = dlq_realloc (self->names, count * sizeof *self->names);
+        self->names_cap = count;
+    }
+    bool ok = step_done (self, ST_BEGIN, "append: cannot begin")
+           && append_rows (self, events, count, duplicate)
+           && step_done (self, ST_COMMIT, "append: cannot commit");
+    stmt_release (self->stmt [ST_INSERT]);
+    if (!ok) {
+        rollback (self);
+        copy_message (err, err_len, self->errmsg);
+        return DLQ_STORE_ERROR;
+    }
+    return DLQ_STORE_OK;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Queries */
+
+dlq_store_result_t
+dlq_embedded_get (dlq_embedded_t *self, const char *id, int64_t now_ms, dlq_buf_t *json_out)
+{
+    sqlite3_stmt *stmt = self->stmt [ST_GET];
+    dlq_buf_reset (json_out);
+    bind_text (stmt, 1, id);
+    sqlite3_bind_int64 (stmt, 2, now_ms);
+    dlq_store_result_t result;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        dlq_buf_append (json_out, sqlite3_column_text (stmt, 0),
+                        (size_t) sqlite3_column_bytes (stmt, 0));
+        result = DLQ_STORE_OK;
+    }
+    else
+    if (rc == SQLITE_DONE)
+        result = DLQ_STORE_NOT_FOUND;
+    else {
+        fail_sqlite (self, "get");
+        result = DLQ_STORE_ERROR;
+    }
+    stmt_release (stmt);
+    return result;
+}
+
+/* Parse a cursor as issued by list: "<created_at>.<seq>", both canonical
+ * decimal, created_at may be negative, seq >= 1. */
+static bool
+parse_cursor (const char *cursor, int64_t *created_at, int64_t *seq)
+{
+    const char *dot = strchr (cursor, '.');
+    if (!dot)
+        return false;
+    return parse_decimal (cursor, (size_t) (dot - cursor), true, created_at)
+        && parse_decimal (dot + 1, strlen (dot + 1), false, seq)
+        && *seq >= 1;
+}
+
+static void
+format_cursor (dlq_buf_t *out, int64_t created_at, int64_t seq)
+{
+    dlq_buf_put_int (out, created_at);
+    dlq_buf_putc (out, '.');
+    dlq_buf_put_int (out, seq);
+}
+
+/* Step the bound list statement, writing up to limit bodies into
+ * events_out; when a further row exists, the cursor of the last written row
+ * goes to next_cursor_out. */
+static bool
+collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
+              dlq_buf_t *events_out, dlq_buf_t *next_cursor_out)
+{
+    int64_t last_created = 0, last_seq = 0;
+    size_t rows = 0;
+    int rc;
+    dlq_buf_putc (events_out, '[');
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        if (rows == limit) {
+            format_cursor (next_cursor_out, last_created, last_seq);
+            rc = SQLITE_DONE;
+            break;
+        }
+        if (rows++)
+            dlq_buf_putc (events_out, ',');
+        last_created = sqlite3_column_int64 (stmt, 0);
+        last_seq = sqlite3_column_int64 (stmt, 1);
+        dlq_buf_append (events_out, sqlite3_column_text (stmt, 2),
+                        (size_t) sqlite3_column_bytes (stmt, 2));
+    }
+    dlq_buf_putc (events_out, ']');
+    if (rc != SQLITE_DONE) {
+        fail_sqlite (self, "list");
+        return false;
+    }
+    return true;
+}
+
+dlq_store_result_t
+dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
+                   const char *cursor, int64_t now_ms,
+                   dlq_buf_t *events_out, dlq_buf_t *next_cursor_out)
+{
+    dlq_buf_reset (events_out);
+    dlq_buf_reset (next_cursor_out);
+    if (limit == 0) {
+        fail_text (self, "list: limit must be at least 1");
+        return DLQ_STORE_ERROR;
+    }
+    if (limit > (size_t) INT64_MAX - 1)
+        limit = (size_t) INT64_MAX - 1;
+    bool first = !cursor || !*cursor;
+    int64_t created_at = 0, seq = 0;
+    if (!first && !parse_cursor (cursor, &created_at, &seq))
+        return DLQ_STORE_BAD_CURSOR;
+
+    sqlite3_stmt *stmt = self->stmt [first ? ST_LIST_FIRST : ST_LIST_AFTER];
+    bind_text (stmt, 1, stream);
+    sqlite3_bind_int64 (stmt, 2, now_ms);
+    sqlite3_bind_int64 (stmt, 3, (int64_t) limit + 1);
+    if (!first) {
+        sqlite3_bind_int64 (stmt, 4, created_at);
+        sqlite3_bind_int64 (stmt, 5, seq);
+    }
+    bool ok = collect_page (self, stmt, limit, events_out, next_cursor_out);
+    stmt_release (stmt);
+    if (!ok) {
+        dlq_buf_reset (events_out);
+        dlq_buf_reset (next_cursor_out);
+        return DLQ_STORE_ERROR;
+    }
+    return DLQ_STORE_OK;
+}
+
+/* Append a JSON string literal: ", \ and control characters escaped (the
+ * same canonical form as dlq_json_write_string); other bytes, UTF-8
+ * included, copied as they are. */
+static void
+put_json_string (dlq_buf_t *out, const char *s, size_t len)
+{
+    static const char hex [] = "0123456789abcdef";
+    dlq_buf_putc (out, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char) s [i];
+        if (c == '"' || c == '\\') {
+            dlq_buf_putc (out, '\\');
+            dlq_buf_putc (out, (char) c);
+        }
+        else
+        if (c < 0x20) {
+            const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
+                              : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            if (named)
+                dlq_buf_puts (out, named);
+            else {
+                char esc [7] = { '\\', 'u', '0', '0', hex [c >> 4], hex [c & 15], '\0' };
+                dlq_buf_puts (out, esc);
+            }
+        }
+        else
+            dlq_buf_putc (out, (char) c);
+    }
+    dlq_buf_putc (out, '"');
+}
+
+/* Size of a file, 0 when it does not exist (a WAL between sessions). */
+static bool
+file_size (const char *path, bool must_exist, int64_t *size)
+{
+    struct stat st;
+    if (stat (path, &st) == 0) {
+        *size = (int64_t) st.st_size;
+        return true;
+    }
+    *size = 0;
+    return !must_exist && errno == ENOENT;
+}
+
+dlq_store_result_t
+dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
+                    int64_t *events_out, int64_t *bytes_out)
+{
+    sqlite3_stmt *stmt = self->stmt [ST_STATS];
+    int64_t total = 0;
+    size_t rows = 0;
+    int rc;
+    dlq_buf_reset (streams_out);
+    dlq_buf_putc (streams_out, '{');
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        int64_t events = sqlite3_column_int64 (stmt, 1);
+        if (rows++)
+            dlq_buf_putc (streams_out, ',');
+        put_json_string (streams_out, (const char *) sqlite3_column_text (stmt, 0),
+                         (size_t) sqlite3_column_bytes (stmt, 0));
+        dlq_buf_putc (streams_out, ':');
+        dlq_buf_put_int (streams_out, events);
+        total += events;
+    }
+    dlq_buf_putc (streams_out, '}');
+    sqlite3_reset (stmt);
+    if (rc != SQLITE_DONE) {
+        fail_sqlite (self, "stats");
+        dlq_buf_reset (streams_out);
+        return DLQ_STORE_ERROR;
+    }
+    int64_t db_bytes, wal_bytes;
+    if (!file_size (self->path, true, &db_bytes) || !file_size (self->wal_path, false, &wal_bytes)) {
+        fail_text (self, "stats: cannot stat %s: %s", self->path, strerror (errno));
+        dlq_buf_reset (streams_out);
+        return DLQ_STORE_ERROR;
+    }
+    *events_out = total;
+    *bytes_out = db_bytes + wal_bytes;
+    return DLQ_STORE_OK;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Sweep */
+
+/* Delete the expired rows (inside the open transaction); the stream name of
+ * each deleted row is copied into names, which the caller frees. */
+static bool
+delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
+                char **names, size_t *deleted)
+{
+    sqlite3_stmt *stmt = self->stmt [ST_SWEEP];
+    sqlite3_bind_int64 (stmt, 1, now_ms);
+    sqlite3_bind_int (stmt, 2, max_rows);
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        if (*deleted == (size_t) max_rows)
+            continue;           /* cannot happen: the subquery has LIMIT max_rows */
+        names [(*deleted)++] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 0),
+                                            (size_t) sqlite3_column_bytes (stmt, 0));
+    }
+    bool ok = rc == SQLITE_DONE;
+    if (!ok)
+        fail_sqlite (self, "sweep: cannot delete");
+    stmt_release (stmt);
+    return ok;
+}
+
+int64_t
+dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
+{
+    if (self->mode != DLQ_EMBEDDED_WRITER) {
+        fail_text (self, "sweep: %s is open read-only", self->path);
+        return -1;
+    }
+    if (max_rows <= 0)
+        return 0;
+    char **names = dlq_malloc ((size_t) max_rows * sizeof *names);
+    size_t deleted = 0;
+    bool ok = step_done (self, ST_BEGIN, "sweep: cannot begin")
+           && delete_expired (self, now_ms, max_rows, names, &deleted)
+           && adjust_counts (self, (const char **) names, deleted, false)
+           && step_done (self, ST_COMMIT, "sweep: cannot commit");
+    if (!ok)
+        rollback (self);
+    for (size_t i = 0; i < deleted; i++)
+        free (names [i]);
+    free (names);
+    return ok ? (int64_t) deleted : -1;
+}

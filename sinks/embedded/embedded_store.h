@@ -87,4 +87,9 @@ dlq_store_result_t dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_
  * or -1 on error. Writer only. */
 int64_t dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows);
 
+/* Why the last call that returned DLQ_STORE_ERROR (or -1) failed, e.g. for
+ * the log line of a failed GET / LIST / STATS / sweep; "" before any error.
+ * Owned by the object; valid until its next call. */
+const char *dlq_embedded_last_error (const dlq_embedded_t *self);
+
 #endif

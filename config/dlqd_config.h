@@ -1,0 +1,45 @@
+/*  dlqd_config — the daemon's configuration file (libconfig syntax):
+ *  loading, validation against the schema, defaults.
+ *
+ *  See README.md, "Configuration reference", for every setting.
+ */
+#ifndef DLQD_CONFIG_H
+#define DLQD_CONFIG_H
+
+#include "stream_policy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    DLQD_CONFIG_OK = 0,
+    DLQD_CONFIG_ERR_IO,         /* the file cannot be read */
+    DLQD_CONFIG_ERR_SYNTAX,     /* not libconfig syntax */
+    DLQD_CONFIG_ERR_INVALID     /* unknown setting, wrong type, out of range */
+} dlqd_config_result_t;
+
+typedef struct {
+    char              **listen;             /* ZeroMQ endpoints to bind */
+    size_t              listen_count;
+    char               *data_dir;           /* created if missing */
+    int64_t             max_message_bytes;  /* largest accepted body */
+    int64_t             max_frame_bytes;    /* transport limit (ZMQ_MAXMSGSIZE) */
+    int64_t             commit_max_batch;   /* events per group commit, at most */
+    int64_t             commit_max_delay_ms;/* extra wait to grow a batch (0: none) */
+    int64_t             query_threads;      /* threads answering GET / LIST / STATS */
+    int64_t             sweep_interval_ms;  /* expired-event sweep period */
+    int64_t             sweep_batch;        /* rows deleted per sweep transaction */
+    char               *primary;            /* the store answering queries */
+    dlq_policy_t        defaults;           /* policy of streams not listed */
+    dlq_policy_table_t *policies;           /* per-stream policy, default included */
+} dlqd_config_t;
+
+/* Read and validate path. On DLQD_CONFIG_OK *config_p receives a new config
+ * (caller destroys); otherwise *err_p receives a message that names the file,
+ * line and setting and says what was expected (caller frees). */
+dlqd_config_result_t dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p);
+
+/* Free a config; accepts NULL and NULLs the pointer. */
+void dlqd_config_destroy (dlqd_config_t **config_p);
+
+#endif

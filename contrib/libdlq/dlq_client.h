@@ -1,0 +1,260 @@
+/*  dlq_client — libdlq, the C client of the dlqd dead-letter gateway.
+ *
+ *  Speaks wire protocol version 1 (README, "Wire protocol"): one ZeroMQ
+ *  DEALER socket connected to the gateway's ROUTER, requests
+ *  [verb][request-id][body], replies [status][request-id][body]. Request ids
+ *  are made by the client (a per-client sequence number plus the slot of the
+ *  request in the window) and every reply is matched on its id, so replies
+ *  may come back in any order.
+ *
+ *  Two ways to talk to the gateway, usable on the same client:
+ *
+ *    * blocking calls (put, get, list, stats, ping) send one request and
+ *      wait for its reply;
+ *    * pipelined PUTs: dlq_client_put_async() submits without waiting, up to
+ *      a window of requests in flight (default 1000), and dlq_client_poll()
+ *      / dlq_client_flush() hand each completion to a callback.
+ *
+ *  Timeouts, resends and reconnection. A request unanswered within the
+ *  timeout (default 5000 ms) is sent again, up to the retry count (default
+ *  3), on a *new* DEALER socket: the old connection is closed and a fresh
+ *  one made, so a gateway that lost track of it cannot answer twice, and a
+ *  late reply that does arrive (any reply whose request id is no longer
+ *  outstanding, e.g. because the request was resent under a new id) is
+ *  ignored. When the retries are used up the request fails with
+ *  DLQ_CLIENT_ERR_TIMEOUT. A request that cannot even be handed to a
+ *  connected gateway within the timeout (nothing listens, or the gateway
+ *  is down) fails with DLQ_CLIENT_ERR_TRANSPORT instead.
+ *
+ *  A resent PUT is only idempotent when the event carries its own "id":
+ *  the gateway then stores it once and answers the resend as a duplicate.
+ *  An event without an id gets a fresh UUIDv7 from the gateway each time
+ *  it arrives, so a resend after a lost reply can store it twice. Give
+ *  every event an id before sending it; dlq_client_uuid_v7() makes one.
+ *
+ *  Socket options. ZMQ_LINGER is 0: the client only closes a socket when it
+ *  gives up on that connection (a resend follows on a new socket) or when
+ *  it is destroyed (unanswered requests are then abandoned anyway), and a
+ *  non-zero linger would make destroying a client wait for a gateway that
+ *  is not there. ZMQ_IMMEDIATE is 1: requests are queued only to a
+ *  completed connection, never to one still being made. With the default
+ *  (0) a request sent before the gateway is up waits in ZeroMQ's queue and
+ *  a dead gateway is indistinguishable from a slow one until the timeout
+ *  and every retry have passed; with 1 the client holds unsent requests
+ *  itself, knows which ones the gateway can have seen, and reports "no
+ *  connection" as DLQ_CLIENT_ERR_TRANSPORT after one timeout. The high
+ *  water marks are unlimited: the window is what bounds the queues.
+ *
+ *  Threads: a client belongs to one thread at a time (ZeroMQ sockets are
+ *  not thread-safe); use one client per thread. dlq_client_uuid_v7() is
+ *  thread-safe. Memory: allocation failure aborts the process. Strings
+ *  passed in are copied; nothing passed in is kept.
+ */
+#ifndef DLQ_CLIENT_H
+#define DLQ_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#   define DLQ_CLIENT_EXPORT __attribute__ ((visibility ("default")))
+#else
+#   define DLQ_CLIENT_EXPORT
+#endif
+
+#define DLQ_CLIENT_PROTOCOL            1
+#define DLQ_CLIENT_DEFAULT_ENDPOINT    "tcp://127.0.0.1:5560"
+#define DLQ_CLIENT_DEFAULT_TIMEOUT_MS  5000
+#define DLQ_CLIENT_DEFAULT_WINDOW      1000
+#define DLQ_CLIENT_DEFAULT_RETRIES     3
+#define DLQ_CLIENT_MAX_WINDOW          1000000
+#define DLQ_CLIENT_MAX_RETRIES         100
+
+/* Size of a buffer for an event id: 36 characters of UUID text plus NUL. */
+#define DLQ_CLIENT_ID_SIZE 37
+
+typedef enum {
+    DLQ_CLIENT_OK = 0,
+    DLQ_CLIENT_ERR_SERVER,          /* the gateway answered ERR: see code, message, field */
+    DLQ_CLIENT_ERR_TIMEOUT,         /* no reply within the timeout, after every retry */
+    DLQ_CLIENT_ERR_TRANSPORT,       /* no connection within the timeout, or ZeroMQ failed */
+    DLQ_CLIENT_ERR_PROTOCOL,        /* a reply that does not follow protocol version 1 */
+    DLQ_CLIENT_ERR_WINDOW_FULL,     /* non-blocking submit: the window is full, try later */
+    DLQ_CLIENT_ERR_ARGS             /* a NULL or out-of-range argument */
+} dlq_client_result_t;
+
+typedef struct dlq_client dlq_client_t;
+
+/* What PING answered. */
+typedef struct {
+    char    version [32];       /* the gateway's version, e.g. "0.1.0" (truncated if longer) */
+    int     protocol;           /* the protocol version it speaks (1) */
+    int64_t round_trip_us;      /* from sending the request to receiving the reply */
+} dlq_client_pong_t;
+
+/* The outcome of one pipelined PUT, as handed to a completion callback.
+ * Every pointer is valid only during the callback; copy what you keep.
+ * Strings that do not apply are "" (never NULL). */
+typedef struct {
+    uint64_t            tag;        /* the tag given to dlq_client_put_async() */
+    dlq_client_result_t result;     /* OK, ERR_SERVER, ERR_TIMEOUT, ERR_TRANSPORT or ERR_PROTOCOL */
+    const char         *id;         /* OK: the stored event's id (lowercase UUID) */
+    bool                duplicate;  /* OK: the id was already stored; this body was discarded */
+    const char         *code;       /* ERR_SERVER: the error code, e.g. "INVALID_EVENT" */
+    const char         *message;    /* any error: what went wrong */
+    const char         *field;      /* ERR_SERVER: JSON path of the offending field, if one */
+} dlq_client_completion_t;
+
+/* Called once per completed pipelined PUT, from dlq_client_poll() or
+ * dlq_client_flush() only (never from another call). It may submit new
+ * requests with dlq_client_put_async*(); it must not destroy the client. */
+typedef void (dlq_client_completion_fn) (const dlq_client_completion_t *completion, void *arg);
+
+/* ---- life cycle ------------------------------------------------------ */
+
+/* Create a client for a ZeroMQ endpoint (e.g. "tcp://127.0.0.1:5560") with
+ * its own ZeroMQ context and the default options, and start connecting
+ * (asynchronously: no error if nothing listens yet). Returns a new client
+ * (destroy it with dlq_client_destroy), or NULL with errno set when the
+ * endpoint is malformed or ZeroMQ cannot create the socket. */
+DLQ_CLIENT_EXPORT dlq_client_t *dlq_client_new (const char *endpoint);
+
+/* Like dlq_client_new() but on a ZeroMQ context the caller owns (a void *
+ * from zmq_ctx_new), shared with other sockets. The context is not
+ * terminated by dlq_client_destroy() and must outlive the client. */
+DLQ_CLIENT_EXPORT dlq_client_t *dlq_client_new_shared (const char *endpoint, void *zmq_context);
+
+/* Close the socket (unanswered requests and undelivered completions are
+ * dropped: flush first to keep them), terminate the context if the client
+ * owns it, and free the client. Accepts NULL; sets *self_p to NULL. */
+DLQ_CLIENT_EXPORT void dlq_client_destroy (dlq_client_t **self_p);
+
+/* ---- options --------------------------------------------------------- */
+
+/* Set how long to wait for each reply, and for a connection, in ms (> 0).
+ * Applies to requests sent from now on. ERR_ARGS when out of range. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_set_timeout (dlq_client_t *self, int timeout_ms);
+
+/* Set how many times an unanswered request is resent (0 to
+ * DLQ_CLIENT_MAX_RETRIES) before failing with ERR_TIMEOUT. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_set_retries (dlq_client_t *self, int retries);
+
+/* Set the most requests in flight at once (1 to DLQ_CLIENT_MAX_WINDOW).
+ * Only while nothing is outstanding (dlq_client_outstanding() == 0);
+ * ERR_ARGS otherwise. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_set_window (dlq_client_t *self, size_t window);
+
+/* The endpoint this client connects to; owned by the client. */
+DLQ_CLIENT_EXPORT const char *dlq_client_endpoint (const dlq_client_t *self);
+
+/* The current timeout in ms, retry count and window size. */
+DLQ_CLIENT_EXPORT int dlq_client_timeout (const dlq_client_t *self);
+DLQ_CLIENT_EXPORT int dlq_client_retries (const dlq_client_t *self);
+DLQ_CLIENT_EXPORT size_t dlq_client_window (const dlq_client_t *self);
+
+/* ---- blocking calls ---------------------------------------------------
+ * Each sends one request and waits for its reply (resending as described
+ * above). On any result other than OK, the error accessors below say why.
+ * Pipelined PUTs that complete meanwhile are kept for dlq_client_poll(). */
+
+/* Store one FailedEvent: body is len bytes of UTF-8 JSON (copied). On OK,
+ * id_out (if not NULL, DLQ_CLIENT_ID_SIZE bytes) receives the event's id
+ * and *duplicate_out (if not NULL) whether it was already stored. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_put (dlq_client_t *self, const void *body, size_t len,
+                                                      char *id_out, bool *duplicate_out);
+
+/* Fetch one event by id. On OK, *event_out receives the stored event as a
+ * NUL-terminated JSON object (the "event" member of the reply), owned by
+ * the caller (free() it), and *len_out (if not NULL) its length. A missing
+ * event is ERR_SERVER with code "NOT_FOUND". */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_get (dlq_client_t *self, const char *id,
+                                                      char **event_out, size_t *len_out);
+
+/* List a stream's events, newest first. limit 0 means the gateway's
+ * default (100); cursor NULL asks for the first page, otherwise pass the
+ * "nextCursor" of the previous page. On OK, *body_out receives the raw
+ * reply body {"events":[...],"nextCursor":"..."} (NUL-terminated, owned by
+ * the caller: free() it) and *len_out (if not NULL) its length. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_list (dlq_client_t *self, const char *stream_name,
+                                                       unsigned limit, const char *cursor,
+                                                       char **body_out, size_t *len_out);
+
+/* Fetch the gateway's counters. On OK, *body_out receives the raw reply
+ * body (NUL-terminated JSON object, owned by the caller: free() it) and
+ * *len_out (if not NULL) its length. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out);
+
+/* Check that the gateway answers. On OK, *pong_out (if not NULL) receives
+ * its version, protocol and the round trip time. ERR_PROTOCOL when the
+ * reply is not a pong. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ping (dlq_client_t *self, dlq_client_pong_t *pong_out);
+
+/* The error code of the last failed blocking call: the gateway's code
+ * ("NOT_FOUND", ...) for ERR_SERVER, "" otherwise. Owned by the client,
+ * valid until the next call on it. */
+DLQ_CLIENT_EXPORT const char *dlq_client_error_code (const dlq_client_t *self);
+
+/* A readable explanation of the last failed blocking call ("" after OK).
+ * Owned by the client, valid until the next call on it. */
+DLQ_CLIENT_EXPORT const char *dlq_client_error_message (const dlq_client_t *self);
+
+/* The JSON path of the offending field of the last ERR_SERVER reply ("" if
+ * none). Owned by the client, valid until the next call on it. */
+DLQ_CLIENT_EXPORT const char *dlq_client_error_field (const dlq_client_t *self);
+
+/* ---- pipelined PUT ----------------------------------------------------- */
+
+/* Submit one FailedEvent (len bytes of JSON, copied) without waiting for
+ * its reply; tag is yours, handed back in its completion. When the window
+ * is full this waits for a slot, i.e. for some earlier request to complete
+ * (at most about (retries + 1) x timeout). Returns OK once submitted, or
+ * ERR_ARGS. The outcome comes later through dlq_client_poll/flush. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_put_async (dlq_client_t *self, const void *body, size_t len,
+                                                            uint64_t tag);
+
+/* Like dlq_client_put_async() but never waits: returns ERR_WINDOW_FULL
+ * (nothing submitted) when the window is still full after taking in the
+ * replies that have already arrived. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_put_async_nowait (dlq_client_t *self, const void *body,
+                                                                   size_t len, uint64_t tag);
+
+/* Wait up to timeout_ms (0: do not wait; -1: as long as it takes) until at
+ * least one pipelined PUT has completed, then call fn (may be NULL: the
+ * completions are dropped) once for each completed one, in completion
+ * order. Returns how many were delivered; 0 at once when nothing is
+ * outstanding. */
+DLQ_CLIENT_EXPORT size_t dlq_client_poll (dlq_client_t *self, int timeout_ms,
+                                          dlq_client_completion_fn *fn, void *arg);
+
+/* Deliver completions as in dlq_client_poll() until no pipelined PUT is
+ * outstanding. Returns OK, or ERR_TIMEOUT when timeout_ms (-1: no limit;
+ * each request still fails by itself after its retries) ran out first. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_flush (dlq_client_t *self, int timeout_ms,
+                                                        dlq_client_completion_fn *fn, void *arg);
+
+/* Number of pipelined PUTs submitted whose completion has not yet been
+ * delivered (in flight, waiting to be sent, or completed and queued). */
+DLQ_CLIENT_EXPORT size_t dlq_client_outstanding (const dlq_client_t *self);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Write a new UUIDv7 (RFC 9562: unix time in ms, then a counter so ids
+ * made by this process in the same ms still sort in creation order, then
+ * random bits) as 36 lowercase characters plus NUL into out. Thread-safe.
+ * Put it in an event's "id" to make resending that event safe. */
+DLQ_CLIENT_EXPORT void dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE]);
+
+/* Stable upper-case name of a result, e.g. "TIMEOUT" for
+ * DLQ_CLIENT_ERR_TIMEOUT; static storage. */
+DLQ_CLIENT_EXPORT const char *dlq_client_result_name (dlq_client_result_t result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

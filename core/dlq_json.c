@@ -1,0 +1,834 @@
+/*  dlq_json — strict RFC 8259 parser into an arena-allocated tree, UTF-8
+ *  validation and the canonical compact writer.
+ *
+ *  The parser is iterative: an explicit stack of at most DLQ_JSON_MAX_DEPTH
+ *  open containers, so hostile nesting never touches the C stack. Strings are
+ *  scanned eight bytes at a time for the few bytes that need attention
+ *  ('"', '\\', controls, non-ASCII) and copied with memcpy when they hold no
+ *  escapes. Every node and decoded string of a document lives in one arena.
+ *
+ *  Error offsets name the first byte at which the input stops being a prefix
+ *  of valid JSON (the end of input when it is merely truncated), except an
+ *  unterminated string, which points at its opening quote. Invalid UTF-8
+ *  takes precedence over every other error: a body that is not UTF-8 is
+ *  reported as DLQ_JSON_ERR_UTF8 at the first byte of the first ill-formed
+ *  sequence, wherever that is.
+ */
+#include "dlq_json.h"
+#include "dlq_alloc.h"
+
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned char uchar;
+
+/* ---------------------------------------------------------------- arena */
+
+/* A chunk hands out nodes from the bottom up (aligned) and string bytes from
+ * the top down (unaligned), so neither wastes space on padding. */
+typedef struct arena_chunk arena_chunk_t;
+struct arena_chunk {
+    arena_chunk_t *next;        /* older chunk */
+    size_t         cap;         /* bytes in data */
+    alignas (max_align_t) char data [];
+};
+
+struct dlq_json_doc {
+    arena_chunk_t    *chunks;   /* newest first; the oldest holds this struct */
+    char             *lo;       /* next free node byte in the newest chunk */
+    char             *hi;       /* one past the last free byte */
+    dlq_json_value_t *root;
+};
+
+#define ARENA_MIN_CHUNK   1024u
+#define ARENA_FIRST_MAX   (1u << 20)
+#define ARENA_GROW_MAX    (8u << 20)
+#define NODE_ALIGN        alignof (dlq_json_value_t)
+
+/* Room for the document itself plus a guess that fits a typical event
+ * (about four bytes of nodes and strings per input byte) in one malloc. */
+static dlq_json_doc_t *
+doc_new (size_t input_len)
+{
+    size_t cap = input_len < ARENA_FIRST_MAX / 4 ? input_len * 4 + 256 : ARENA_FIRST_MAX;
+    if (cap < ARENA_MIN_CHUNK)
+        cap = ARENA_MIN_CHUNK;
+    arena_chunk_t *chunk = dlq_malloc (sizeof *chunk + cap);
+    chunk->next = NULL;
+    chunk->cap = cap;
+    dlq_json_doc_t *doc = (dlq_json_doc_t *) chunk->data;
+    doc->chunks = chunk;
+    doc->lo = chunk->data + (sizeof *doc + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN;
+    doc->hi = chunk->data + cap;
+    doc->root = NULL;
+    return doc;
+}
+
+static void
+arena_grow (dlq_json_doc_t *doc, size_t need)
+{
+    size_t cap = doc->chunks->cap < ARENA_GROW_MAX ? doc->chunks->cap * 2 : ARENA_GROW_MAX;
+    if (cap < need + NODE_ALIGN)
+        cap = need + NODE_ALIGN;
+    arena_chunk_t *chunk = dlq_malloc (sizeof *chunk + cap);
+    chunk->next = doc->chunks;
+    chunk->cap = cap;
+    doc->chunks = chunk;
+    doc->lo = chunk->data;
+    doc->hi = chunk->data + cap;
+}
+
+static dlq_json_value_t *
+arena_node (dlq_json_doc_t *doc, dlq_json_type_t type)
+{
+    if ((size_t) (doc->hi - doc->lo) < sizeof (dlq_json_value_t))
+        arena_grow (doc, sizeof (dlq_json_value_t));
+    dlq_json_value_t *v = (dlq_json_value_t *) doc->lo;
+    doc->lo += sizeof *v;
+    *v = (dlq_json_value_t) { .type = type };
+    return v;
+}
+
+static char *
+arena_bytes (dlq_json_doc_t *doc, size_t n)
+{
+    if ((size_t) (doc->hi - doc->lo) < n)
+        arena_grow (doc, n);
+    doc->hi -= n;
+    return doc->hi;
+}
+
+const dlq_json_value_t *
+dlq_json_root (const dlq_json_doc_t *doc)
+{
+    return doc ? doc->root : NULL;
+}
+
+void
+dlq_json_doc_destroy (dlq_json_doc_t **doc_p)
+{
+    if (!doc_p || !*doc_p)
+        return;
+    arena_chunk_t *chunk = (*doc_p)->chunks;
+    *doc_p = NULL;
+    while (chunk) {
+        arena_chunk_t *next = chunk->next;
+        free (chunk);
+        chunk = next;
+    }
+}
+
+/* ---------------------------------------------------------------- UTF-8 */
+
+/* Length of the well-formed multi-byte sequence at p (Unicode table 3-7:
+ * no overlongs, no surrogates, nothing past U+10FFFF), or 0 when p does not
+ * start one. p [0] must be >= 0x80 and p < end. */
+static size_t
+utf8_sequence (const uchar *p, const uchar *end)
+{
+    uchar c = p [0];
+    size_t avail = (size_t) (end - p);
+    if (c < 0xC2 || c > 0xF4)
+        return 0;
+    if (c < 0xE0)
+        return avail >= 2 && (p [1] & 0xC0) == 0x80 ? 2 : 0;
+
+    uchar lo = 0x80, hi = 0xBF;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+
+    size_t n = c < 0xF0 ? 3 : 4;
+    if (avail < n || p [1] < lo || p [1] > hi || (p [2] & 0xC0) != 0x80)
+        return 0;
+    if (n == 4 && (p [3] & 0xC0) != 0x80)
+        return 0;
+    return n;
+}
+
+#define ONES  0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+#if defined (__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define DLQ_JSON_SWAR 1
+#endif
+
+static inline uint64_t
+load64 (const uchar *p)
+{
+    uint64_t w;
+    memcpy (&w, p, sizeof w);
+    return w;
+}
+
+bool
+dlq_utf8_valid (const char *s, size_t len, size_t *bad_offset)
+{
+    const uchar *start = (const uchar *) s, *p = start, *end = start + len;
+    while (p < end) {
+        while (end - p >= 8 && !(load64 (p) & HIGHS))
+            p += 8;
+        while (p < end && *p < 0x80)
+            p++;
+        if (p == end)
+            break;
+        size_t n = utf8_sequence (p, end);
+        if (!n) {
+            if (bad_offset)
+                *bad_offset = (size_t) (p - start);
+            return false;
+        }
+        p += n;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+typedef struct {
+    dlq_json_value_t  *container;
+    dlq_json_value_t **tail;    /* where the next child is linked */
+} frame_t;
+
+typedef struct {
+    const uchar      *start;
+    const uchar      *p;
+    const uchar      *end;
+    dlq_json_doc_t   *doc;
+    dlq_json_error_t *err;
+    frame_t           stack [DLQ_JSON_MAX_DEPTH];
+    int               depth;
+} parser_t;
+
+/* Bytes a string scan must stop at: '"', '\\', controls and non-ASCII. */
+static const uchar string_stop [256] = {
+    [0x00 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
+};
+
+static const uchar json_space [256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
+
+static dlq_json_result_t
+fail (parser_t *ps, dlq_json_result_t code, const uchar *at, const char *message)
+{
+    if (ps->err) {
+        ps->err->offset = (size_t) (at - ps->start);
+        snprintf (ps->err->message, sizeof ps->err->message, "%s", message);
+    }
+    return code;
+}
+
+/* An unexpected byte where a value or punctuation was wanted. */
+static dlq_json_result_t
+fail_unexpected (parser_t *ps, const char *wanted)
+{
+    if (ps->p == ps->end)
+        return fail (ps, DLQ_JSON_ERR_SYNTAX, ps->p, "unexpected end of input");
+    if (ps->err) {
+        uchar c = *ps->p;
+        ps->err->offset = (size_t) (ps->p - ps->start);
+        if (c == 0)
+            snprintf (ps->err->message, sizeof ps->err->message, "unexpected NUL byte, %s", wanted);
+        else if (c > 0x20 && c < 0x7F)
+            snprintf (ps->err->message, sizeof ps->err->message, "unexpected '%c', %s", c, wanted);
+        else
+            snprintf (ps->err->message, sizeof ps->err->message, "unexpected byte 0x%02x, %s", c, wanted);
+    }
+    return DLQ_JSON_ERR_SYNTAX;
+}
+
+static inline void
+skip_space (parser_t *ps)
+{
+    while (ps->p < ps->end && json_space [*ps->p])
+        ps->p++;
+}
+
+/* Advance p to the first byte of [p, end) that string_stop flags, or end. */
+static inline const uchar *
+scan_plain (const uchar *p, const uchar *end)
+{
+#ifdef DLQ_JSON_SWAR
+    while (end - p >= 8) {
+        uint64_t w = load64 (p);
+        uint64_t q = w ^ (ONES * '"');
+        uint64_t b = w ^ (ONES * '\\');
+        uint64_t hit = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w;
+        hit &= HIGHS;
+        if (hit)
+            return p + (__builtin_ctzll (hit) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && !string_stop [*p])
+        p++;
+    return p;
+}
+
+/* First pass over a string body starting after the opening quote: find the
+ * closing quote, validate UTF-8, reject raw controls. Sets *escaped when a
+ * backslash was seen (escapes themselves are checked when decoding). */
+static dlq_json_result_t
+scan_string (parser_t *ps, const uchar *quote, const uchar **close, bool *escaped)
+{
+    const uchar *p = quote + 1, *end = ps->end;
+    *escaped = false;
+    for (;;) {
+        p = scan_plain (p, end);
+        if (p == end)
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, quote, "unterminated string");
+        uchar c = *p;
+        if (c == '"') {
+            *close = p;
+            return DLQ_JSON_OK;
+        }
+        if (c == '\\') {
+            *escaped = true;
+            p += (p + 1 < end && p [1] < 0x80) ? 2 : 1;
+        } else if (c < 0x20) {
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "control character in string");
+        } else {
+            size_t n = utf8_sequence (p, end);
+            if (!n)
+                return fail (ps, DLQ_JSON_ERR_UTF8, p, "invalid UTF-8 sequence");
+            p += n;
+        }
+    }
+}
+
+static inline int
+hex_digit (uchar c)
+{
+    if ((unsigned) (c - '0') < 10)
+        return c - '0';
+    c |= 0x20;
+    if ((unsigned) (c - 'a') < 6)
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* The four hex digits of a \u escape at esc ("\uXXXX"), or -1. */
+static long
+hex4 (const uchar *esc, const uchar *end)
+{
+    if (end - esc < 6)
+        return -1;
+    long v = 0;
+    for (int i = 2; i < 6; i++) {
+        int h = hex_digit (esc [i]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | h;
+    }
+    return v;
+}
+
+static size_t
+utf8_encode (uint32_t cp, char *out)
+{
+    if (cp < 0x80) {
+        out [0] = (char) cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out [0] = (char) (0xC0 | cp >> 6);
+        out [1] = (char) (0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out [0] = (char) (0xE0 | cp >> 12);
+        out [1] = (char) (0x80 | (cp >> 6 & 0x3F));
+        out [2] = (char) (0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out [0] = (char) (0xF0 | cp >> 18);
+    out [1] = (char) (0x80 | (cp >> 12 & 0x3F));
+    out [2] = (char) (0x80 | (cp >> 6 & 0x3F));
+    out [3] = (char) (0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Decode the \u escape (or surrogate pair) at *esc, advancing past it. */
+static dlq_json_result_t
+decode_unicode (parser_t *ps, const uchar **esc, const uchar *end, char **out)
+{
+    const uchar *e = *esc;
+    long hi = hex4 (e, end);
+    if (hi < 0)
+        return fail (ps, DLQ_JSON_ERR_SYNTAX, e, "expected four hex digits after \\u");
+    uint32_t cp = (uint32_t) hi;
+    e += 6;
+    if (cp >= 0xDC00 && cp <= 0xDFFF)
+        return fail (ps, DLQ_JSON_ERR_SYNTAX, *esc, "lone low surrogate in \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        long lo = end - e >= 2 && e [0] == '\\' && e [1] == 'u' ? hex4 (e, end) : -1;
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, *esc, "lone high surrogate in \\u escape");
+        cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t) lo - 0xDC00);
+        e += 6;
+    }
+    *out += utf8_encode (cp, *out);
+    *esc = e;
+    return DLQ_JSON_OK;
+}
+
+/* Second pass for strings with escapes: decode [p, end) into out, which has
+ * room for end - p bytes (no escape decodes to more bytes than it spans). */
+static dlq_json_result_t
+decode_escapes (parser_t *ps, const uchar *p, const uchar *end, char *out, size_t *out_len)
+{
+    char *o = out;
+    for (;;) {
+        const uchar *bs = memchr (p, '\\', (size_t) (end - p));
+        const uchar *run_end = bs ? bs : end;
+        memcpy (o, p, (size_t) (run_end - p));
+        o += run_end - p;
+        if (!bs)
+            break;
+        char c;
+        switch (bs [1]) {
+        case '"':  c = '"';  break;
+        case '\\': c = '\\'; break;
+        case '/':  c = '/';  break;
+        case 'b':  c = '\b'; break;
+        case 'f':  c = '\f'; break;
+        case 'n':  c = '\n'; break;
+        case 'r':  c = '\r'; break;
+        case 't':  c = '\t'; break;
+        case 'u':
+            p = bs;
+            if (decode_unicode (ps, &p, end, &o) != DLQ_JSON_OK)
+                return DLQ_JSON_ERR_SYNTAX;
+            continue;
+        default:
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, bs, "invalid escape in string");
+        }
+        *o++ = c;
+        p = bs + 2;
+    }
+    *out_len = (size_t) (o - out);
+    return DLQ_JSON_OK;
+}
+
+/* Parse the string whose opening quote is at ps->p into the arena. */
+static dlq_json_result_t
+parse_string (parser_t *ps, const char **str, size_t *len)
+{
+    const uchar *close;
+    bool escaped;
+    dlq_json_result_t rc = scan_string (ps, ps->p, &close, &escaped);
+    if (rc != DLQ_JSON_OK)
+        return rc;
+    const uchar *body = ps->p + 1;
+    size_t raw = (size_t) (close - body);
+    char *out = arena_bytes (ps->doc, raw + 1);
+    if (!escaped) {
+        memcpy (out, body, raw);
+        *len = raw;
+    } else if ((rc = decode_escapes (ps, body, close, out, len)) != DLQ_JSON_OK) {
+        return rc;
+    }
+    out [*len] = '\0';
+    *str = out;
+    ps->p = close + 1;
+    return DLQ_JSON_OK;
+}
+
+static inline const uchar *
+skip_digits (const uchar *p, const uchar *end)
+{
+    while (p < end && (unsigned) (*p - '0') < 10)
+        p++;
+    return p;
+}
+
+/* Check the number grammar at ps->p; on success *stop is one past it. */
+static dlq_json_result_t
+scan_number (parser_t *ps, const uchar **stop)
+{
+    const uchar *p = ps->p, *end = ps->end;
+    if (*p == '-')
+        p++;
+    if (p == end || (unsigned) (*p - '0') >= 10)
+        return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit after '-'");
+    if (*p == '0') {
+        p++;
+        if (p < end && (unsigned) (*p - '0') < 10)
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "leading zeros are not allowed");
+    } else {
+        p = skip_digits (p, end);
+    }
+    if (p < end && *p == '.') {
+        p++;
+        if (p == end || (unsigned) (*p - '0') >= 10)
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit after '.'");
+        p = skip_digits (p, end);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p == end || (unsigned) (*p - '0') >= 10)
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit in exponent");
+        p = skip_digits (p, end);
+    }
+    *stop = p;
+    return DLQ_JSON_OK;
+}
+
+static dlq_json_result_t
+parse_number (parser_t *ps, dlq_json_value_t **out)
+{
+    const uchar *stop;
+    dlq_json_result_t rc = scan_number (ps, &stop);
+    if (rc != DLQ_JSON_OK)
+        return rc;
+    size_t len = (size_t) (stop - ps->p);
+    char *text = arena_bytes (ps->doc, len + 1);
+    memcpy (text, ps->p, len);
+    text [len] = '\0';
+    dlq_json_value_t *v = arena_node (ps->doc, DLQ_JSON_NUMBER);
+    v->str = text;
+    v->len = len;
+    ps->p = stop;
+    *out = v;
+    return DLQ_JSON_OK;
+}
+
+static dlq_json_result_t
+parse_literal (parser_t *ps, const char *word, size_t n, dlq_json_type_t type, dlq_json_value_t **out)
+{
+    const uchar *p = ps->p;
+    for (size_t i = 1; i < n; i++)
+        if (p + i == ps->end || p [i] != (uchar) word [i]) {
+            ps->p = p + i;
+            return fail_unexpected (ps, "invalid literal");
+        }
+    ps->p = p + n;
+    *out = arena_node (ps->doc, type);
+    return DLQ_JSON_OK;
+}
+
+/* Link v as the next child of the innermost open container (or the root). */
+static inline void
+attach (parser_t *ps, dlq_json_value_t *v, const char *key, size_t key_len)
+{
+    if (ps->depth == 0) {
+        ps->doc->root = v;
+        return;
+    }
+    frame_t *top = &ps->stack [ps->depth - 1];
+    v->key = key;
+    v->key_len = key_len;
+    *top->tail = v;
+    top->tail = &v->next;
+    top->container->count++;
+}
+
+/* Open an array or object at ps->p; *empty tells whether it closed at once. */
+static dlq_json_result_t
+open_container (parser_t *ps, dlq_json_type_t type, const char *key, size_t key_len, bool *empty)
+{
+    if (ps->depth == DLQ_JSON_MAX_DEPTH)
+        return fail (ps, DLQ_JSON_ERR_DEPTH, ps->p, "nesting too deep");
+    dlq_json_value_t *v = arena_node (ps->doc, type);
+    attach (ps, v, key, key_len);
+    ps->stack [ps->depth++] = (frame_t) { v, &v->child };
+    ps->p++;
+    skip_space (ps);
+    uchar close = type == DLQ_JSON_ARRAY ? ']' : '}';
+    *empty = ps->p < ps->end && *ps->p == close;
+    if (*empty) {
+        ps->p++;
+        ps->depth--;
+    }
+    return DLQ_JSON_OK;
+}
+
+/* Parse one value at ps->p (after whitespace). Containers are only opened:
+ * their contents are driven by the loop in parse_document. *opened is set
+ * when a non-empty container was pushed. */
+static dlq_json_result_t
+parse_value (parser_t *ps, const char *key, size_t key_len, bool *opened)
+{
+    dlq_json_value_t *v = NULL;
+    dlq_json_result_t rc;
+    bool empty;
+    *opened = false;
+    if (ps->p == ps->end)
+        return fail (ps, DLQ_JSON_ERR_SYNTAX, ps->p, "unexpected end of input, expected a value");
+    switch (*ps->p) {
+    case '{':
+        rc = open_container (ps, DLQ_JSON_OBJECT, key, key_len, &empty);
+        *opened = rc == DLQ_JSON_OK && !empty;
+        return rc;
+    case '[':
+        rc = open_container (ps, DLQ_JSON_ARRAY, key, key_len, &empty);
+        *opened = rc == DLQ_JSON_OK && !empty;
+        return rc;
+    case '"':
+        v = arena_node (ps->doc, DLQ_JSON_STRING);
+        rc = parse_string (ps, &v->str, &v->len);
+        break;
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        rc = parse_number (ps, &v);
+        break;
+    case 't':
+        rc = parse_literal (ps, "true", 4, DLQ_JSON_TRUE, &v);
+        break;
+    case 'f':
+        rc = parse_literal (ps, "false", 5, DLQ_JSON_FALSE, &v);
+        break;
+    case 'n':
+        rc = parse_literal (ps, "null", 4, DLQ_JSON_NULL, &v);
+        break;
+    default:
+        return fail_unexpected (ps, "expected a value");
+    }
+    if (rc == DLQ_JSON_OK)
+        attach (ps, v, key, key_len);
+    return rc;
+}
+
+/* Parse an object key and its ':' at ps->p (after whitespace). */
+static dlq_json_result_t
+parse_key (parser_t *ps, const char **key, size_t *key_len, bool after_comma)
+{
+    if (ps->p == ps->end || *ps->p != '"') {
+        if (after_comma && ps->p < ps->end && *ps->p == '}')
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, ps->p, "trailing comma in object");
+        return fail_unexpected (ps, "expected string for object key");
+    }
+    dlq_json_result_t rc = parse_string (ps, key, key_len);
+    if (rc != DLQ_JSON_OK)
+        return rc;
+    skip_space (ps);
+    if (ps->p == ps->end || *ps->p != ':')
+        return fail_unexpected (ps, "expected ':' after object key");
+    ps->p++;
+    skip_space (ps);
+    return DLQ_JSON_OK;
+}
+
+/* After a value inside a container: consume ',' or the closing bracket(s).
+ * Returns with *more set when another element follows. */
+static dlq_json_result_t
+parse_separator (parser_t *ps, bool *more)
+{
+    for (;;) {
+        skip_space (ps);
+        dlq_json_value_t *c = ps->stack [ps->depth - 1].container;
+        bool is_object = c->type == DLQ_JSON_OBJECT;
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            skip_space (ps);
+            if (!is_object && ps->p < ps->end && *ps->p == ']')
+                return fail (ps, DLQ_JSON_ERR_SYNTAX, ps->p, "trailing comma in array");
+            *more = true;
+            return DLQ_JSON_OK;
+        }
+        if (ps->p == ps->end || *ps->p != (is_object ? '}' : ']'))
+            return fail_unexpected (ps, is_object ? "expected ',' or '}' after object member"
+                                                  : "expected ',' or ']' after array element");
+        ps->p++;
+        if (--ps->depth == 0) {
+            *more = false;
+            return DLQ_JSON_OK;
+        }
+    }
+}
+
+static dlq_json_result_t
+parse_document (parser_t *ps)
+{
+    const char *key = NULL;
+    size_t key_len = 0;
+    bool opened, more, after_comma = false;
+    for (;;) {
+        bool in_object = ps->depth > 0 && ps->stack [ps->depth - 1].container->type == DLQ_JSON_OBJECT;
+        if (in_object) {
+            dlq_json_result_t rc = parse_key (ps, &key, &key_len, after_comma);
+            if (rc != DLQ_JSON_OK)
+                return rc;
+        }
+        dlq_json_result_t rc = parse_value (ps, in_object ? key : NULL, in_object ? key_len : 0, &opened);
+        if (rc != DLQ_JSON_OK)
+            return rc;
+        if (opened) {
+            after_comma = false;
+            continue;
+        }
+        if (ps->depth == 0)
+            return DLQ_JSON_OK;
+        if ((rc = parse_separator (ps, &more)) != DLQ_JSON_OK)
+            return rc;
+        if (!more)
+            return DLQ_JSON_OK;
+        after_comma = true;
+    }
+}
+
+dlq_json_result_t
+dlq_json_parse (const char *data, size_t len, dlq_json_doc_t **doc_p, dlq_json_error_t *err)
+{
+    parser_t ps = {
+        .start = (const uchar *) data, .p = (const uchar *) data,
+        .end = (const uchar *) data + len, .err = err,
+    };
+    *doc_p = NULL;
+    if (err) {
+        err->offset = 0;
+        err->message [0] = '\0';
+    }
+    skip_space (&ps);
+    if (ps.p == ps.end)
+        return fail (&ps, DLQ_JSON_ERR_EMPTY, ps.p, "empty input");
+
+    ps.doc = doc_new (len);
+    dlq_json_result_t rc = parse_document (&ps);
+    if (rc == DLQ_JSON_OK) {
+        skip_space (&ps);
+        if (ps.p != ps.end)
+            rc = fail_unexpected (&ps, "expected end of input after the JSON value");
+    }
+    if (rc != DLQ_JSON_OK) {
+        size_t bad;
+        if (rc != DLQ_JSON_ERR_UTF8 && !dlq_utf8_valid (data, len, &bad)) {
+            ps.p = ps.start + bad;
+            rc = fail (&ps, DLQ_JSON_ERR_UTF8, ps.p, "invalid UTF-8 sequence");
+        }
+        dlq_json_doc_destroy (&ps.doc);
+        return rc;
+    }
+    *doc_p = ps.doc;
+    return DLQ_JSON_OK;
+}
+
+/* ---------------------------------------------------------------- access */
+
+const dlq_json_value_t *
+dlq_json_get (const dlq_json_value_t *obj, const char *key)
+{
+    if (!obj || obj->type != DLQ_JSON_OBJECT || !key)
+        return NULL;
+    size_t n = strlen (key);
+    for (const dlq_json_value_t *m = obj->child; m; m = m->next)
+        if (m->key_len == n && memcmp (m->key, key, n) == 0)
+            return m;
+    return NULL;
+}
+
+bool
+dlq_json_as_int64 (const dlq_json_value_t *v, int64_t *out)
+{
+    if (!v || v->type != DLQ_JSON_NUMBER || v->len == 0)
+        return false;
+    const char *p = v->str, *end = v->str + v->len;
+    bool negative = *p == '-';
+    if (negative)
+        p++;
+    if (p == end)
+        return false;
+    uint64_t limit = negative ? (uint64_t) INT64_MAX + 1 : (uint64_t) INT64_MAX;
+    uint64_t acc = 0;
+    for (; p < end; p++) {
+        unsigned d = (unsigned) (*p - '0');
+        if (d >= 10 || acc > (limit - d) / 10)
+            return false;
+        acc = acc * 10 + d;
+    }
+    if (out)
+        *out = negative ? (int64_t) (0 - acc) : (int64_t) acc;
+    return true;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+/* Bytes a string literal must escape: '"', '\\' and C0 controls. */
+static const uchar needs_escape [256] = {
+    [0x00 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
+void
+dlq_json_write_string (dlq_buf_t *out, const char *s, size_t len)
+{
+    static const char hex [] = "0123456789abcdef";
+    const uchar *p = (const uchar *) s, *end = p + len;
+    dlq_buf_reserve (out, len + 2);
+    dlq_buf_putc (out, '"');
+    while (p < end) {
+        const uchar *run = p;
+        while (p < end && !needs_escape [*p])
+            p++;
+        dlq_buf_append (out, run, (size_t) (p - run));
+        if (p == end)
+            break;
+        char esc [6] = { '\\', 0 };
+        size_t n = 2;
+        switch (*p) {
+        case '"':  esc [1] = '"';  break;
+        case '\\': esc [1] = '\\'; break;
+        case '\b': esc [1] = 'b';  break;
+        case '\f': esc [1] = 'f';  break;
+        case '\n': esc [1] = 'n';  break;
+        case '\r': esc [1] = 'r';  break;
+        case '\t': esc [1] = 't';  break;
+        default:
+            memcpy (esc + 1, "u00", 3);
+            esc [4] = hex [*p >> 4];
+            esc [5] = hex [*p & 0xF];
+            n = 6;
+        }
+        dlq_buf_append (out, esc, n);
+        p++;
+    }
+    dlq_buf_putc (out, '"');
+}
+
+/* Recursion follows the tree's nesting, which the parser caps at
+ * DLQ_JSON_MAX_DEPTH. */
+void
+dlq_json_write (dlq_buf_t *out, const dlq_json_value_t *v)
+{
+    switch (v->type) {
+    case DLQ_JSON_NULL:
+        dlq_buf_append (out, "null", 4);
+        return;
+    case DLQ_JSON_FALSE:
+        dlq_buf_append (out, "false", 5);
+        return;
+    case DLQ_JSON_TRUE:
+        dlq_buf_append (out, "true", 4);
+        return;
+    case DLQ_JSON_NUMBER:
+        dlq_buf_append (out, v->str, v->len);
+        return;
+    case DLQ_JSON_STRING:
+        dlq_json_write_string (out, v->str, v->len);
+        return;
+    case DLQ_JSON_ARRAY:
+    case DLQ_JSON_OBJECT:
+        break;
+    }
+    bool is_object = v->type == DLQ_JSON_OBJECT;
+    dlq_buf_putc (out, is_object ? '{' : '[');
+    for (const dlq_json_value_t *c = v->child; c; c = c->next) {
+        if (c != v->child)
+            dlq_buf_putc (out, ',');
+        if (is_object) {
+            dlq_json_write_string (out, c->key, c->key_len);
+            dlq_buf_putc (out, ':');
+        }
+        dlq_json_write (out, c);
+    }
+    dlq_buf_putc (out, is_object ? '}' : ']');
+}

@@ -1,0 +1,179 @@
+/*  extended_json — shape checks for MongoDB extended JSON v2 type wrappers.
+ *
+ *  Only the wrappers are checked; any other object is an ordinary document
+ *  whose members are checked recursively. The rules follow the extended JSON
+ *  v2 spec (canonical and relaxed forms both accepted).
+ */
+#include "extended_json.h"
+
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool
+key_is (const dlq_json_value_t *m, const char *key)
+{
+    return m && m->key && strlen (key) == m->key_len && memcmp (m->key, key, m->key_len) == 0;
+}
+
+static bool
+is_string (const dlq_json_value_t *v)
+{
+    return v && v->type == DLQ_JSON_STRING;
+}
+
+static bool
+hex_string (const dlq_json_value_t *v, size_t want)
+{
+    if (!is_string (v) || v->len != want)
+        return false;
+    for (size_t i = 0; i < v->len; i++) {
+        char c = v->str [i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return true;
+}
+
+/* Decimal integer text within [min, max], such as "-12" or "0". */
+static bool
+int_string (const dlq_json_value_t *v, long long min, long long max)
+{
+    if (!is_string (v) || v->len == 0 || v->len > 20)
+        return false;
+    char text [24];
+    memcpy (text, v->str, v->len);
+    text [v->len] = '\0';
+    size_t first = text [0] == '-' ? 1 : 0;
+    if (text [first] == '\0')
+        return false;
+    for (size_t i = first; text [i]; i++)
+        if (text [i] < '0' || text [i] > '9')
+            return false;
+    long long n = strtoll (text, NULL, 10);
+    char back [24];                     /* strtoll saturates: compare back to be exact */
+    snprintf (back, sizeof back, "%lld", n);
+    return strcmp (back, text) == 0 && n >= min && n <= max;
+}
+
+static bool
+number_string (const dlq_json_value_t *v)
+{
+    if (!is_string (v) || v->len == 0 || v->len > 64)
+        return false;
+    if ((v->len == 3 && memcmp (v->str, "NaN", 3) == 0)
+    ||  (v->len == 8 && memcmp (v->str, "Infinity", 8) == 0)
+    ||  (v->len == 9 && memcmp (v->str, "-Infinity", 9) == 0))
+        return true;
+    char text [72], *end;
+    memcpy (text, v->str, v->len);
+    text [v->len] = '\0';
+    strtod (text, &end);
+    return *end == '\0';
+}
+
+/* Only members named in keys (NULL-terminated), each at most once. */
+static bool
+has_only (const dlq_json_value_t *obj, const char *const *keys, size_t want)
+{
+    if (obj->type != DLQ_JSON_OBJECT || obj->count != want)
+        return false;
+    for (const dlq_json_value_t *m = obj->child; m; m = m->next) {
+        bool known = false;
+        for (size_t i = 0; keys [i]; i++)
+            known = known || key_is (m, keys [i]);
+        if (!known)
+            return false;
+    }
+    return true;
+}
+
+static bool
+check_date (const dlq_json_value_t *d)
+{
+    int64_t ms;
+    if (is_string (d))
+        return dlq_time_parse_iso (d->str, d->len, &ms);
+    if (d->type == DLQ_JSON_NUMBER)
+        return dlq_json_as_int64 (d, &ms);
+    static const char *const keys [] = { "$numberLong", NULL };
+    return has_only (d, keys, 1) && int_string (d->child, INT64_MIN, INT64_MAX);
+}
+
+/* The wrapper whose first key is obj->child, or true when it is no wrapper. */
+static bool
+check_wrapper (const dlq_json_value_t *obj, const char **name)
+{
+    const dlq_json_value_t *m = obj->child;
+    *name = NULL;
+    if (!m || m->key_len < 2 || m->key [0] != '$')
+        return true;
+    bool single = obj->count == 1;
+    if (key_is (m, "$oid"))           { *name = "$oid";          return single && hex_string (m, 24); }
+    if (key_is (m, "$date"))          { *name = "$date";         return single && check_date (m); }
+    if (key_is (m, "$numberLong"))    { *name = "$numberLong";   return single && int_string (m, INT64_MIN, INT64_MAX); }
+    if (key_is (m, "$numberInt"))     { *name = "$numberInt";    return single && int_string (m, INT32_MIN, INT32_MAX); }
+    if (key_is (m, "$numberDouble"))  { *name = "$numberDouble"; return single && number_string (m); }
+    if (key_is (m, "$numberDecimal")) { *name = "$numberDecimal";return single && is_string (m); }
+    if (key_is (m, "$uuid"))          { *name = "$uuid";         return single && is_string (m) && dlq_uuid_parse (m->str, m->len, NULL); }
+    if (key_is (m, "$minKey") || key_is (m, "$maxKey")) {
+        int64_t one;
+        *name = "$minKey/$maxKey";
+        return single && dlq_json_as_int64 (m, &one) && one == 1;
+    }
+    if (key_is (m, "$binary")) {
+        static const char *const keys [] = { "base64", "subType", NULL };
+        const dlq_json_value_t *sub = dlq_json_get (m, "subType");
+        *name = "$binary";
+        return single && has_only (m, keys, 2) && is_string (dlq_json_get (m, "base64"))
+            && sub && (sub->len == 1 || sub->len == 2) && hex_string (sub, sub->len);
+    }
+    if (key_is (m, "$timestamp")) {
+        static const char *const keys [] = { "t", "i", NULL };
+        int64_t t, i;
+        *name = "$timestamp";
+        return single && has_only (m, keys, 2)
+            && dlq_json_as_int64 (dlq_json_get (m, "t"), &t) && t >= 0 && t <= UINT32_MAX
+            && dlq_json_as_int64 (dlq_json_get (m, "i"), &i) && i >= 0 && i <= UINT32_MAX;
+    }
+    if (key_is (m, "$regularExpression")) {
+        static const char *const keys [] = { "pattern", "options", NULL };
+        *name = "$regularExpression";
+        return single && has_only (m, keys, 2)
+            && is_string (dlq_json_get (m, "pattern")) && is_string (dlq_json_get (m, "options"));
+    }
+    return true;                        /* some other $-key: an ordinary document */
+}
+
+dlq_code_t
+dlq_extjson_check (const dlq_json_value_t *v, const char *path, dlq_error_t *err)
+{
+    if (v->type != DLQ_JSON_OBJECT && v->type != DLQ_JSON_ARRAY)
+        return DLQ_OK;
+    if (v->type == DLQ_JSON_OBJECT) {
+        const char *wrapper;
+        if (!check_wrapper (v, &wrapper))
+            return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, path,
+                                  "%s: malformed extended JSON %s value", path, wrapper);
+        if (wrapper)
+            return DLQ_OK;
+    }
+    size_t index = 0;
+    for (const dlq_json_value_t *m = v->child; m; m = m->next, index++) {
+        if (m->type != DLQ_JSON_OBJECT && m->type != DLQ_JSON_ARRAY)
+            continue;
+        char child [128];
+        if (m->key)
+            snprintf (child, sizeof child, "%s.%.*s", path, (int) (m->key_len > 60 ? 60 : m->key_len), m->key);
+        else
+            snprintf (child, sizeof child, "%s.%zu", path, index);
+        dlq_code_t code = dlq_extjson_check (m, child, err);
+        if (code != DLQ_OK)
+            return code;
+    }
+    return DLQ_OK;
+}

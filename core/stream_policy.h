@@ -1,0 +1,42 @@
+/*  stream_policy — the DlqPolicy of seed 000 (retentionDays,
+ *  includeOriginalDocument, includeStackTrace), resolved per stream and
+ *  applied to an event before any store or sink sees it.
+ */
+#ifndef STREAM_POLICY_H
+#define STREAM_POLICY_H
+
+#include "failed_event.h"
+
+#include <stdbool.h>
+
+#define DLQ_RETENTION_DAYS_MAX 36500
+
+typedef struct {
+    int  retention_days;            /* 0 = keep forever */
+    bool include_original_document;
+    bool include_stack_trace;
+} dlq_policy_t;
+
+typedef struct dlq_policy_table dlq_policy_table_t;
+
+/* Apply policy to event: drop fullDocument when excluded, drop
+ * error.stackTrace when excluded, and set expiresAt = createdAt +
+ * retention_days (absent when retention_days is 0). Call before encoding. */
+void dlq_policy_apply (const dlq_policy_t *policy, dlq_event_t *event);
+
+/* A table of per-stream policies with a default for every other stream. */
+dlq_policy_table_t *dlq_policy_table_new (const dlq_policy_t *defaults);
+
+/* Set (or replace) the policy of one stream; stream is copied. */
+void dlq_policy_table_set (dlq_policy_table_t *self, const char *stream, const dlq_policy_t *policy);
+
+/* The policy of stream: its own, or the default. Owned by the table. */
+const dlq_policy_t *dlq_policy_table_lookup (const dlq_policy_table_t *self, const char *stream);
+
+/* True when stream has a policy of its own in the table. */
+bool dlq_policy_table_has (const dlq_policy_table_t *self, const char *stream);
+
+/* Free the table; accepts NULL and NULLs the pointer. */
+void dlq_policy_table_destroy (dlq_policy_table_t **self_p);
+
+#endif

@@ -1,0 +1,44 @@
+/*  commit_batch — the PUTs of one group commit: each event with the
+ *  identity and request id to acknowledge it to, and, once committed, its
+ *  duplicate flag. Moved between the front end and the committer thread by
+ *  pointer; only one thread touches a batch at a time.
+ */
+#ifndef COMMIT_BATCH_H
+#define COMMIT_BATCH_H
+
+#include "failed_event.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <zmq.h>
+
+typedef struct {
+    size_t         count;
+    size_t         capacity;
+    dlq_event_t  **events;          /* owned */
+    zmq_msg_t     *identities;      /* ROUTER identity of each event's client */
+    zmq_msg_t     *request_ids;
+    bool          *duplicate;       /* filled by the commit */
+    bool           failed;          /* the commit failed: nothing was stored */
+    char           error [256];     /* why, when failed */
+} dlq_commit_batch_t;
+
+/* New empty batch able to hold capacity events. */
+dlq_commit_batch_t *dlq_commit_batch_new (size_t capacity);
+
+/* Add event (ownership moves in) with the messages identity and request_id
+ * (moved in: the caller's messages are left empty). The batch must not be
+ * full. */
+void dlq_commit_batch_add (dlq_commit_batch_t *self, dlq_event_t **event_p,
+                           zmq_msg_t *identity, zmq_msg_t *request_id);
+
+/* True when no more events fit. */
+bool dlq_commit_batch_full (const dlq_commit_batch_t *self);
+
+/* Free the events and messages and empty the batch for reuse. */
+void dlq_commit_batch_clear (dlq_commit_batch_t *self);
+
+/* Free; accepts NULL and NULLs the pointer. */
+void dlq_commit_batch_destroy (dlq_commit_batch_t **self_p);
+
+#endif

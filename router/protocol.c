@@ -1,0 +1,62 @@
+/*  protocol — verbs and reply bodies of wire protocol version 1. */
+#include "protocol.h"
+
+#include "dlq_json.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    dlq_verb_t  verb;
+} verbs [] = {
+    { "PUT",   DLQ_VERB_PUT },
+    { "GET",   DLQ_VERB_GET },
+    { "LIST",  DLQ_VERB_LIST },
+    { "STATS", DLQ_VERB_STATS },
+    { "PING",  DLQ_VERB_PING },
+};
+
+dlq_verb_t
+dlq_verb_parse (const void *frame, size_t len)
+{
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs [0]; i++)
+        if (strlen (verbs [i].name) == len && memcmp (verbs [i].name, frame, len) == 0)
+            return verbs [i].verb;
+    return DLQ_VERB_UNKNOWN;
+}
+
+bool
+dlq_verb_body_optional (dlq_verb_t verb)
+{
+    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS;
+}
+
+void
+dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err)
+{
+    const char *code = dlq_code_name (err->code);
+    dlq_buf_puts (out, "{\"code\":");
+    dlq_json_write_string (out, code, strlen (code));
+    dlq_buf_puts (out, ",\"message\":");
+    dlq_json_write_string (out, err->message, strnlen (err->message, sizeof err->message));
+    if (err->field [0]) {
+        dlq_buf_puts (out, ",\"field\":");
+        dlq_json_write_string (out, err->field, strnlen (err->field, sizeof err->field));
+    }
+    dlq_buf_putc (out, '}');
+}
+
+void
+dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate)
+{
+    dlq_buf_puts (out, "{\"id\":\"");
+    dlq_buf_puts (out, id);
+    dlq_buf_puts (out, duplicate ? "\",\"duplicate\":true}" : "\",\"duplicate\":false}");
+}
+
+void
+dlq_protocol_ping_body (dlq_buf_t *out)
+{
+    dlq_buf_printf (out, "{\"pong\":true,\"version\":\"%s\",\"protocol\":%d}",
+                    DLQD_VERSION, DLQ_PROTOCOL_VERSION);
+}

@@ -1,0 +1,40 @@
+/*  protocol — wire protocol version 1: verbs, frame limits and the pure
+ *  formatters of reply bodies. README.md, "Wire protocol", is the contract.
+ */
+#ifndef PROTOCOL_H
+#define PROTOCOL_H
+
+#include "dlq_buf.h"
+#include "dlq_code.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DLQ_PROTOCOL_VERSION 1
+#define DLQ_REQUEST_ID_MAX 255      /* bytes */
+
+typedef enum {
+    DLQ_VERB_UNKNOWN = 0,
+    DLQ_VERB_PUT,
+    DLQ_VERB_GET,
+    DLQ_VERB_LIST,
+    DLQ_VERB_STATS,
+    DLQ_VERB_PING
+} dlq_verb_t;
+
+/* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */
+dlq_verb_t dlq_verb_parse (const void *frame, size_t len);
+
+/* True when the verb takes no body (an empty one or {} is accepted). */
+bool dlq_verb_body_optional (dlq_verb_t verb);
+
+/* {"code":...,"message":...,"field":...} for err into out. Pure. */
+void dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err);
+
+/* {"id":...,"duplicate":...} into out. Pure. */
+void dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate);
+
+/* {"pong":true,"version":...,"protocol":1} into out. Pure. */
+void dlq_protocol_ping_body (dlq_buf_t *out);
+
+#endif

@@ -1,0 +1,368 @@
+/*  query_service — GET / LIST / STATS workers over read-only store
+ *  connections. Each worker thread owns one PAIR socket to the front end.
+ */
+#include "query_service.h"
+
+#include "dlq_alloc.h"
+#include "dlq_buf.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "embedded_store.h"
+#include "failed_event.h"
+#include "protocol.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIST_LIMIT_DEFAULT 100
+#define LIST_LIMIT_MAX 1000
+
+typedef struct {
+    void            *front;         /* PAIR, used by the front end */
+    void            *back;          /* PAIR, used by the worker thread */
+    pthread_t        thread;
+    dlq_embedded_t  *store;
+    dlq_counters_t  *counters;
+    size_t           outstanding;   /* front end's count of requests in this worker */
+} worker_t;
+
+struct dlq_query_service {
+    worker_t *workers;
+    size_t    count;
+};
+
+/* A request's parameters as parsed from its JSON body. */
+typedef struct {
+    dlq_json_doc_t         *doc;
+    const dlq_json_value_t *root;
+} request_t;
+
+static dlq_code_t
+parse_body (const zmq_msg_t *body, bool optional, request_t *req, dlq_error_t *err)
+{
+    req->doc = NULL;
+    req->root = NULL;
+    size_t len = zmq_msg_size (body);
+    if (len == 0)
+        return optional ? DLQ_OK
+                        : dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
+    dlq_json_error_t jerr;
+    switch (dlq_json_parse (zmq_msg_data ((zmq_msg_t *) body), len, &req->doc, &jerr)) {
+        case DLQ_JSON_OK:
+            break;
+        case DLQ_JSON_ERR_EMPTY:
+            return dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "the body is empty");
+        case DLQ_JSON_ERR_UTF8:
+            return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
+        default:
+            return dlq_error_set (err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
+    }
+    req->root = dlq_json_root (req->doc);
+    if (req->root->type != DLQ_JSON_OBJECT)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    return DLQ_OK;
+}
+
+/* Reject members of the request object not named in allowed (NULL-ended). */
+static dlq_code_t
+check_members (const request_t *req, const char *const *allowed, dlq_error_t *err)
+{
+    for (const dlq_json_value_t *m = req->root ? req->root->child : NULL; m; m = m->next) {
+        bool known = false;
+        for (size_t i = 0; allowed [i] && !known; i++)
+            known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
+        if (!known)
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+    }
+    return DLQ_OK;
+}
+
+static dlq_code_t
+do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    static const char *const allowed [] = { "id", NULL };
+    dlq_code_t code = check_members (req, allowed, err);
+    if (code != DLQ_OK)
+        return code;
+    const dlq_json_value_t *id = dlq_json_get (req->root, "id");
+    char uuid [DLQ_UUID_LEN + 1];
+    if (!id || id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, uuid))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
+    dlq_buf_t event = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_embedded_get (w->store, uuid, dlq_time_now_ms (), &event);
+    if (rc == DLQ_STORE_OK) {
+        dlq_buf_puts (out, "{\"event\":");
+        dlq_buf_append (out, event.data, event.len);
+        dlq_buf_putc (out, '}');
+    }
+    dlq_buf_free (&event);
+    if (rc == DLQ_STORE_NOT_FOUND)
+        return dlq_error_set (err, DLQ_ERR_NOT_FOUND, "id", "no event %s (never stored, or expired)", uuid);
+    if (rc != DLQ_STORE_OK)
+        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+    return DLQ_OK;
+}
+
+static dlq_code_t
+list_params (const request_t *req, char **stream, int64_t *limit, const char **cursor, dlq_error_t *err)
+{
+    static const char *const allowed [] = { "streamName", "limit", "cursor", NULL };
+    dlq_code_t code = check_members (req, allowed, err);
+    if (code != DLQ_OK)
+        return code;
+    const dlq_json_value_t *s = dlq_json_get (req->root, "streamName");
+    if (!s || s->type != DLQ_JSON_STRING || s->len == 0 || s->len > 4 * DLQ_STREAM_NAME_MAX
+    ||  memchr (s->str, '\0', s->len))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a non-empty string");
+    const dlq_json_value_t *l = dlq_json_get (req->root, "limit");
+    *limit = LIST_LIMIT_DEFAULT;
+    if (l && (!dlq_json_as_int64 (l, limit) || *limit < 1 || *limit > LIST_LIMIT_MAX))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "limit",
+                              "limit must be an integer from 1 to %d", LIST_LIMIT_MAX);
+    const dlq_json_value_t *c = dlq_json_get (req->root, "cursor");
+    *cursor = NULL;
+    if (c && c->type != DLQ_JSON_NULL) {
+        if (c->type != DLQ_JSON_STRING || memchr (c->str, '\0', c->len))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
+                                  "cursor must be the nextCursor string of the previous page");
+        *cursor = c->str;
+    }
+    *stream = (char *) s->str;
+    return DLQ_OK;
+}
+
+static dlq_code_t
+do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    char *stream;
+    int64_t limit;
+    const char *cursor;
+    dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_embedded_list (w->store, stream, (size_t) limit, cursor,
+                                               dlq_time_now_ms (), &events, &next);
+    if (rc == DLQ_STORE_OK) {
+        dlq_buf_puts (out, "{\"events\":");
+        dlq_buf_append (out, events.data, events.len);
+        if (next.len) {
+            dlq_buf_puts (out, ",\"nextCursor\":");
+            dlq_json_write_string (out, next.data, next.len);
+        }
+        dlq_buf_putc (out, '}');
+    }
+    dlq_buf_free (&events);
+    dlq_buf_free (&next);
+    if (rc == DLQ_STORE_BAD_CURSOR)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
+                              "cursor is not a nextCursor this gateway issued");
+    if (rc != DLQ_STORE_OK)
+        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+    return DLQ_OK;
+}
+
+static dlq_code_t
+do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    static const char *const allowed [] = { NULL };
+    dlq_code_t code = check_members (req, allowed, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t streams = DLQ_BUF_INIT;
+    int64_t events = 0, bytes = 0;
+    dlq_store_result_t rc = dlq_embedded_stats (w->store, &streams, &events, &bytes);
+    if (rc == DLQ_STORE_OK) {
+        dlq_buf_printf (out, "{\"events\":%lld,\"storeBytes\":%lld,\"streams\":",
+                        (long long) events, (long long) bytes);
+        dlq_buf_append (out, streams.data, streams.len);
+        dlq_buf_putc (out, ',');
+        dlq_counters_format (w->counters, out);
+        dlq_buf_putc (out, '}');
+    }
+    dlq_buf_free (&streams);
+    if (rc != DLQ_STORE_OK)
+        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+    return DLQ_OK;
+}
+
+/* Answer one request: fill out with the OK body, or return an error code. */
+static dlq_code_t
+answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf_t *out, dlq_error_t *err)
+{
+    dlq_verb_t verb = dlq_verb_parse (zmq_msg_data ((zmq_msg_t *) verb_frame), zmq_msg_size (verb_frame));
+    request_t req;
+    dlq_code_t code = parse_body (body, dlq_verb_body_optional (verb), &req, err);
+    if (code == DLQ_OK) {
+        if (verb == DLQ_VERB_GET)
+            code = do_get (w, &req, out, err);
+        else
+        if (verb == DLQ_VERB_LIST)
+            code = do_list (w, &req, out, err);
+        else
+            code = do_stats (w, &req, out, err);
+    }
+    dlq_json_doc_destroy (&req.doc);
+    return code;
+}
+
+static void
+reply (worker_t *w, zmq_msg_t frames [4])
+{
+    dlq_buf_t out = DLQ_BUF_INIT;
+    dlq_error_t err = { DLQ_OK, "", "" };
+    dlq_code_t code = answer (w, &frames [1], &frames [3], &out, &err);
+    if (code != DLQ_OK) {
+        dlq_counters_error (w->counters, code);
+        dlq_buf_reset (&out);
+        dlq_protocol_error_body (&out, &err);
+    }
+    const char *status = code == DLQ_OK ? "OK" : "ERR";
+    zmq_msg_send (&frames [0], w->back, ZMQ_SNDMORE);
+    zmq_send (w->back, status, strlen (status), ZMQ_SNDMORE);
+    zmq_msg_send (&frames [2], w->back, ZMQ_SNDMORE);
+    zmq_send (w->back, out.data ? out.data : "", out.len, 0);
+    dlq_buf_free (&out);
+}
+
+static void *
+run (void *arg)
+{
+    worker_t *w = arg;
+    while (true) {
+        zmq_msg_t frames [4];
+        size_t n = 0;
+        int more = 1;
+        while (more && n < 4) {
+            zmq_msg_init (&frames [n]);
+            if (zmq_msg_recv (&frames [n], w->back, 0) < 0) {
+                zmq_msg_close (&frames [n]);
+                if (zmq_errno () == EINTR)
+                    continue;
+                more = 0;
+                break;
+            }
+            more = zmq_msg_more (&frames [n]);
+            n++;
+        }
+        if (n == 4)
+            reply (w, frames);
+        for (size_t i = 0; i < n; i++)
+            zmq_msg_close (&frames [i]);
+        if (n != 4)
+            break;                      /* the stop message: one empty frame */
+    }
+    return NULL;
+}
+
+static void
+stop_worker (worker_t *w)
+{
+    zmq_send (w->front, "", 0, 0);
+    pthread_join (w->thread, NULL);
+    zmq_close (w->front);
+    zmq_close (w->back);
+    dlq_embedded_destroy (&w->store);
+}
+
+dlq_query_service_t *
+dlq_query_service_new (void *zmq_ctx, const char *data_dir, size_t threads,
+                       dlq_counters_t *counters, char *err, size_t err_len)
+{
+    dlq_query_service_t *self = dlq_calloc (1, sizeof *self);
+    self->workers = dlq_calloc (threads, sizeof (worker_t));
+    for (size_t i = 0; i < threads; i++) {
+        worker_t *w = &self->workers [i];
+        w->counters = counters;
+        w->store = dlq_embedded_open (data_dir, DLQ_EMBEDDED_READER, err, err_len);
+        if (!w->store)
+            break;
+        char endpoint [64];
+        snprintf (endpoint, sizeof endpoint, "inproc://dlq-query-%p", (void *) w);
+        w->front = zmq_socket (zmq_ctx, ZMQ_PAIR);
+        w->back = zmq_socket (zmq_ctx, ZMQ_PAIR);
+        int unlimited = 0;              /* the front end bounds the backlog itself */
+        zmq_setsockopt (w->front, ZMQ_SNDHWM, &unlimited, sizeof unlimited);
+        zmq_setsockopt (w->front, ZMQ_RCVHWM, &unlimited, sizeof unlimited);
+        zmq_setsockopt (w->back, ZMQ_SNDHWM, &unlimited, sizeof unlimited);
+        zmq_setsockopt (w->back, ZMQ_RCVHWM, &unlimited, sizeof unlimited);
+        zmq_bind (w->front, endpoint);
+        zmq_connect (w->back, endpoint);
+        if (pthread_create (&w->thread, NULL, run, w) != 0) {
+            snprintf (err, err_len, "cannot start a query thread");
+            zmq_close (w->front);
+            zmq_close (w->back);
+            dlq_embedded_destroy (&w->store);
+            break;
+        }
+        self->count++;
+    }
+    if (self->count < threads) {
+        dlq_query_service_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+size_t dlq_query_service_sockets (const dlq_query_service_t *self) { return self->count; }
+void *dlq_query_service_socket (dlq_query_service_t *self, size_t i) { return self->workers [i].front; }
+
+void
+dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
+{
+    worker_t *best = &self->workers [0];
+    for (size_t i = 1; i < self->count; i++)
+        if (self->workers [i].outstanding < best->outstanding)
+            best = &self->workers [i];
+    best->outstanding++;
+    for (int i = 0; i < 4; i++)
+        zmq_msg_send (&frames [i], best->front, i < 3 ? ZMQ_SNDMORE : 0);
+}
+
+void
+dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out)
+{
+    worker_t *w = &self->workers [i];
+    int more = 1;
+    while (more) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, w->front, 0) < 0) {
+            zmq_msg_close (&frame);
+            if (zmq_errno () == EINTR)
+                continue;
+            return;
+        }
+        more = zmq_msg_more (&frame);
+        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
+        zmq_msg_close (&frame);
+    }
+    w->outstanding--;
+}
+
+size_t
+dlq_query_service_outstanding (const dlq_query_service_t *self)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < self->count; i++)
+        n += self->workers [i].outstanding;
+    return n;
+}
+
+void
+dlq_query_service_destroy (dlq_query_service_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_query_service_t *self = *self_p;
+    for (size_t i = 0; i < self->count; i++)
+        stop_worker (&self->workers [i]);
+    free (self->workers);
+    free (self);
+    *self_p = NULL;
+}

@@ -1,0 +1,42 @@
+/*  query_service — the threads that answer GET, LIST and STATS, each with
+ *  its own read-only connection to the store, so a slow query never delays
+ *  the ingest path (SQLite WAL lets readers run beside the writer).
+ *
+ *  The front end forwards a request as [identity][verb][request-id][body]
+ *  to a worker and later reads the finished reply [identity][status]
+ *  [request-id][body] from that worker's socket, to send on as is.
+ */
+#ifndef QUERY_SERVICE_H
+#define QUERY_SERVICE_H
+
+#include "counters.h"
+
+#include <stddef.h>
+#include <zmq.h>
+
+typedef struct dlq_query_service dlq_query_service_t;
+
+/* Start threads workers over the store in data_dir. NULL with a message in
+ * err on failure (nothing left running). */
+dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const char *data_dir, size_t threads,
+                                            dlq_counters_t *counters, char *err, size_t err_len);
+
+/* Number of worker sockets, and socket i, to poll for ZMQ_POLLIN replies. */
+size_t dlq_query_service_sockets (const dlq_query_service_t *self);
+void *dlq_query_service_socket (dlq_query_service_t *self, size_t i);
+
+/* Forward a request to the least busy worker. The four messages move in
+ * (they are left empty). */
+void dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4]);
+
+/* Move one finished reply from worker i to out (a ROUTER socket). */
+void dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out);
+
+/* Requests submitted and not yet forwarded back. */
+size_t dlq_query_service_outstanding (const dlq_query_service_t *self);
+
+/* Stop the workers (after they answer what they hold) and free everything.
+ * Accepts NULL and NULLs the pointer. */
+void dlq_query_service_destroy (dlq_query_service_t **self_p);
+
+#endif
