@@ -73,7 +73,7 @@ set_defaults (dlqd_config_t *c)
 static bool
 read_listen (const config_setting_t *gateway, dlqd_config_t *c)
 {
-    const config_setting_t *listen = config_setting_get_member (gateway, "listen");
+    const config_setting_t *listen = gateway ? config_setting_get_member (gateway, "listen") : NULL;
     if (!listen) {
         c->listen = dlq_calloc (1, sizeof (char *));
         c->listen [0] = dlq_strdup ("tcp://127.0.0.1:5560");

@@ -252,6 +252,19 @@ skip_space (parser_t *ps)
         ps->p++;
 }
 
+#ifdef DLQ_JSON_SWAR
+/* High bit set in each byte of w that is '"', '\\' or below 0x20. Borrows
+ * can flag bytes above a real hit, never below one, so the lowest flag (the
+ * first byte, on little-endian) is exact. */
+static inline uint64_t
+escape_bytes (uint64_t w)
+{
+    uint64_t q = w ^ (ONES * '"');
+    uint64_t b = w ^ (ONES * '\\');
+    return ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w);
+}
+#endif
+
 /* Advance p to the first byte of [p, end) that string_stop flags, or end. */
 static inline const uchar *
 scan_plain (const uchar *p, const uchar *end)
@@ -259,10 +272,7 @@ scan_plain (const uchar *p, const uchar *end)
 #ifdef DLQ_JSON_SWAR
     while (end - p >= 8) {
         uint64_t w = load64 (p);
-        uint64_t q = w ^ (ONES * '"');
-        uint64_t b = w ^ (ONES * '\\');
-        uint64_t hit = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w;
-        hit &= HIGHS;
+        uint64_t hit = (escape_bytes (w) | w) & HIGHS;
         if (hit)
             return p + (__builtin_ctzll (hit) >> 3);
         p += 8;
@@ -758,40 +768,75 @@ static const uchar needs_escape [256] = {
     [0x00 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1,
 };
 
+/* Advance p to the first byte of [p, end) that needs_escape flags, or end. */
+static inline const uchar *
+scan_unescaped (const uchar *p, const uchar *end)
+{
+#ifdef DLQ_JSON_SWAR
+    while (end - p >= 8) {
+        uint64_t hit = escape_bytes (load64 (p)) & HIGHS;
+        if (hit)
+            return p + (__builtin_ctzll (hit) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && !needs_escape [*p])
+        p++;
+    return p;
+}
+
+/* Write the escape for byte c (one needs_escape flags) at o; returns its length. */
+static size_t
+escape_byte (uchar c, char *o)
+{
+    static const char hex [] = "0123456789abcdef";
+    static const char short_form [0x20] = {
+        ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+    };
+    o [0] = '\\';
+    if (c == '"' || c == '\\') {
+        o [1] = (char) c;
+        return 2;
+    }
+    if (short_form [c]) {
+        o [1] = short_form [c];
+        return 2;
+    }
+    memcpy (o + 1, "u00", 3);
+    o [4] = hex [c >> 4];
+    o [5] = hex [c & 0xF];
+    return 6;
+}
+
+/* Writes straight into the buffer: room for the unescaped rest of the string
+ * and the closing quote is reserved up front and again after each escape. */
 void
 dlq_json_write_string (dlq_buf_t *out, const char *s, size_t len)
 {
-    static const char hex [] = "0123456789abcdef";
     const uchar *p = (const uchar *) s, *end = p + len;
     dlq_buf_reserve (out, len + 2);
-    dlq_buf_putc (out, '"');
-    while (p < end) {
+    out->data [out->len++] = '"';
+    for (;;) {
         const uchar *run = p;
-        while (p < end && !needs_escape [*p])
-            p++;
-        dlq_buf_append (out, run, (size_t) (p - run));
+        p = scan_unescaped (p, end);
+        memcpy (out->data + out->len, run, (size_t) (p - run));
+        out->len += (size_t) (p - run);
         if (p == end)
             break;
-        char esc [6] = { '\\', 0 };
-        size_t n = 2;
-        switch (*p) {
-        case '"':  esc [1] = '"';  break;
-        case '\\': esc [1] = '\\'; break;
-        case '\b': esc [1] = 'b';  break;
-        case '\f': esc [1] = 'f';  break;
-        case '\n': esc [1] = 'n';  break;
-        case '\r': esc [1] = 'r';  break;
-        case '\t': esc [1] = 't';  break;
-        default:
-            memcpy (esc + 1, "u00", 3);
-            esc [4] = hex [*p >> 4];
-            esc [5] = hex [*p & 0xF];
-            n = 6;
-        }
-        dlq_buf_append (out, esc, n);
-        p++;
+        dlq_buf_reserve (out, (size_t) (end - p) + 6 + 1);
+        out->len += escape_byte (*p++, out->data + out->len);
     }
-    dlq_buf_putc (out, '"');
+    out->data [out->len++] = '"';
+    out->data [out->len] = '\0';
+}
+
+static inline void
+put_char (dlq_buf_t *out, char c)
+{
+    if (out->len + 2 > out->cap)
+        dlq_buf_reserve (out, 1);
+    out->data [out->len++] = c;
+    out->data [out->len] = '\0';
 }
 
 /* Recursion follows the tree's nesting, which the parser caps at
@@ -820,15 +865,15 @@ dlq_json_write (dlq_buf_t *out, const dlq_json_value_t *v)
         break;
     }
     bool is_object = v->type == DLQ_JSON_OBJECT;
-    dlq_buf_putc (out, is_object ? '{' : '[');
+    put_char (out, is_object ? '{' : '[');
     for (const dlq_json_value_t *c = v->child; c; c = c->next) {
         if (c != v->child)
-            dlq_buf_putc (out, ',');
+            put_char (out, ',');
         if (is_object) {
             dlq_json_write_string (out, c->key, c->key_len);
-            dlq_buf_putc (out, ':');
+            put_char (out, ':');
         }
         dlq_json_write (out, c);
     }
-    dlq_buf_putc (out, is_object ? '}' : ']');
+    put_char (out, is_object ? '}' : ']');
 }

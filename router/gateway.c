@@ -307,8 +307,8 @@ stop_requested (int stop_fd)
 static void
 drain (dlq_gateway_t *self)
 {
-    for (size_t i = 0; i < self->config->listen_count; i++)
-        zmq_unbind (self->router, self->config->listen [i]);
+    /* no zmq_unbind here: it would also drop the connections made through
+     * the endpoint, and with them the replies we are about to send */
     while (true) {
         if (dlq_commit_batch_full (self->gathering)) {
             maybe_commit (self, true);

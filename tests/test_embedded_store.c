@@ -9,6 +9,7 @@
 #include "embedded_store.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
+#include "dlq_json.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -473,6 +474,22 @@ Test (embedded_store, stats_escape_stream_names)
                       "\"tab\\there\":1}");
     cr_assert_eq (total, 5);
     cr_assert_gt (bytes, 4096);
+
+    dlq_json_doc_t *doc = NULL;
+    dlq_json_error_t jerr;
+    cr_assert_eq (dlq_json_parse (streams.data, streams.len, &doc, &jerr), DLQ_JSON_OK,
+                  "stats are not JSON: %s at %zu", jerr.message, jerr.offset);
+    const dlq_json_value_t *root = dlq_json_root (doc);
+    cr_assert_eq (root->type, DLQ_JSON_OBJECT);
+    cr_assert_eq (root->count, 4);
+    int64_t n = 0;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (root, "say \"hi\"\\now"), &n));
+    cr_assert_eq (n, 1);
+    cr_assert (dlq_json_as_int64 (dlq_json_get (root, "na\xc3\xafve-\xe6\xb5\x81"), &n));
+    cr_assert (dlq_json_as_int64 (dlq_json_get (root, "tab\there"), &n));
+    cr_assert (dlq_json_as_int64 (dlq_json_get (root, "alpha"), &n));
+    cr_assert_eq (n, 2);
+    dlq_json_doc_destroy (&doc);
     dlq_buf_free (&streams);
     dlq_embedded_destroy (&store);
 }
@@ -590,6 +607,13 @@ Test (embedded_store, reopened_writer_keeps_data)
                   raw_count ("SELECT seq FROM events WHERE id = 'b'"));
     cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
     cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 1);
+    cr_assert_eq (raw_count ("PRAGMA page_size"), 8192);
+    cr_assert_eq (raw_count ("PRAGMA application_id"), 0x646c7164);
+    dlq_embedded_destroy (&store);
+
+    /* A reader opens the file with no writer running. */
+    store = open_store (DLQ_EMBEDDED_READER);
+    cr_assert_eq (dlq_embedded_get (store, "c", 0, &out), DLQ_STORE_OK);
     free_event (batch [0]);
     free_event (batch [1]);
     dlq_buf_free (&out);
@@ -651,6 +675,23 @@ Test (embedded_store, foreign_database_is_refused)
     dlq_embedded_t *store = dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_WRITER, err, sizeof err);
     cr_assert_null (store);
     cr_assert_not_null (strstr (err, "not a dlqd store"), "err: %s", err);
+}
+
+Test (embedded_store, file_that_is_not_a_database_is_refused)
+{
+    char path [512];
+    snprintf (path, sizeof path, "%s/%s", tmp_dir, DLQ_EMBEDDED_FILE);
+    FILE *file = fopen (path, "w");
+    cr_assert_not_null (file);
+    for (int i = 0; i < 512; i++)
+        fputs ("this is not an SQLite database\n", file);
+    fclose (file);
+    char err [512] = "";
+    for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_READER; mode++) {
+        dlq_embedded_t *store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
+        cr_assert_null (store);
+        cr_assert_not_null (strstr (err, "not a database"), "err: %s", err);
+    }
 }
 
 Test (embedded_store, destroy_accepts_null)

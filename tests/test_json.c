@@ -381,6 +381,34 @@ Test (json, write_string_escapes_canonically)
     }
 }
 
+/* Escapes grow the output up to six-fold: the buffer must keep up, from
+ * empty and from a buffer that already holds text. */
+Test (json, write_string_grows_the_buffer)
+{
+    size_t n = 32 * 1000, want = 2;
+    char *s = malloc (n);
+    for (size_t i = 0; i < n; i++) {
+        s [i] = (char) (i % 32);
+        want += strchr ("\b\f\n\r\t", s [i]) && s [i] ? 2 : 6;
+    }
+    for (int prefilled = 0; prefilled <= 1; prefilled++) {
+        dlq_buf_t buf = DLQ_BUF_INIT;
+        if (prefilled)
+            dlq_buf_puts (&buf, "xyz");
+        dlq_json_write_string (&buf, s, n);
+        cr_expect_eq (buf.len, want + 3 * (size_t) prefilled);
+        cr_expect_eq (buf.data [buf.len], '\0');
+        dlq_json_doc_t *doc;
+        cr_assert_eq (dlq_json_parse (buf.data + 3 * prefilled, buf.len - 3 * (size_t) prefilled, &doc, NULL),
+                      DLQ_JSON_OK);
+        cr_expect_eq (dlq_json_root (doc)->len, n);
+        cr_expect (memcmp (dlq_json_root (doc)->str, s, n) == 0);
+        dlq_json_doc_destroy (&doc);
+        dlq_buf_free (&buf);
+    }
+    free (s);
+}
+
 /* ---------------------------------------------------------------- UTF-8 */
 
 typedef struct {

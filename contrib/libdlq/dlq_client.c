@@ -1,1 +1,579 @@
-/* placeholder until libdlq lands */
+/*  dlq_client — libdlq's public API: client objects, blocking calls,
+ *  pipelined PUTs and their completions, on top of the request engine
+ *  (dlqc_engine.h). Interpreting reply bodies happens here.
+ */
+#include "dlq_client.h"
+#include "dlqc_engine.h"
+#include "dlqc_json.h"
+#include "dlqc_mem.h"
+#include "dlqc_uuid.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+struct dlq_client {
+    dlqc_engine_t engine;
+    char         *error_code;       /* last blocking call: never NULL */
+    char         *error_message;
+    char         *error_field;
+};
+
+/* A reply interpreted: what a caller of put (blocking or pipelined) or of
+ * any other call gets to see. Strings are owned and never NULL. */
+typedef struct {
+    dlq_client_result_t result;
+    char                id [DLQ_CLIENT_ID_SIZE];
+    bool                duplicate;
+    char               *code;
+    char               *message;
+    char               *field;
+} verdict_t;
+
+/* ---- life cycle ---------------------------------------------------- */
+
+static dlq_client_t *
+client_new (const char *endpoint, void *ctx, bool own_ctx)
+{
+    if (!endpoint || !ctx) {
+        errno = EINVAL;
+        return NULL;
+    }
+    dlq_client_t *self = dlqc_calloc (1, sizeof *self);
+    if (!dlqc_engine_init (&self->engine, ctx, own_ctx, endpoint, DLQ_CLIENT_DEFAULT_WINDOW)) {
+        free (self);
+        return NULL;
+    }
+    self->error_code = dlqc_strdup ("");
+    self->error_message = dlqc_strdup ("");
+    self->error_field = dlqc_strdup ("");
+    return self;
+}
+
+dlq_client_t *
+dlq_client_new (const char *endpoint)
+{
+    void *ctx = zmq_ctx_new ();
+    if (!ctx)
+        return NULL;
+    dlq_client_t *self = client_new (endpoint, ctx, true);
+    if (!self) {
+        int saved = errno;
+        zmq_ctx_term (ctx);
+        errno = saved;
+    }
+    return self;
+}
+
+dlq_client_t *
+dlq_client_new_shared (const char *endpoint, void *zmq_context)
+{
+    return client_new (endpoint, zmq_context, false);
+}
+
+void
+dlq_client_destroy (dlq_client_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_client_t *self = *self_p;
+    dlqc_engine_fini (&self->engine);
+    free (self->error_code);
+    free (self->error_message);
+    free (self->error_field);
+    free (self);
+    *self_p = NULL;
+}
+
+/* ---- options ------------------------------------------------------- */
+
+dlq_client_result_t
+dlq_client_set_timeout (dlq_client_t *self, int timeout_ms)
+{
+    if (!self || timeout_ms <= 0)
+        return DLQ_CLIENT_ERR_ARGS;
+    self->engine.timeout_ms = timeout_ms;
+    return DLQ_CLIENT_OK;
+}
+
+dlq_client_result_t
+dlq_client_set_retries (dlq_client_t *self, int retries)
+{
+    if (!self || retries < 0 || retries > DLQ_CLIENT_MAX_RETRIES)
+        return DLQ_CLIENT_ERR_ARGS;
+    self->engine.retries = retries;
+    return DLQ_CLIENT_OK;
+}
+
+dlq_client_result_t
+dlq_client_set_window (dlq_client_t *self, size_t window)
+{
+    if (!self || window < 1 || window > DLQ_CLIENT_MAX_WINDOW)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (self->engine.async_pending > 0 || !dlqc_engine_resize (&self->engine, (uint32_t) window))
+        return DLQ_CLIENT_ERR_ARGS;
+    return DLQ_CLIENT_OK;
+}
+
+const char *
+dlq_client_endpoint (const dlq_client_t *self)
+{
+    return self->engine.endpoint;
+}
+
+int
+dlq_client_timeout (const dlq_client_t *self)
+{
+    return self->engine.timeout_ms;
+}
+
+int
+dlq_client_retries (const dlq_client_t *self)
+{
+    return self->engine.retries;
+}
+
+size_t
+dlq_client_window (const dlq_client_t *self)
+{
+    return self->engine.table.capacity;
+}
+
+/* ---- interpreting replies ------------------------------------------ */
+
+static void
+verdict_clear (verdict_t *verdict)
+{
+    free (verdict->code);
+    free (verdict->message);
+    free (verdict->field);
+    memset (verdict, 0, sizeof *verdict);
+}
+
+static char *
+member_or_empty (const dlqc_outcome_t *outcome, const char *key)
+{
+    char *value = dlqc_json_member_string (outcome->body, outcome->body_len, key);
+    return value ? value : dlqc_strdup ("");
+}
+
+/* Fill the error part of a verdict from an outcome that is not OK: the
+ * code, message and field of an ERR body, or the local explanation. */
+static void
+judge_failure (const dlqc_outcome_t *outcome, verdict_t *verdict)
+{
+    verdict->result = outcome->result;
+    if (outcome->result != DLQ_CLIENT_ERR_SERVER) {
+        verdict->code = dlqc_strdup ("");
+        verdict->message = dlqc_strdup (outcome->message ? outcome->message : "");
+        verdict->field = dlqc_strdup ("");
+        return;
+    }
+    verdict->code = dlqc_json_member_string (outcome->body, outcome->body_len, "code");
+    if (!verdict->code || !*verdict->code) {
+        free (verdict->code);
+        verdict->result = DLQ_CLIENT_ERR_PROTOCOL;
+        verdict->code = dlqc_strdup ("");
+        verdict->message = dlqc_strdup ("ERR reply without an error code");
+        verdict->field = dlqc_strdup ("");
+        return;
+    }
+    verdict->message = member_or_empty (outcome, "message");
+    verdict->field = member_or_empty (outcome, "field");
+}
+
+static void
+judge_protocol_error (verdict_t *verdict, const char *message)
+{
+    verdict->result = DLQ_CLIENT_ERR_PROTOCOL;
+    verdict->id [0] = '\0';
+    free (verdict->message);
+    verdict->message = dlqc_strdup (message);
+}
+
+/* Interpret the outcome of a PUT: id and duplicate flag, or the error. */
+static void
+judge_put (const dlqc_outcome_t *outcome, verdict_t *verdict)
+{
+    memset (verdict, 0, sizeof *verdict);
+    if (outcome->result != DLQ_CLIENT_OK) {
+        judge_failure (outcome, verdict);
+        return;
+    }
+    verdict->result = DLQ_CLIENT_OK;
+    verdict->code = dlqc_strdup ("");
+    verdict->message = dlqc_strdup ("");
+    verdict->field = dlqc_strdup ("");
+    size_t id_len = 0;
+    dlqc_json_span_t span;
+    char *id = dlqc_json_member (outcome->body, outcome->body_len, "id", &span)
+             ? dlqc_json_string (&span, &id_len) : NULL;
+    if (id && id_len == DLQ_CLIENT_ID_SIZE - 1)
+        memcpy (verdict->id, id, DLQ_CLIENT_ID_SIZE);
+    else
+        judge_protocol_error (verdict, "PUT reply without a valid \"id\"");
+    free (id);
+    if (dlqc_json_member (outcome->body, outcome->body_len, "duplicate", &span))
+        verdict->duplicate = span.type == DLQC_JSON_TRUE;
+}
+
+/* Remember a verdict as the last error (or success) of a blocking call;
+ * takes its strings. */
+static dlq_client_result_t
+remember (dlq_client_t *self, verdict_t *verdict)
+{
+    free (self->error_code);
+    free (self->error_message);
+    free (self->error_field);
+    bool failed = verdict->result != DLQ_CLIENT_OK;
+    self->error_code = failed ? verdict->code : dlqc_strdup ("");
+    self->error_message = failed ? verdict->message : dlqc_strdup ("");
+    self->error_field = failed ? verdict->field : dlqc_strdup ("");
+    if (!failed) {
+        free (verdict->code);
+        free (verdict->message);
+        free (verdict->field);
+    }
+    dlq_client_result_t result = verdict->result;
+    memset (verdict, 0, sizeof *verdict);
+    return result;
+}
+
+/* Record a local failure (bad arguments, ...) of a blocking call. */
+static dlq_client_result_t
+remember_local (dlq_client_t *self, dlq_client_result_t result, const char *message)
+{
+    verdict_t verdict = {
+        result, "", false, dlqc_strdup (""), dlqc_strdup (message), dlqc_strdup ("")
+    };
+    return remember (self, &verdict);
+}
+
+/* ---- blocking calls ------------------------------------------------ */
+
+/* Take a slot for a new request, waiting (and so letting earlier ones
+ * complete) while the window is full. */
+static uint32_t
+submit_waiting (dlq_client_t *self, const char *verb, const void *body, size_t len,
+                bool blocking, uint64_t tag)
+{
+    uint32_t slot;
+    while ((slot = dlqc_engine_submit (&self->engine, verb, body, len, blocking, tag)) == DLQC_NO_SLOT)
+        dlqc_engine_step (&self->engine, DLQC_FOREVER);
+    return slot;
+}
+
+/* Send one request and wait until it is finished; *outcome receives how
+ * (the caller clears it). */
+static void
+call (dlq_client_t *self, const char *verb, const void *body, size_t len, dlqc_outcome_t *outcome)
+{
+    uint32_t slot = submit_waiting (self, verb, body, len, true, 0);
+    dlqc_request_t *r = &self->engine.table.slots [slot];
+    while (r->state != DLQC_DONE)
+        dlqc_engine_step (&self->engine, DLQC_FOREVER);
+    *outcome = r->outcome;
+    memset (&r->outcome, 0, sizeof r->outcome);
+    dlqc_table_release (&self->engine.table, slot);
+}
+
+/* Call, and on OK hand over the raw reply body; else remember the error. */
+static dlq_client_result_t
+call_for_body (dlq_client_t *self, const char *verb, const void *body, size_t len,
+               dlqc_outcome_t *outcome)
+{
+    call (self, verb, body, len, outcome);
+    verdict_t verdict = { DLQ_CLIENT_OK, "", false, NULL, NULL, NULL };
+    if (outcome->result != DLQ_CLIENT_OK)
+        judge_failure (outcome, &verdict);
+    return remember (self, &verdict);
+}
+
+dlq_client_result_t
+dlq_client_put (dlq_client_t *self, const void *body, size_t len, char *id_out, bool *duplicate_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!body && len)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no body");
+    dlqc_outcome_t outcome;
+    call (self, "PUT", body ? body : "", len, &outcome);
+    verdict_t verdict;
+    judge_put (&outcome, &verdict);
+    dlqc_outcome_clear (&outcome);
+    if (verdict.result == DLQ_CLIENT_OK) {
+        if (id_out)
+            memcpy (id_out, verdict.id, DLQ_CLIENT_ID_SIZE);
+        if (duplicate_out)
+            *duplicate_out = verdict.duplicate;
+    }
+    return remember (self, &verdict);
+}
+
+/* Take the raw body out of an outcome, as a caller-owned string. */
+static void
+hand_over_body (dlqc_outcome_t *outcome, char **body_out, size_t *len_out)
+{
+    *body_out = outcome->body;
+    if (len_out)
+        *len_out = outcome->body_len;
+    outcome->body = NULL;
+}
+
+dlq_client_result_t
+dlq_client_get (dlq_client_t *self, const char *id, char **event_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!id || !event_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no id or no place for the event");
+    size_t id_len = strlen (id);
+    char *request = dlqc_malloc (6 * id_len + 16);
+    memcpy (request, "{\"id\":", 6);
+    size_t n = 6 + dlqc_json_escape (request + 6, id, id_len);
+    request [n++] = '}';
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_for_body (self, "GET", request, n, &outcome);
+    free (request);
+    dlqc_json_span_t span;
+    if (result == DLQ_CLIENT_OK) {
+        if (dlqc_json_member (outcome.body, outcome.body_len, "event", &span) && span.type == DLQC_JSON_OBJECT) {
+            *event_out = dlqc_strndup (span.start, span.len);
+            if (len_out)
+                *len_out = span.len;
+        }
+        else
+            result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "GET reply without an \"event\" object");
+    }
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+/* Build a LIST body: {"streamName":...,"limit":N,"cursor":...}; caller frees. */
+static char *
+list_request (const char *stream_name, unsigned limit, const char *cursor, size_t *len_out)
+{
+    size_t stream_len = strlen (stream_name);
+    size_t cursor_len = cursor ? strlen (cursor) : 0;
+    char *request = dlqc_malloc (6 * (stream_len + cursor_len) + 64);
+    size_t n = 0;
+    n += (size_t) sprintf (request + n, "{\"streamName\":");
+    n += dlqc_json_escape (request + n, stream_name, stream_len);
+    if (limit)
+        n += (size_t) sprintf (request + n, ",\"limit\":%u", limit);
+    if (cursor) {
+        n += (size_t) sprintf (request + n, ",\"cursor\":");
+        n += dlqc_json_escape (request + n, cursor, cursor_len);
+    }
+    request [n++] = '}';
+    request [n] = '\0';
+    *len_out = n;
+    return request;
+}
+
+dlq_client_result_t
+dlq_client_list (dlq_client_t *self, const char *stream_name, unsigned limit, const char *cursor,
+                 char **body_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!stream_name || !body_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name or no place for the body");
+    size_t len;
+    char *request = list_request (stream_name, limit, cursor, &len);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_for_body (self, "LIST", request, len, &outcome);
+    free (request);
+    if (result == DLQ_CLIENT_OK)
+        hand_over_body (&outcome, body_out, len_out);
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+dlq_client_result_t
+dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!body_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_for_body (self, "STATS", "", 0, &outcome);
+    if (result == DLQ_CLIENT_OK)
+        hand_over_body (&outcome, body_out, len_out);
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+/* Read {"pong":true,"version":"...","protocol":N} into *pong. */
+static bool
+read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
+{
+    dlqc_json_span_t span;
+    int64_t protocol = 0;
+    if (!dlqc_json_member (outcome->body, outcome->body_len, "pong", &span) || span.type != DLQC_JSON_TRUE)
+        return false;
+    memset (pong, 0, sizeof *pong);
+    if (dlqc_json_member (outcome->body, outcome->body_len, "protocol", &span)
+        && dlqc_json_int (&span, &protocol) && protocol >= 0 && protocol <= 1000000)
+        pong->protocol = (int) protocol;
+    char *version = dlqc_json_member_string (outcome->body, outcome->body_len, "version");
+    snprintf (pong->version, sizeof pong->version, "%s", version ? version : "");
+    free (version);
+    pong->round_trip_us = outcome->round_trip_us;
+    return true;
+}
+
+dlq_client_result_t
+dlq_client_ping (dlq_client_t *self, dlq_client_pong_t *pong_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_for_body (self, "PING", "", 0, &outcome);
+    dlq_client_pong_t pong;
+    memset (&pong, 0, sizeof pong);
+    if (result == DLQ_CLIENT_OK && !read_pong (&outcome, &pong))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "PING reply is not a pong");
+    if (result == DLQ_CLIENT_OK && pong_out)
+        *pong_out = pong;
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+const char *
+dlq_client_error_code (const dlq_client_t *self)
+{
+    return self->error_code;
+}
+
+const char *
+dlq_client_error_message (const dlq_client_t *self)
+{
+    return self->error_message;
+}
+
+const char *
+dlq_client_error_field (const dlq_client_t *self)
+{
+    return self->error_field;
+}
+
+/* ---- pipelined PUT ------------------------------------------------- */
+
+dlq_client_result_t
+dlq_client_put_async (dlq_client_t *self, const void *body, size_t len, uint64_t tag)
+{
+    if (!self || (!body && len))
+        return DLQ_CLIENT_ERR_ARGS;
+    submit_waiting (self, "PUT", body ? body : "", len, false, tag);
+    return DLQ_CLIENT_OK;
+}
+
+dlq_client_result_t
+dlq_client_put_async_nowait (dlq_client_t *self, const void *body, size_t len, uint64_t tag)
+{
+    if (!self || (!body && len))
+        return DLQ_CLIENT_ERR_ARGS;
+    if (dlqc_engine_free_slots (&self->engine) == 0)
+        dlqc_engine_step (&self->engine, 0);
+    uint32_t slot = dlqc_engine_submit (&self->engine, "PUT", body ? body : "", len, false, tag);
+    return slot == DLQC_NO_SLOT ? DLQ_CLIENT_ERR_WINDOW_FULL : DLQ_CLIENT_OK;
+}
+
+/* Hand one queued completion to fn. */
+static void
+deliver (dlq_client_t *self, dlqc_done_t *done, dlq_client_completion_fn *fn, void *arg)
+{
+    self->engine.async_pending--;
+    if (fn) {
+        verdict_t verdict;
+        judge_put (&done->outcome, &verdict);
+        dlq_client_completion_t completion = {
+            done->tag, verdict.result, verdict.id, verdict.duplicate,
+            verdict.code, verdict.message, verdict.field
+        };
+        fn (&completion, arg);
+        verdict_clear (&verdict);
+    }
+    dlqc_outcome_clear (&done->outcome);
+}
+
+/* Deliver every completion queued now (not those queued by callbacks
+ * meanwhile, so a callback that submits cannot keep this going). */
+static size_t
+deliver_queued (dlq_client_t *self, dlq_client_completion_fn *fn, void *arg)
+{
+    size_t count = dlqc_queue_count (&self->engine.done);
+    dlqc_done_t done;
+    for (size_t i = 0; i < count && dlqc_queue_pop (&self->engine.done, &done); i++)
+        deliver (self, &done, fn, arg);
+    return count;
+}
+
+static int64_t
+deadline_after (int timeout_ms)
+{
+    return timeout_ms < 0 ? DLQC_FOREVER : dlqc_mono_ms () + timeout_ms;
+}
+
+size_t
+dlq_client_poll (dlq_client_t *self, int timeout_ms, dlq_client_completion_fn *fn, void *arg)
+{
+    if (!self)
+        return 0;
+    int64_t until = deadline_after (timeout_ms);
+    dlqc_engine_step (&self->engine, dlqc_mono_ms ());
+    while (dlqc_queue_count (&self->engine.done) == 0
+           && dlqc_engine_in_flight (&self->engine) > 0
+           && dlqc_mono_ms () < until)
+        dlqc_engine_step (&self->engine, until);
+    return deliver_queued (self, fn, arg);
+}
+
+dlq_client_result_t
+dlq_client_flush (dlq_client_t *self, int timeout_ms, dlq_client_completion_fn *fn, void *arg)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    int64_t until = deadline_after (timeout_ms);
+    while (true) {
+        deliver_queued (self, fn, arg);
+        if (self->engine.async_pending == 0)
+            return DLQ_CLIENT_OK;
+        if (dlqc_mono_ms () >= until)
+            return DLQ_CLIENT_ERR_TIMEOUT;
+        dlqc_engine_step (&self->engine, until);
+    }
+}
+
+size_t
+dlq_client_outstanding (const dlq_client_t *self)
+{
+    return self->engine.async_pending;
+}
+
+/* ---- helpers ------------------------------------------------------- */
+
+void
+dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE])
+{
+    dlqc_uuid_v7 (out);
+}
+
+const char *
+dlq_client_result_name (dlq_client_result_t result)
+{
+    switch (result) {
+        case DLQ_CLIENT_OK:              return "OK";
+        case DLQ_CLIENT_ERR_SERVER:      return "SERVER";
+        case DLQ_CLIENT_ERR_TIMEOUT:     return "TIMEOUT";
+        case DLQ_CLIENT_ERR_TRANSPORT:   return "TRANSPORT";
+        case DLQ_CLIENT_ERR_PROTOCOL:    return "PROTOCOL";
+        case DLQ_CLIENT_ERR_WINDOW_FULL: return "WINDOW_FULL";
+        case DLQ_CLIENT_ERR_ARGS:        return "ARGS";
+    }
+    return "UNKNOWN";
+}

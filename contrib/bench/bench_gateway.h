@@ -1,0 +1,60 @@
+/*  bench_gateway — the load generator: pipelined PUTs over DEALER sockets.
+ *
+ *  Each client thread owns one DEALER and one contiguous slice of the
+ *  events. It keeps at most `window` PUTs in flight, matches every reply to
+ *  its request by the request id (the event's index, 4 bytes), and records
+ *  the send -> ack latency of each event on the monotonic clock. A client
+ *  connects and completes a PING before the timed part starts, so
+ *  connection set-up is not measured.
+ *
+ *  Also a one-shot request helper (PING, STATS) for readiness checks and
+ *  the post-run sanity check.
+ */
+#ifndef BENCH_GATEWAY_H
+#define BENCH_GATEWAY_H
+
+#include "bench_events.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BENCH_ERR_KINDS 8       /* distinct ERR codes counted; more go to "other" */
+
+typedef struct {
+    size_t   ok;                /* OK replies */
+    size_t   duplicates;        /* OK replies with "duplicate":true */
+    size_t   errors;            /* ERR replies */
+    char     err_code [BENCH_ERR_KINDS][32];
+    size_t   err_count [BENCH_ERR_KINDS];
+    char     first_err [256];   /* body of the first ERR reply */
+    bool     failed;            /* a client gave up (timeout, bad reply, ...) */
+    char     failure [256];     /* why */
+    double   seconds;           /* first send to last ack, over all clients */
+    uint64_t *latency_ns;       /* per event, send -> ack; 0 when never acked */
+} bench_gateway_result_t;
+
+/* Run the PUT load: the events split over clients, window in flight per
+ * client, reply_timeout_ms without any reply before a client gives up.
+ * Fills result (latency_ns is allocated here; free it with
+ * bench_gateway_result_free). Returns false when the run did not complete. */
+bool bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
+                        int clients, int window, int reply_timeout_ms,
+                        bench_gateway_result_t *result);
+
+void bench_gateway_result_free (bench_gateway_result_t *result);
+
+/* The q quantile (0..1) of the n latencies (sorted in place), in ns. */
+uint64_t bench_latency_quantile (uint64_t *latency_ns, size_t n, double q);
+
+/* Send one request [verb][id][body] on a fresh DEALER and wait up to
+ * timeout_ms for its reply; the reply body goes to reply (NUL-terminated,
+ * truncated to reply_len) and *ok tells OK from ERR. Retries the send every
+ * retry_ms while no reply came (the endpoint may not be listening yet);
+ * alive, when not NULL, is asked between retries whether to keep trying.
+ * False on timeout. */
+bool bench_gateway_call (void *zmq_ctx, const char *endpoint, const char *verb, const char *body,
+                         int timeout_ms, int retry_ms, bool (*alive) (void *), void *alive_arg,
+                         bool *ok, char *reply, size_t reply_len);
+
+#endif

@@ -1,0 +1,710 @@
+/*  test_client — libdlq against a fake gateway in the test process.
+ *
+ *  The fake gateway is a ROUTER socket on an ephemeral loopback TCP port,
+ *  served by a thread that hands each request to a scenario handler. The
+ *  handlers provoke what a real gateway cannot easily be made to do:
+ *  answer out of order, hold replies to count the requests in flight, stay
+ *  silent so the client resends on a new connection, answer a superseded
+ *  request late, answer with malformed messages or ERR. End-to-end tests
+ *  against the real dlqd live in the integration suites.
+ */
+#include "dlq_client.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#define FAKE_MAX_HELD  256
+#define FAKE_MAX_PEERS 16
+#define FAST_TIMEOUT_MS 200
+
+typedef struct {
+    char   peer [256];
+    size_t peer_len;
+    char   verb [16];
+    char   id [256];
+    size_t id_len;
+    char  *body;
+    size_t body_len;
+} request_t;
+
+typedef struct fake fake_t;
+
+/* Called for each request; may reply at once, or hold it (fake_hold). */
+typedef void (fake_handler_fn) (fake_t *fake, request_t *req);
+
+struct fake {
+    void            *ctx;
+    void            *router;
+    char             endpoint [64];
+    pthread_t        thread;
+    atomic_bool      stop;
+    fake_handler_fn *handler;
+    int              quiet_ms;          /* held requests are released after this much silence */
+    /* Touched by the server thread only; read by the test after fake_stop. */
+    request_t        held [FAKE_MAX_HELD];
+    int              held_count;
+    int              max_held;
+    int              received;
+    char             peers [FAKE_MAX_PEERS][256];
+    size_t           peer_lens [FAKE_MAX_PEERS];
+    int              peer_count;
+    char             ids [FAKE_MAX_HELD][256];  /* request ids seen, in order */
+    size_t           id_lens [FAKE_MAX_HELD];
+    char             last_verb [16];
+    char             last_body [1024];
+    bool             frames_ok;         /* every request had 3 frames and a 12-byte id */
+};
+
+static int64_t
+now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the fake gateway -------------------------------------------------- */
+
+static void
+fake_send (fake_t *fake, const request_t *req, const char *status, const void *id, size_t id_len,
+           const char *body)
+{
+    zmq_send (fake->router, req->peer, req->peer_len, ZMQ_SNDMORE);
+    zmq_send (fake->router, status, strlen (status), ZMQ_SNDMORE);
+    zmq_send (fake->router, id, id_len, ZMQ_SNDMORE);
+    zmq_send (fake->router, body, strlen (body), 0);
+}
+
+/* Reply to req with its own request id. */
+static void
+fake_reply (fake_t *fake, const request_t *req, const char *status, const char *body)
+{
+    fake_send (fake, req, status, req->id, req->id_len, body);
+}
+
+/* The event id in a PUT body made by make_event(), or "" when none. */
+static void
+body_event_id (const request_t *req, char out [37])
+{
+    const char *at = req->body ? strstr (req->body, "\"id\":\"") : NULL;
+    out [0] = '\0';
+    if (at && strlen (at + 6) >= 36) {
+        memcpy (out, at + 6, 36);
+        out [36] = '\0';
+    }
+}
+
+/* Reply to a PUT as a gateway that stores it: the id it carries. */
+static void
+fake_reply_stored (fake_t *fake, const request_t *req, bool duplicate)
+{
+    char id [37], body [128];
+    body_event_id (req, id);
+    snprintf (body, sizeof body, "{\"id\":\"%s\",\"duplicate\":%s}", id, duplicate ? "true" : "false");
+    fake_reply (fake, req, "OK", body);
+}
+
+static void
+fake_hold (fake_t *fake, request_t *req)
+{
+    cr_assert_lt (fake->held_count, FAKE_MAX_HELD);
+    fake->held [fake->held_count++] = *req;
+    req->body = NULL;
+    if (fake->held_count > fake->max_held)
+        fake->max_held = fake->held_count;
+}
+
+static void
+note_peer (fake_t *fake, const request_t *req)
+{
+    for (int i = 0; i < fake->peer_count; i++)
+        if (fake->peer_lens [i] == req->peer_len && memcmp (fake->peers [i], req->peer, req->peer_len) == 0)
+            return;
+    if (fake->peer_count < FAKE_MAX_PEERS) {
+        memcpy (fake->peers [fake->peer_count], req->peer, req->peer_len);
+        fake->peer_lens [fake->peer_count++] = req->peer_len;
+    }
+}
+
+/* Read one frame into buf (truncating); says whether more follow. */
+static bool
+recv_frame (void *sock, char *buf, size_t size, size_t *len_out, char **heap_out)
+{
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    zmq_msg_recv (&frame, sock, 0);
+    size_t len = zmq_msg_size (&frame);
+    if (heap_out) {
+        *heap_out = malloc (len + 1);
+        memcpy (*heap_out, zmq_msg_data (&frame), len);
+        (*heap_out) [len] = '\0';
+    }
+    else {
+        size_t n = len < size - 1 ? len : size - 1;
+        memcpy (buf, zmq_msg_data (&frame), n);
+        buf [n] = '\0';
+    }
+    if (len_out)
+        *len_out = len;
+    bool more = zmq_msg_more (&frame);
+    zmq_msg_close (&frame);
+    return more;
+}
+
+static void
+record (fake_t *fake, request_t *req, int frames)
+{
+    if (frames != 4 || req->id_len != 12)
+        fake->frames_ok = false;
+    if (fake->received < FAKE_MAX_HELD) {
+        memcpy (fake->ids [fake->received], req->id, req->id_len);
+        fake->id_lens [fake->received] = req->id_len;
+    }
+    fake->received++;
+    note_peer (fake, req);
+    snprintf (fake->last_verb, sizeof fake->last_verb, "%s", req->verb);
+    snprintf (fake->last_body, sizeof fake->last_body, "%s", req->body ? req->body : "");
+}
+
+static void
+take_request (fake_t *fake)
+{
+    request_t req;
+    memset (&req, 0, sizeof req);
+    int frames = 1;
+    bool more = recv_frame (fake->router, req.peer, sizeof req.peer, &req.peer_len, NULL);
+    if (more && frames++)
+        more = recv_frame (fake->router, req.verb, sizeof req.verb, NULL, NULL);
+    if (more && frames++)
+        more = recv_frame (fake->router, req.id, sizeof req.id, &req.id_len, NULL);
+    if (more && frames++)
+        more = recv_frame (fake->router, NULL, 0, &req.body_len, &req.body);
+    while (more && frames++) {
+        char sink [8];
+        more = recv_frame (fake->router, sink, sizeof sink, NULL, NULL);
+    }
+    record (fake, &req, frames);
+    fake->handler (fake, &req);
+    free (req.body);
+}
+
+/* Answer every held request, newest first (so replies come back in the
+ * reverse of the order the requests were sent). */
+static void
+release_held (fake_t *fake)
+{
+    while (fake->held_count > 0) {
+        request_t *req = &fake->held [--fake->held_count];
+        fake_reply_stored (fake, req, false);
+        free (req->body);
+    }
+}
+
+static void *
+fake_run (void *arg)
+{
+    fake_t *fake = arg;
+    int64_t last_activity = now_ms ();
+    while (!atomic_load (&fake->stop)) {
+        zmq_pollitem_t item = { fake->router, 0, ZMQ_POLLIN, 0 };
+        zmq_poll (&item, 1, 5);
+        if (item.revents & ZMQ_POLLIN) {
+            take_request (fake);
+            last_activity = now_ms ();
+        }
+        else
+        if (fake->held_count > 0 && now_ms () - last_activity >= fake->quiet_ms)
+            release_held (fake);
+    }
+    return NULL;
+}
+
+static fake_t *
+fake_start (fake_handler_fn *handler, int quiet_ms)
+{
+    fake_t *fake = calloc (1, sizeof *fake);
+    fake->handler = handler;
+    fake->quiet_ms = quiet_ms;
+    fake->frames_ok = true;
+    fake->ctx = zmq_ctx_new ();
+    fake->router = zmq_socket (fake->ctx, ZMQ_ROUTER);
+    int linger = 0;
+    zmq_setsockopt (fake->router, ZMQ_LINGER, &linger, sizeof linger);
+    cr_assert_eq (zmq_bind (fake->router, "tcp://127.0.0.1:*"), 0);
+    size_t size = sizeof fake->endpoint;
+    zmq_getsockopt (fake->router, ZMQ_LAST_ENDPOINT, fake->endpoint, &size);
+    pthread_create (&fake->thread, NULL, fake_run, fake);
+    return fake;
+}
+
+static void
+fake_stop (fake_t *fake)
+{
+    atomic_store (&fake->stop, true);
+    pthread_join (fake->thread, NULL);
+    for (int i = 0; i < fake->held_count; i++)
+        free (fake->held [i].body);
+    zmq_close (fake->router);
+    zmq_ctx_term (fake->ctx);
+}
+
+static void
+fake_destroy (fake_t **fake_p)
+{
+    free (*fake_p);
+    *fake_p = NULL;
+}
+
+/* ---- handlers ------------------------------------------------------------ */
+
+static void
+store_at_once (fake_t *fake, request_t *req)
+{
+    fake_reply_stored (fake, req, false);
+}
+
+static void
+hold_all (fake_t *fake, request_t *req)
+{
+    fake_hold (fake, req);
+}
+
+static void
+stay_silent (fake_t *fake, request_t *req)
+{
+}
+
+/* Ignore the first request; when the resend arrives (on a new
+ * connection), first answer the superseded request late, under its old id,
+ * with a wrong event id, then answer the resend properly. */
+static void
+drop_first_then_answer_late (fake_t *fake, request_t *req)
+{
+    if (fake->received == 1)
+        return;
+    fake_send (fake, req, "OK", fake->ids [0], fake->id_lens [0],
+               "{\"id\":\"00000000-0000-7000-8000-000000000bad\",\"duplicate\":true}");
+    fake_reply_stored (fake, req, false);
+}
+
+static void
+reject_event (fake_t *fake, request_t *req)
+{
+    fake_reply (fake, req, "ERR",
+                "{\"code\":\"INVALID_EVENT\",\"message\":\"error.type is \\\"required\\\" \\u00e9\","
+                "\"field\":\"error.type\"}");
+}
+
+/* Answer each request with junk first: a 2-frame message, a reply to an
+ * unknown request id, a reply with a bad status for nobody; then properly. */
+static void
+junk_then_answer (fake_t *fake, request_t *req)
+{
+    zmq_send (fake->router, req->peer, req->peer_len, ZMQ_SNDMORE);
+    zmq_send (fake->router, "OK", 2, ZMQ_SNDMORE);
+    zmq_send (fake->router, req->id, req->id_len, 0);
+    fake_send (fake, req, "OK", "\0\0\0\0\0\0\0\x7f\0\0\0\0", 12, "{\"id\":\"x\"}");
+    fake_send (fake, req, "OK", "short", 5, "{}");
+    fake_reply_stored (fake, req, true);
+}
+
+/* A gateway that answers the query verbs with fixed bodies. */
+static void
+answer_queries (fake_t *fake, request_t *req)
+{
+    if (strcmp (req->verb, "GET") == 0)
+        fake_reply (fake, req, "OK", "{\"event\":{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}}");
+    else
+    if (strcmp (req->verb, "LIST") == 0)
+        fake_reply (fake, req, "OK", "{\"events\":[],\"nextCursor\":\"17.2\"}");
+    else
+    if (strcmp (req->verb, "STATS") == 0)
+        fake_reply (fake, req, "OK", "{\"events\":3}");
+    else
+    if (strcmp (req->verb, "PING") == 0)
+        fake_reply (fake, req, "OK", "{\"pong\":true,\"version\":\"0.1.0\",\"protocol\":1}");
+    else
+        fake_reply (fake, req, "ERR", "{\"code\":\"UNKNOWN_VERB\",\"message\":\"no\"}");
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static size_t
+make_event (char *out, size_t size, const char *id)
+{
+    return (size_t) snprintf (out, size,
+                              "{\"id\":\"%s\",\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
+}
+
+static dlq_client_t *
+fast_client (const char *endpoint)
+{
+    dlq_client_t *client = dlq_client_new (endpoint);
+    cr_assert_not_null (client);
+    cr_assert_eq (dlq_client_set_timeout (client, FAST_TIMEOUT_MS), DLQ_CLIENT_OK);
+    return client;
+}
+
+/* What the completion callback saw, per tag. */
+typedef struct {
+    int                 count;
+    dlq_client_result_t results [64];
+    char                ids [64][37];
+    bool                duplicates [64];
+    char                codes [64][32];
+    char                fields [64][32];
+    uint64_t            order [64];     /* tags in delivery order */
+} seen_t;
+
+static void
+on_completion (const dlq_client_completion_t *done, void *arg)
+{
+    seen_t *seen = arg;
+    cr_assert_lt (done->tag, 64);
+    cr_assert_not_null (done->id);
+    cr_assert_not_null (done->code);
+    cr_assert_not_null (done->message);
+    cr_assert_not_null (done->field);
+    seen->order [seen->count++] = done->tag;
+    seen->results [done->tag] = done->result;
+    snprintf (seen->ids [done->tag], 37, "%s", done->id);
+    seen->duplicates [done->tag] = done->duplicate;
+    snprintf (seen->codes [done->tag], 32, "%s", done->code);
+    snprintf (seen->fields [done->tag], 32, "%s", done->field);
+}
+
+/* Submit n events tagged 0..n-1, with ids kept in ids. */
+static void
+submit_events (dlq_client_t *client, int n, char ids [][37])
+{
+    char body [256];
+    for (int i = 0; i < n; i++) {
+        dlq_client_uuid_v7 (ids [i]);
+        size_t len = make_event (body, sizeof body, ids [i]);
+        cr_assert_eq (dlq_client_put_async (client, body, len, (uint64_t) i), DLQ_CLIENT_OK);
+    }
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+Test (client, blocking_put_returns_id_and_duplicate_flag)
+{
+    fake_t *fake = fake_start (junk_then_answer, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char id [37], stored [DLQ_CLIENT_ID_SIZE], body [256];
+    bool duplicate = false;
+    dlq_client_uuid_v7 (id);
+    size_t len = make_event (body, sizeof body, id);
+    cr_assert_eq (dlq_client_put (client, body, len, stored, &duplicate), DLQ_CLIENT_OK,
+                  "put: %s", dlq_client_error_message (client));
+    cr_assert_str_eq (stored, id);
+    cr_assert (duplicate);
+    cr_assert_str_eq (dlq_client_error_message (client), "");
+    dlq_client_destroy (&client);
+    cr_assert_null (client);
+    fake_stop (fake);
+    cr_assert (fake->frames_ok, "requests must be [verb][12-byte id][body]");
+    cr_assert_str_eq (fake->last_verb, "PUT");
+    cr_assert_str_eq (fake->last_body, body);
+    cr_assert_eq (fake->received, 1, "junk replies must not cause a resend");
+    fake_destroy (&fake);
+}
+
+Test (client, out_of_order_replies_are_matched_by_request_id)
+{
+    fake_t *fake = fake_start (hold_all, 100);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char ids [20][37];
+    seen_t seen = { 0 };
+    submit_events (client, 20, ids);
+    cr_assert_eq (dlq_client_flush (client, 5000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 20);
+    for (int i = 0; i < 20; i++) {
+        cr_assert_eq (seen.results [i], DLQ_CLIENT_OK);
+        cr_assert_str_eq (seen.ids [i], ids [i], "completion %d got the reply of another request", i);
+    }
+    cr_assert_eq (seen.order [0], 19, "the fake answers newest first");
+    cr_assert_eq (dlq_client_outstanding (client), 0);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->received, 20);
+    fake_destroy (&fake);
+}
+
+Test (client, window_bounds_requests_in_flight)
+{
+    fake_t *fake = fake_start (hold_all, 100);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_window (client, 4), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_window (client), 4);
+    char ids [30][37];
+    seen_t seen = { 0 };
+    submit_events (client, 30, ids);
+    cr_assert_eq (dlq_client_flush (client, 10000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 30);
+    for (int i = 0; i < 30; i++)
+        cr_assert_str_eq (seen.ids [i], ids [i]);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->received, 30, "no resends expected");
+    cr_assert_eq (fake->max_held, 4, "at most the window (4) may be in flight, saw %d", fake->max_held);
+    fake_destroy (&fake);
+}
+
+Test (client, nowait_submit_reports_a_full_window)
+{
+    fake_t *fake = fake_start (hold_all, 300);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_window (client, 2), DLQ_CLIENT_OK);
+    char body [256], id [37];
+    dlq_client_uuid_v7 (id);
+    size_t len = make_event (body, sizeof body, id);
+    cr_assert_eq (dlq_client_put_async_nowait (client, body, len, 0), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_put_async_nowait (client, body, len, 1), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_put_async_nowait (client, body, len, 2), DLQ_CLIENT_ERR_WINDOW_FULL);
+    cr_assert_eq (dlq_client_outstanding (client), 2);
+    cr_assert_eq (dlq_client_set_window (client, 8), DLQ_CLIENT_ERR_ARGS, "no resize while busy");
+    seen_t seen = { 0 };
+    cr_assert_eq (dlq_client_flush (client, 5000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 2);
+    cr_assert_eq (dlq_client_put_async_nowait (client, body, len, 2), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_flush (client, 5000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 3);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->max_held, 2);
+    fake_destroy (&fake);
+}
+
+Test (client, timeout_resends_on_a_new_connection_and_ignores_the_late_reply)
+{
+    fake_t *fake = fake_start (drop_first_then_answer_late, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char id [37], stored [DLQ_CLIENT_ID_SIZE], body [256];
+    bool duplicate = true;
+    dlq_client_uuid_v7 (id);
+    size_t len = make_event (body, sizeof body, id);
+    int64_t start = now_ms ();
+    cr_assert_eq (dlq_client_put (client, body, len, stored, &duplicate), DLQ_CLIENT_OK,
+                  "put: %s", dlq_client_error_message (client));
+    cr_assert_geq (now_ms () - start, FAST_TIMEOUT_MS - 5, "resent before the timeout");
+    cr_assert_str_eq (stored, id, "the late reply to the superseded request was taken");
+    cr_assert_not (duplicate);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->received, 2);
+    cr_assert_eq (fake->peer_count, 2, "the resend must come on a new connection");
+    cr_assert (fake->id_lens [0] != fake->id_lens [1]
+               || memcmp (fake->ids [0], fake->ids [1], fake->id_lens [0]) != 0,
+               "the resend must carry a new request id");
+    fake_destroy (&fake);
+}
+
+Test (client, pipelined_put_resends_after_timeout)
+{
+    fake_t *fake = fake_start (drop_first_then_answer_late, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char ids [1][37];
+    seen_t seen = { 0 };
+    submit_events (client, 1, ids);
+    cr_assert_eq (dlq_client_poll (client, 0, on_completion, &seen), 0);
+    while (seen.count == 0)
+        dlq_client_poll (client, -1, on_completion, &seen);
+    cr_assert_eq (seen.results [0], DLQ_CLIENT_OK);
+    cr_assert_str_eq (seen.ids [0], ids [0]);
+    cr_assert_not (seen.duplicates [0]);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->peer_count, 2);
+    fake_destroy (&fake);
+}
+
+Test (client, retries_run_out_with_timeout)
+{
+    fake_t *fake = fake_start (stay_silent, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_timeout (client, 100), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_set_retries (client, 2), DLQ_CLIENT_OK);
+    int64_t start = now_ms ();
+    cr_assert_eq (dlq_client_ping (client, NULL), DLQ_CLIENT_ERR_TIMEOUT);
+    int64_t elapsed = now_ms () - start;
+    cr_assert_geq (elapsed, 300 - 5);
+    cr_assert_lt (elapsed, 2000);
+    cr_assert_str_eq (dlq_client_error_code (client), "");
+    cr_assert_neq (strstr (dlq_client_error_message (client), "no reply"), NULL,
+                   "message: %s", dlq_client_error_message (client));
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_eq (fake->received, 3, "one send and two retries");
+    cr_assert_eq (fake->peer_count, 3, "each retry on a new connection");
+    fake_destroy (&fake);
+}
+
+Test (client, err_reply_exposes_code_message_and_field)
+{
+    fake_t *fake = fake_start (reject_event, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char body [256];
+    size_t len = make_event (body, sizeof body, "not-a-uuid");
+    cr_assert_eq (dlq_client_put (client, body, len, NULL, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_assert_str_eq (dlq_client_error_code (client), "INVALID_EVENT");
+    cr_assert_str_eq (dlq_client_error_message (client), "error.type is \"required\" \xc3\xa9");
+    cr_assert_str_eq (dlq_client_error_field (client), "error.type");
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, err_reply_reaches_the_completion)
+{
+    fake_t *fake = fake_start (reject_event, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char ids [3][37];
+    seen_t seen = { 0 };
+    submit_events (client, 3, ids);
+    cr_assert_eq (dlq_client_flush (client, 5000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq (seen.results [i], DLQ_CLIENT_ERR_SERVER);
+        cr_assert_str_eq (seen.codes [i], "INVALID_EVENT");
+        cr_assert_str_eq (seen.fields [i], "error.type");
+        cr_assert_str_eq (seen.ids [i], "");
+    }
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, nothing_listening_is_a_transport_error)
+{
+    /* Find a free port: bind, note it, close. */
+    void *ctx = zmq_ctx_new ();
+    void *probe = zmq_socket (ctx, ZMQ_ROUTER);
+    char endpoint [64];
+    size_t size = sizeof endpoint;
+    cr_assert_eq (zmq_bind (probe, "tcp://127.0.0.1:*"), 0);
+    zmq_getsockopt (probe, ZMQ_LAST_ENDPOINT, endpoint, &size);
+    zmq_close (probe);
+    zmq_ctx_term (ctx);
+
+    dlq_client_t *client = fast_client (endpoint);
+    int64_t start = now_ms ();
+    cr_assert_eq (dlq_client_ping (client, NULL), DLQ_CLIENT_ERR_TRANSPORT);
+    cr_assert_lt (now_ms () - start, 1000, "a missing gateway must not cost every retry");
+    cr_assert_neq (strstr (dlq_client_error_message (client), "no connection"), NULL,
+                   "message: %s", dlq_client_error_message (client));
+    char ids [2][37];
+    seen_t seen = { 0 };
+    submit_events (client, 2, ids);
+    cr_assert_eq (dlq_client_flush (client, 5000, on_completion, &seen), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 2);
+    cr_assert_eq (seen.results [0], DLQ_CLIENT_ERR_TRANSPORT);
+    cr_assert_eq (seen.results [1], DLQ_CLIENT_ERR_TRANSPORT);
+    dlq_client_destroy (&client);
+}
+
+Test (client, malformed_endpoint_is_refused)
+{
+    cr_assert_null (dlq_client_new ("not-an-endpoint"));
+    cr_assert_null (dlq_client_new (NULL));
+    dlq_client_t *client = NULL;
+    dlq_client_destroy (&client);
+    dlq_client_destroy (NULL);
+}
+
+Test (client, query_calls_send_their_bodies_and_return_raw_replies)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char *body = NULL;
+    size_t len = 0;
+
+    cr_assert_eq (dlq_client_get (client, "e1", &body, &len), DLQ_CLIENT_OK);
+    cr_assert_str_eq (body, "{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}");
+    cr_assert_eq (len, strlen (body));
+    free (body);
+
+    cr_assert_eq (dlq_client_list (client, "ord\"ers", 50, "17.1", &body, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (body, "{\"events\":[],\"nextCursor\":\"17.2\"}");
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"ord\\\"ers\",\"limit\":50,\"cursor\":\"17.1\"}");
+
+    cr_assert_eq (dlq_client_list (client, "orders", 0, NULL, &body, NULL), DLQ_CLIENT_OK);
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"orders\"}");
+
+    cr_assert_eq (dlq_client_stats (client, &body, &len), DLQ_CLIENT_OK);
+    cr_assert_str_eq (body, "{\"events\":3}");
+    free (body);
+
+    dlq_client_pong_t pong;
+    cr_assert_eq (dlq_client_ping (client, &pong), DLQ_CLIENT_OK);
+    cr_assert_str_eq (pong.version, "0.1.0");
+    cr_assert_eq (pong.protocol, 1);
+    cr_assert_geq (pong.round_trip_us, 0);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    cr_assert_str_eq (fake->last_verb, "PING");
+    cr_assert_str_eq (fake->last_body, "");
+    fake_destroy (&fake);
+}
+
+Test (client, blocking_call_keeps_pipelined_completions_for_poll)
+{
+    fake_t *fake = fake_start (store_at_once, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char ids [5][37];
+    seen_t seen = { 0 };
+    submit_events (client, 5, ids);
+    cr_assert_eq (dlq_client_ping (client, NULL), DLQ_CLIENT_OK);
+    cr_assert_eq (seen.count, 0, "completions are only delivered by poll/flush");
+    cr_assert_eq (dlq_client_outstanding (client), 5);
+    size_t delivered = 0;
+    while (delivered < 5)
+        delivered += dlq_client_poll (client, 1000, on_completion, &seen);
+    cr_assert_eq (delivered, 5);
+    cr_assert_eq (dlq_client_outstanding (client), 0);
+    cr_assert_eq (dlq_client_poll (client, -1, on_completion, &seen), 0, "nothing outstanding: no wait");
+    for (int i = 0; i < 5; i++)
+        cr_assert_str_eq (seen.ids [i], ids [i]);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, options_are_range_checked)
+{
+    dlq_client_t *client = dlq_client_new ("tcp://127.0.0.1:1");
+    cr_assert_not_null (client);
+    cr_assert_str_eq (dlq_client_endpoint (client), "tcp://127.0.0.1:1");
+    cr_assert_eq (dlq_client_timeout (client), DLQ_CLIENT_DEFAULT_TIMEOUT_MS);
+    cr_assert_eq (dlq_client_retries (client), DLQ_CLIENT_DEFAULT_RETRIES);
+    cr_assert_eq (dlq_client_window (client), DLQ_CLIENT_DEFAULT_WINDOW);
+    cr_assert_eq (dlq_client_set_timeout (client, 0), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_set_retries (client, -1), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_set_window (client, 0), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_put (client, NULL, 3, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_str_eq (dlq_client_result_name (DLQ_CLIENT_ERR_WINDOW_FULL), "WINDOW_FULL");
+    dlq_client_destroy (&client);
+}
+
+Test (client, uuid_v7_is_well_formed_and_ordered)
+{
+    char previous [DLQ_CLIENT_ID_SIZE] = "";
+    for (int i = 0; i < 5000; i++) {
+        char id [DLQ_CLIENT_ID_SIZE];
+        dlq_client_uuid_v7 (id);
+        cr_assert_eq (strlen (id), 36);
+        cr_assert (id [8] == '-' && id [13] == '-' && id [18] == '-' && id [23] == '-');
+        cr_assert_eq (id [14], '7', "version 7: %s", id);
+        cr_assert (strchr ("89ab", id [19]), "variant 10: %s", id);
+        cr_assert_gt (strcmp (id, previous), 0, "%s after %s", id, previous);
+        memcpy (previous, id, sizeof id);
+    }
+}

@@ -1,0 +1,141 @@
+/*  test_config — dlqd.conf loading: defaults, the shipped file, and errors
+ *  that name the file, line and setting and say what was expected.
+ */
+#include "dlqd_config.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char dir [256];
+static char path [320];
+
+static void setup (void) { test_tmpdir (dir); snprintf (path, sizeof path, "%s/dlqd.conf", dir); }
+static void teardown (void) { test_rmtree (dir); }
+
+TestSuite (config, .init = setup, .fini = teardown);
+
+static dlqd_config_result_t
+load_text (const char *text, dlqd_config_t **config, char **err)
+{
+    FILE *f = fopen (path, "w");
+    fputs (text, f);
+    fclose (f);
+    return dlqd_config_load (path, config, err);
+}
+
+/* Expect text to be refused with a message containing each of the needles. */
+static void
+expect_error (const char *text, dlqd_config_result_t want, const char *needle1, const char *needle2)
+{
+    dlqd_config_t *config = NULL;
+    char *err = NULL;
+    cr_assert_eq (load_text (text, &config, &err), want, "accepted or wrong result for: %s", text);
+    cr_expect_null (config);
+    cr_assert_not_null (err);
+    cr_expect_not_null (strstr (err, path), "error names the file: %s", err);
+    cr_expect_not_null (strstr (err, needle1), "error mentions '%s': %s", needle1, err);
+    if (needle2)
+        cr_expect_not_null (strstr (err, needle2), "error mentions '%s': %s", needle2, err);
+    free (err);
+}
+
+Test (config, empty_file_gives_documented_defaults)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_assert_eq (load_text ("", &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_eq (c->listen_count, 1);
+    cr_expect_str_eq (c->listen [0], "tcp://127.0.0.1:5560");
+    cr_expect_str_eq (c->data_dir, "./var");
+    cr_expect_eq (c->max_message_bytes, 1048576);
+    cr_expect_eq (c->max_frame_bytes, 4 * 1048576 + 65536);
+    cr_expect_eq (c->commit_max_batch, 4096);
+    cr_expect_str_eq (c->primary, "embedded");
+    cr_expect_eq (c->defaults.retention_days, 30);
+    cr_expect (c->defaults.include_original_document);
+    cr_expect (c->defaults.include_stack_trace);
+    dlqd_config_destroy (&c);
+    cr_expect_null (c);
+}
+
+Test (config, shipped_config_is_valid)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_assert_eq (dlqd_config_load (DLQ_SOURCE_DIR "/config/dlqd.conf", &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_str_eq (c->listen [0], "tcp://127.0.0.1:5560");
+    dlqd_config_destroy (&c);
+}
+
+Test (config, streams_override_the_defaults)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    const char *text =
+        "gateway: { listen = [\"tcp://127.0.0.1:7000\", \"ipc:///tmp/x\"]; data_dir = \"/srv/dlq\"; "
+        "  max_message_bytes = 65536; commit: { max_batch = 128; max_delay_ms = 2; }; };\n"
+        "defaults: { retention_days = 7; include_stack_trace = false; };\n"
+        "streams = ( { name = \"payments.v2\"; retention_days = 0; include_original_document = false; } );\n";
+    cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_eq (c->listen_count, 2);
+    cr_expect_str_eq (c->data_dir, "/srv/dlq");
+    cr_expect_eq (c->commit_max_batch, 128);
+    cr_expect_eq (c->commit_max_delay_ms, 2);
+    const dlq_policy_t *p = dlq_policy_table_lookup (c->policies, "payments.v2");
+    cr_expect_eq (p->retention_days, 0);
+    cr_expect_not (p->include_original_document);
+    cr_expect_not (p->include_stack_trace, "an override starts from the defaults");
+    const dlq_policy_t *d = dlq_policy_table_lookup (c->policies, "orders");
+    cr_expect_eq (d->retention_days, 7);
+    cr_expect (d->include_original_document);
+    dlqd_config_destroy (&c);
+}
+
+Test (config, unknown_settings_are_errors)
+{
+    expect_error ("gateway: { listne = [\"tcp://127.0.0.1:1\"]; };", DLQD_CONFIG_ERR_INVALID,
+                  ":1: gateway.listne", "unknown setting");
+    expect_error ("\n\ndefaults: { retention = 3; };", DLQD_CONFIG_ERR_INVALID, ":3: defaults.retention", "retention_days");
+    expect_error ("colour = \"red\";", DLQD_CONFIG_ERR_INVALID, "colour", "unknown setting");
+    expect_error ("streams = ( { name = \"a\"; chains = 1; } );", DLQD_CONFIG_ERR_INVALID, "streams.[0].chains", NULL);
+}
+
+Test (config, values_out_of_range_or_of_the_wrong_type_are_errors)
+{
+    expect_error ("gateway: { max_message_bytes = 10; };", DLQD_CONFIG_ERR_INVALID,
+                  "gateway.max_message_bytes", "expected an integer from 1024");
+    expect_error ("gateway: { max_message_bytes = \"1MB\"; };", DLQD_CONFIG_ERR_INVALID,
+                  "gateway.max_message_bytes", "expected an integer");
+    expect_error ("defaults: { retention_days = -1; };", DLQD_CONFIG_ERR_INVALID, "retention_days", "from 0");
+    expect_error ("defaults: { include_stack_trace = 1; };", DLQD_CONFIG_ERR_INVALID, "include_stack_trace", "true or false");
+    expect_error ("gateway: { listen = [ ]; };", DLQD_CONFIG_ERR_INVALID, "gateway.listen", "at least one");
+    expect_error ("gateway: { listen = \"tcp://127.0.0.1:1\"; };", DLQD_CONFIG_ERR_INVALID, "gateway.listen", "array of strings");
+    expect_error ("gateway: { commit: { max_batch = 0; }; };", DLQD_CONFIG_ERR_INVALID, "gateway.commit.max_batch", "from 1");
+    expect_error ("primary = \"mongo\";", DLQD_CONFIG_ERR_INVALID, "primary", "embedded");
+    expect_error ("gateway: { max_message_bytes = 65536; max_frame_bytes = 2048; };", DLQD_CONFIG_ERR_INVALID,
+                  "max_frame_bytes", "at least max_message_bytes");
+}
+
+Test (config, stream_entries_need_a_unique_name)
+{
+    expect_error ("streams = ( { retention_days = 3; } );", DLQD_CONFIG_ERR_INVALID, "streams.[0]", "name");
+    expect_error ("streams = ( { name = \"a\"; }, { name = \"a\"; } );", DLQD_CONFIG_ERR_INVALID, "streams.[1]", "twice");
+    expect_error ("streams = ( { name = \"\"; } );", DLQD_CONFIG_ERR_INVALID, "streams.[0].name", NULL);
+}
+
+Test (config, syntax_errors_name_the_line)
+{
+    expect_error ("gateway: {\n  listen = [\"x\"];\n  data_dir = \"a\" \"b\" = 1;\n};", DLQD_CONFIG_ERR_SYNTAX, ":3:", "syntax error");
+}
+
+Test (config, a_missing_file_is_an_io_error)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_expect_eq (dlqd_config_load ("/nonexistent/dlqd.conf", &c, &err), DLQD_CONFIG_ERR_IO);
+    cr_expect_not_null (strstr (err, "/nonexistent/dlqd.conf"), "%s", err);
+    free (err);
+}
