@@ -22,6 +22,7 @@
 #define FAKE_MAX_HELD  256
 #define FAKE_MAX_PEERS 16
 #define FAST_TIMEOUT_MS 200
+#define HOLD_TIMEOUT_MS 3000    /* for clients whose replies the fake holds back on purpose */
 
 typedef struct {
     char   peer [256];
@@ -172,22 +173,31 @@ record (fake_t *fake, request_t *req, int frames)
     snprintf (fake->last_body, sizeof fake->last_body, "%s", req->body ? req->body : "");
 }
 
+/* Read one request, [peer][verb][id][body], into a request_t (extra
+ * frames are counted and dropped), record it and hand it to the handler. */
 static void
 take_request (fake_t *fake)
 {
     request_t req;
     memset (&req, 0, sizeof req);
-    int frames = 1;
-    bool more = recv_frame (fake->router, req.peer, sizeof req.peer, &req.peer_len, NULL);
-    if (more && frames++)
-        more = recv_frame (fake->router, req.verb, sizeof req.verb, NULL, NULL);
-    if (more && frames++)
-        more = recv_frame (fake->router, req.id, sizeof req.id, &req.id_len, NULL);
-    if (more && frames++)
-        more = recv_frame (fake->router, NULL, 0, &req.body_len, &req.body);
-    while (more && frames++) {
+    int frames = 0;
+    bool more = true;
+    while (more) {
         char sink [8];
-        more = recv_frame (fake->router, sink, sizeof sink, NULL, NULL);
+        frames++;
+        if (frames == 1)
+            more = recv_frame (fake->router, req.peer, sizeof req.peer, &req.peer_len, NULL);
+        else
+        if (frames == 2)
+            more = recv_frame (fake->router, req.verb, sizeof req.verb, NULL, NULL);
+        else
+        if (frames == 3)
+            more = recv_frame (fake->router, req.id, sizeof req.id, &req.id_len, NULL);
+        else
+        if (frames == 4)
+            more = recv_frame (fake->router, NULL, 0, &req.body_len, &req.body);
+        else
+            more = recv_frame (fake->router, sink, sizeof sink, NULL, NULL);
     }
     record (fake, &req, frames);
     fake->handler (fake, &req);
@@ -264,12 +274,6 @@ fake_destroy (fake_t **fake_p)
 /* ---- handlers ------------------------------------------------------------ */
 
 static void
-store_at_once (fake_t *fake, request_t *req)
-{
-    fake_reply_stored (fake, req, false);
-}
-
-static void
 hold_all (fake_t *fake, request_t *req)
 {
     fake_hold (fake, req);
@@ -314,10 +318,14 @@ junk_then_answer (fake_t *fake, request_t *req)
     fake_reply_stored (fake, req, true);
 }
 
-/* A gateway that answers the query verbs with fixed bodies. */
+/* A gateway that stores every PUT and answers the query verbs with fixed
+ * bodies. */
 static void
 answer_queries (fake_t *fake, request_t *req)
 {
+    if (strcmp (req->verb, "PUT") == 0)
+        fake_reply_stored (fake, req, false);
+    else
     if (strcmp (req->verb, "GET") == 0)
         fake_reply (fake, req, "OK", "{\"event\":{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}}");
     else
@@ -420,6 +428,7 @@ Test (client, out_of_order_replies_are_matched_by_request_id)
 {
     fake_t *fake = fake_start (hold_all, 100);
     dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_timeout (client, HOLD_TIMEOUT_MS), DLQ_CLIENT_OK);
     char ids [20][37];
     seen_t seen = { 0 };
     submit_events (client, 20, ids);
@@ -441,6 +450,7 @@ Test (client, window_bounds_requests_in_flight)
 {
     fake_t *fake = fake_start (hold_all, 100);
     dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_timeout (client, HOLD_TIMEOUT_MS), DLQ_CLIENT_OK);
     cr_assert_eq (dlq_client_set_window (client, 4), DLQ_CLIENT_OK);
     cr_assert_eq (dlq_client_window (client), 4);
     char ids [30][37];
@@ -461,6 +471,7 @@ Test (client, nowait_submit_reports_a_full_window)
 {
     fake_t *fake = fake_start (hold_all, 300);
     dlq_client_t *client = fast_client (fake->endpoint);
+    cr_assert_eq (dlq_client_set_timeout (client, HOLD_TIMEOUT_MS), DLQ_CLIENT_OK);
     cr_assert_eq (dlq_client_set_window (client, 2), DLQ_CLIENT_OK);
     char body [256], id [37];
     dlq_client_uuid_v7 (id);
@@ -657,7 +668,7 @@ Test (client, query_calls_send_their_bodies_and_return_raw_replies)
 
 Test (client, blocking_call_keeps_pipelined_completions_for_poll)
 {
-    fake_t *fake = fake_start (store_at_once, 1000);
+    fake_t *fake = fake_start (answer_queries, 1000);
     dlq_client_t *client = fast_client (fake->endpoint);
     char ids [5][37];
     seen_t seen = { 0 };

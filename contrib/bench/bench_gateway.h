@@ -44,8 +44,10 @@ bool bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_
 
 void bench_gateway_result_free (bench_gateway_result_t *result);
 
-/* The q quantile (0..1) of the n latencies (sorted in place), in ns. */
-uint64_t bench_latency_quantile (uint64_t *latency_ns, size_t n, double q);
+/* Sort the n latencies in place and give the p50, p99 and max of the
+ * non-zero ones (acked events) in milliseconds; all 0 when none was acked. */
+void bench_latency_summary (uint64_t *latency_ns, size_t n,
+                            double *p50_ms, double *p99_ms, double *max_ms);
 
 /* Send one request [verb][id][body] on a fresh DEALER and wait up to
  * timeout_ms for its reply; the reply body goes to reply (NUL-terminated,
