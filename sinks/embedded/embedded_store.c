@@ -11,7 +11,9 @@
  *
  *  seq is AUTOINCREMENT, so a deleted (swept) seq is never handed out again:
  *  the per-(seq, sink) delivery ledger that comes next can key on it, and a
- *  dispatcher's "delivered up to seq N" cursor stays meaningful.
+ *  dispatcher's "delivered up to seq N" cursor stays meaningful. seq has
+ *  gaps (an insert skipped as a duplicate still consumes a number), so
+ *  nothing may assume it is dense.
  */
 #include "embedded_store.h"
 #include "dlq_alloc.h"
@@ -33,13 +35,14 @@
 #define BUSY_TIMEOUT_MS  5000
 #define ERRMSG_MAX       512
 
-/* The writer's page cache (KiB, negative = KiB for SQLite), the readers'
- * cache, and the size the WAL is truncated back to after a checkpoint
- * reset, so one burst does not leave a huge WAL file behind for good. */
 /* Page size of a new file (an existing file keeps its own). 1 KB bodies pack
  * 7 to an 8 KiB page but only 3 to a 4 KiB one, so fewer pages go through
  * the WAL and the checkpoint: appends measured 25-40% faster. */
 #define PAGE_SIZE        8192
+
+/* The writer's page cache (KiB), the readers' cache, and the size the WAL is
+ * truncated back to after a checkpoint reset, so one burst does not leave a
+ * huge WAL file behind for good. */
 #define WRITER_CACHE_KIB 32768
 #define READER_CACHE_KIB 8192
 #define WAL_SIZE_LIMIT   (64 * 1024 * 1024)
@@ -147,7 +150,7 @@ copy_message (char *err, size_t err_len, const char *message)
         snprintf (err, err_len, "%s", message);
 }
 
-/* Record "<what>: <sqlite's message>" as the object's last error. */
+/* Record "<what> (<path>): <sqlite's message>" as the last error. */
 static void
 fail_sqlite (dlq_embedded_t *self, const char *what)
 {

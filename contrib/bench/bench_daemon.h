@@ -1,0 +1,35 @@
+/*  bench_daemon — a private dlqd for one benchmark run.
+ *
+ *  Writes a minimal config (one loopback endpoint on a free port, data_dir
+ *  inside the benchmark's temp dir), fork/execs dlqd with its output in a
+ *  log file, waits until it answers PING, and at the end stops it with
+ *  SIGTERM and checks that it drained and exited 0.
+ */
+#ifndef BENCH_DAEMON_H
+#define BENCH_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct {
+    pid_t  pid;                 /* 0 when not running */
+    int    status;              /* wait status once it exited */
+    char   endpoint [64];
+    char   config_path [4096];
+    char   log_path [4096];
+} bench_daemon_t;
+
+/* Start binary with a config in dir and data in dir/gateway, then wait up
+ * to ready_ms for a PING reply. False with a message in err (the daemon is
+ * stopped again and its log tail included). */
+bool bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
+                         const char *dir, int ready_ms, char *err, size_t err_len);
+
+/* SIGTERM, then wait up to wait_ms for the exit (SIGKILL after that).
+ * *drain_s is the time from the signal to the exit. True when it exited
+ * with status 0; otherwise err says how it ended. */
+bool bench_daemon_stop (bench_daemon_t *self, int wait_ms, double *drain_s,
+                        char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,396 @@
+/*  bench_gateway — pipelined PUT clients, reply matching, latency figures.
+ *
+ *  The request id of a PUT is the event's global index as 4 raw bytes, so a
+ *  reply finds its send timestamp in one array look-up. Bodies are sent with
+ *  zmq_send_const: they were generated before the run and outlive it, so
+ *  the client does not copy 1 KB per request.
+ */
+#include "bench_gateway.h"
+
+#include "dlq_alloc.h"
+#include "dlq_time.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#define MIN_HWM 1000
+
+typedef struct {
+    void                   *ctx;
+    const char             *endpoint;
+    const bench_events_t   *events;
+    size_t                  first, end;     /* this client's slice of the events */
+    int                     window;
+    int                     timeout_ms;
+    int64_t                *sent_ns;        /* shared arrays; the client touches its slice */
+    uint64_t               *latency_ns;
+    pthread_barrier_t      *barrier;
+    pthread_t               thread;
+    int64_t                 start_ns, end_ns;
+    bench_gateway_result_t  tally;          /* counts and failure of this client */
+} client_t;
+
+typedef struct {
+    char   data [1024];
+    size_t len;                 /* real frame size (may exceed what was kept) */
+    bool   more;
+} frame_t;
+
+
+/* ------------------------------------------------------------------------ */
+/* Frames and sockets */
+
+static void *
+new_dealer (void *ctx, const char *endpoint, int window, int timeout_ms)
+{
+    void *sock = zmq_socket (ctx, ZMQ_DEALER);
+    int hwm = window * 2 > MIN_HWM ? window * 2 : MIN_HWM, linger = 0;
+    zmq_setsockopt (sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (sock, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (sock, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms);
+    if (zmq_connect (sock, endpoint) != 0) {
+        zmq_close (sock);
+        return NULL;
+    }
+    return sock;
+}
+
+/* Receive one frame, keeping at most sizeof f->data - 1 bytes (NUL added). */
+static bool
+recv_frame (void *sock, frame_t *f, int flags)
+{
+    int n = zmq_recv (sock, f->data, sizeof f->data - 1, flags);
+    if (n < 0)
+        return false;
+    f->len = (size_t) n;
+    f->data [f->len < sizeof f->data ? f->len : sizeof f->data - 1] = '\0';
+    int more = 0;
+    size_t more_len = sizeof more;
+    zmq_getsockopt (sock, ZMQ_RCVMORE, &more, &more_len);
+    f->more = more != 0;
+    return true;
+}
+
+/* Receive a whole [status][id][body] reply. Returns 1 on success, 0 when
+ * nothing was waiting (or the timeout passed), -1 when the reply was not
+ * three frames (the rest of it is drained). */
+static int
+recv_reply (void *sock, frame_t f [3], int flags)
+{
+    if (!recv_frame (sock, &f [0], flags))
+        return 0;
+    int frames = 1;
+    bool more = f [0].more;
+    while (more) {
+        frame_t extra;
+        frame_t *slot = frames < 3 ? &f [frames] : &extra;
+        if (!recv_frame (sock, slot, 0))
+            return -1;
+        more = slot->more;
+        frames++;
+    }
+    return frames == 3 ? 1 : -1;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Tallies */
+
+static void
+set_failure (bench_gateway_result_t *r, const char *fmt, const char *detail)
+{
+    if (r->failed)
+        return;
+    r->failed = true;
+    snprintf (r->failure, sizeof r->failure, fmt, detail);
+}
+
+/* Add n replies with ERR code to the per-code counts; past BENCH_ERR_KINDS
+ * distinct codes, the last slot becomes "other". */
+static void
+add_error_code (bench_gateway_result_t *r, const char *code, size_t n)
+{
+    size_t i = 0;
+    while (i < BENCH_ERR_KINDS - 1 && r->err_code [i][0] && strcmp (r->err_code [i], code) != 0)
+        i++;
+    if (!r->err_code [i][0])
+        snprintf (r->err_code [i], sizeof r->err_code [i], "%s", code);
+    else
+    if (strcmp (r->err_code [i], code) != 0)
+        snprintf (r->err_code [i], sizeof r->err_code [i], "other");
+    r->err_count [i] += n;
+    r->errors += n;
+}
+
+/* Count an ERR reply by the code in its body {"code":"...",...}. */
+static void
+count_error (bench_gateway_result_t *r, const char *body)
+{
+    char code [32] = "?";
+    const char *p = strstr (body, "\"code\":\"");
+    if (p) {
+        p += 8;
+        size_t len = strcspn (p, "\"");
+        snprintf (code, sizeof code, "%.*s", (int) (len < 31 ? len : 31), p);
+    }
+    if (!r->first_err [0])
+        snprintf (r->first_err, sizeof r->first_err, "%s", body);
+    add_error_code (r, code, 1);
+}
+
+static void
+merge_tally (bench_gateway_result_t *into, const bench_gateway_result_t *from)
+{
+    into->ok += from->ok;
+    into->duplicates += from->duplicates;
+    for (size_t i = 0; i < BENCH_ERR_KINDS && from->err_code [i][0]; i++)
+        add_error_code (into, from->err_code [i], from->err_count [i]);
+    if (!into->first_err [0])
+        snprintf (into->first_err, sizeof into->first_err, "%s", from->first_err);
+    if (from->failed)
+        set_failure (into, "%s", from->failure);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* One client */
+
+static bool
+send_put (client_t *c, void *sock, size_t i)
+{
+    uint32_t id = (uint32_t) i;
+    c->sent_ns [i] = dlq_time_mono_ns ();
+    return zmq_send (sock, "PUT", 3, ZMQ_SNDMORE) == 3
+        && zmq_send (sock, &id, sizeof id, ZMQ_SNDMORE) == sizeof id
+        && zmq_send_const (sock, c->events->bodies [i], c->events->body_lens [i], 0) >= 0;
+}
+
+/* Account one reply; false when it cannot belong to an outstanding PUT. */
+static bool
+take_reply (client_t *c, const frame_t f [3])
+{
+    uint32_t id;
+    if (f [1].len != sizeof id) {
+        set_failure (&c->tally, "reply with a request id of unexpected size: %s", f [2].data);
+        return false;
+    }
+    memcpy (&id, f [1].data, sizeof id);
+    if (id < c->first || id >= c->end || c->sent_ns [id] == 0 || c->latency_ns [id] != 0) {
+        set_failure (&c->tally, "reply to a request that is not outstanding: %s", f [2].data);
+        return false;
+    }
+    c->latency_ns [id] = (uint64_t) (dlq_time_mono_ns () - c->sent_ns [id]);
+    if (strcmp (f [0].data, "OK") == 0) {
+        c->tally.ok++;
+        c->tally.duplicates += strstr (f [2].data, "\"duplicate\":true") != NULL;
+    }
+    else
+        count_error (&c->tally, f [2].data);
+    return true;
+}
+
+/* Wait for one reply (blocking up to the timeout), then take every reply
+ * already waiting. Returns how many were taken, or -1 on failure. */
+static long
+collect_replies (client_t *c, void *sock)
+{
+    frame_t f [3];
+    long taken = 0;
+    int flags = 0, rc;
+    while ((rc = recv_reply (sock, f, flags)) == 1) {
+        if (!take_reply (c, f))
+            return -1;
+        taken++;
+        flags = ZMQ_DONTWAIT;
+    }
+    if (rc < 0)
+        set_failure (&c->tally, "%s", "a reply that is not 3 frames");
+    else
+    if (taken == 0)
+        set_failure (&c->tally, "%s", "no reply within the timeout");
+    return rc < 0 || taken == 0 ? -1 : taken;
+}
+
+/* The timed part: keep the window full until every PUT is acked. */
+static void
+pump (client_t *c, void *sock)
+{
+    size_t next = c->first, acked = 0, total = c->end - c->first, in_flight = 0;
+    while (acked < total) {
+        while (in_flight < (size_t) c->window && next < c->end) {
+            if (!send_put (c, sock, next++)) {
+                set_failure (&c->tally, "send failed: %s", zmq_strerror (zmq_errno ()));
+                return;
+            }
+            in_flight++;
+        }
+        long got = collect_replies (c, sock);
+        if (got < 0)
+            return;
+        acked += (size_t) got;
+        in_flight -= (size_t) got;
+    }
+}
+
+/* Connected means a PING came back. */
+static bool
+await_connection (client_t *c, void *sock)
+{
+    frame_t f [3];
+    if (zmq_send (sock, "PING", 4, ZMQ_SNDMORE) != 4 || zmq_send (sock, "", 0, ZMQ_SNDMORE) != 0
+    ||  zmq_send (sock, "", 0, 0) != 0 || recv_reply (sock, f, 0) != 1) {
+        set_failure (&c->tally, "no PING reply from %s before the run", c->endpoint);
+        return false;
+    }
+    return true;
+}
+
+static void *
+client_main (void *arg)
+{
+    client_t *c = arg;
+    void *sock = new_dealer (c->ctx, c->endpoint, c->window, c->timeout_ms);
+    bool ready = sock && await_connection (c, sock);
+    if (!sock)
+        set_failure (&c->tally, "cannot connect to %s", c->endpoint);
+    pthread_barrier_wait (c->barrier);
+    c->start_ns = dlq_time_mono_ns ();
+    if (ready)
+        pump (c, sock);
+    c->end_ns = dlq_time_mono_ns ();
+    if (sock)
+        zmq_close (sock);
+    return NULL;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* The run */
+
+static client_t *
+make_clients (void *ctx, const char *endpoint, const bench_events_t *events, int clients,
+              int window, int timeout_ms, int64_t *sent_ns, uint64_t *latency_ns,
+              pthread_barrier_t *barrier)
+{
+    client_t *all = dlq_calloc ((size_t) clients, sizeof *all);
+    for (int i = 0; i < clients; i++) {
+        client_t *c = &all [i];
+        c->ctx = ctx;
+        c->endpoint = endpoint;
+        c->events = events;
+        c->first = events->count * (size_t) i / (size_t) clients;
+        c->end = events->count * (size_t) (i + 1) / (size_t) clients;
+        c->window = window;
+        c->timeout_ms = timeout_ms;
+        c->sent_ns = sent_ns;
+        c->latency_ns = latency_ns;
+        c->barrier = barrier;
+    }
+    return all;
+}
+
+bool
+bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
+                   int clients, int window, int reply_timeout_ms,
+                   bench_gateway_result_t *result)
+{
+    memset (result, 0, sizeof *result);
+    result->latency_ns = dlq_calloc (events->count, sizeof *result->latency_ns);
+    int64_t *sent_ns = dlq_calloc (events->count, sizeof *sent_ns);
+    pthread_barrier_t barrier;
+    pthread_barrier_init (&barrier, NULL, (unsigned) clients);
+    client_t *all = make_clients (zmq_ctx, endpoint, events, clients, window, reply_timeout_ms,
+                                  sent_ns, result->latency_ns, &barrier);
+    for (int i = 0; i < clients; i++)
+        pthread_create (&all [i].thread, NULL, client_main, &all [i]);
+    int64_t start = INT64_MAX, end = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join (all [i].thread, NULL);
+        start = all [i].start_ns < start ? all [i].start_ns : start;
+        end = all [i].end_ns > end ? all [i].end_ns : end;
+        merge_tally (result, &all [i].tally);
+    }
+    result->seconds = (double) (end - start) / 1e9;
+    pthread_barrier_destroy (&barrier);
+    free (all);
+    free (sent_ns);
+    return !result->failed;
+}
+
+void
+bench_gateway_result_free (bench_gateway_result_t *result)
+{
+    free (result->latency_ns);
+    result->latency_ns = NULL;
+}
+
+static int
+compare_u64 (const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
+void
+bench_latency_summary (uint64_t *latency_ns, size_t n, double *p50_ms, double *p99_ms, double *max_ms)
+{
+    qsort (latency_ns, n, sizeof *latency_ns, compare_u64);
+    size_t zeros = 0;
+    while (zeros < n && latency_ns [zeros] == 0)
+        zeros++;
+    const uint64_t *acked = latency_ns + zeros;
+    size_t count = n - zeros;
+    *p50_ms = *p99_ms = *max_ms = 0;
+    if (count == 0)
+        return;
+    /* nearest rank: the smallest value with at least q of the samples at or below it */
+    size_t r50 = (count * 50 + 99) / 100, r99 = (count * 99 + 99) / 100;
+    *p50_ms = (double) acked [r50 ? r50 - 1 : 0] / 1e6;
+    *p99_ms = (double) acked [r99 ? r99 - 1 : 0] / 1e6;
+    *max_ms = (double) acked [count - 1] / 1e6;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* One-shot requests */
+
+static bool
+send_request (void *sock, const char *verb, const char *body)
+{
+    return zmq_send (sock, verb, strlen (verb), ZMQ_SNDMORE) >= 0
+        && zmq_send (sock, "call", 4, ZMQ_SNDMORE) >= 0
+        && zmq_send (sock, body, strlen (body), 0) >= 0;
+}
+
+bool
+bench_gateway_call (void *zmq_ctx, const char *endpoint, const char *verb, const char *body,
+                    int timeout_ms, int retry_ms, bool (*alive) (void *), void *alive_arg,
+                    bool *ok, char *reply, size_t reply_len)
+{
+    void *sock = new_dealer (zmq_ctx, endpoint, 1, timeout_ms);
+    if (!sock)
+        return false;
+    int64_t deadline = dlq_time_mono_ms () + timeout_ms;
+    bool answered = false;
+    while (!answered && dlq_time_mono_ms () < deadline) {
+        if (!send_request (sock, verb, body))
+            break;
+        zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (&item, 1, retry_ms) > 0) {
+            frame_t f [3];
+            answered = recv_reply (sock, f, 0) == 1;
+            *ok = answered && strcmp (f [0].data, "OK") == 0;
+            snprintf (reply, reply_len, "%s", answered ? f [2].data : "");
+        }
+        else
+        if (alive && !alive (alive_arg))
+            break;
+    }
+    zmq_close (sock);
+    return answered;
+}
