@@ -109,7 +109,7 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 }
 
 static dlq_code_t
-list_params (const request_t *req, char **stream, int64_t *limit, const char **cursor, dlq_error_t *err)
+list_params (const request_t *req, const char **stream, int64_t *limit, const char **cursor, dlq_error_t *err)
 {
     static const char *const allowed [] = { "streamName", "limit", "cursor", NULL };
     dlq_code_t code = check_members (req, allowed, err);
@@ -132,16 +132,15 @@ list_params (const request_t *req, char **stream, int64_t *limit, const char **c
                                   "cursor must be the nextCursor string of the previous page");
         *cursor = c->str;
     }
-    *stream = (char *) s->str;
+    *stream = s->str;
     return DLQ_OK;
 }
 
 static dlq_code_t
 do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
-    char *stream;
-    int64_t limit;
-    const char *cursor;
+    const char *stream = NULL, *cursor = NULL;
+    int64_t limit = LIST_LIMIT_DEFAULT;
     dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
     if (code != DLQ_OK)
         return code;

@@ -193,7 +193,7 @@ Test (gateway, list_pages_newest_first_with_a_cursor)
         dlq_json_doc_t *page = request_json ("LIST", req, "OK");
         const dlq_json_value_t *events = dlq_json_get (dlq_json_root (page), "events");
         for (const dlq_json_value_t *e = events->child; e; e = e->next) {
-            char want [8];
+            char want [16];
             snprintf (want, sizeof want, "T%d", next_expected--);
             const dlq_json_value_t *type = dlq_json_get (dlq_json_get (e, "error"), "type");
             cr_expect_str_eq (type->str, want);
@@ -293,7 +293,7 @@ Test (gateway, every_bad_input_gets_its_documented_error_and_is_counted)
         for (int f = 0; f < c->count; f++)
             lens [f] = strlen (c->frames [f]);
         char status [8], rid [300];
-        size_t rid_len;
+        size_t rid_len = 0;
         char *body = NULL;
         cr_assert (raw_request (s, c->frames, lens, c->count, status, &body, rid, &rid_len),
                    "%s: no reply", c->name);

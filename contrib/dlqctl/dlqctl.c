@@ -1,1 +1,196 @@
-int main (void) { return 0; }
+/*  dlqctl — command-line client of the dlqd dead-letter gateway.
+ *
+ *      dlqctl [--endpoint E] [--json] [--timeout MS] COMMAND [ARGS]
+ *
+ *  Parses the global options, connects a libdlq client and hands over to
+ *  the command (cmd_put.c, cmd_query.c).
+ */
+#include "dlqctl.h"
+#include "cmd_put.h"
+#include "cmd_query.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text [] =
+    "usage: dlqctl [--endpoint E] [--json] [--timeout MS] COMMAND [ARGS]\n"
+    "\n"
+    "Talk to a dlqd dead-letter gateway.\n"
+    "\n"
+    "commands:\n"
+    "  put [--no-ids] [FILE|-]     store FailedEvents, one JSON object per line\n"
+    "  get ID                      show one stored event\n"
+    "  list --stream S [--limit N] [--cursor C] [--all]\n"
+    "                              list a stream's events, newest first\n"
+    "  stats                       show the gateway's counters\n"
+    "  ping                        check that the gateway answers\n"
+    "\n"
+    "options:\n"
+    "  -e, --endpoint E   gateway endpoint (default: $DLQ_ENDPOINT, else\n"
+    "                     " DLQ_CLIENT_DEFAULT_ENDPOINT ")\n"
+    "  -j, --json         print the gateway's replies as raw JSON\n"
+    "  -t, --timeout MS   wait this long for each reply, and for a connection\n"
+    "                     (default 5000); an unanswered request is resent\n"
+    "                     3 times on a new connection\n"
+    "  -h, --help         show this help; 'dlqctl COMMAND --help' for a command\n"
+    "  -V, --version      show the version\n"
+    "\n"
+    "exit status: 0 success, 1 the gateway rejected something, 2 no usable\n"
+    "answer (timeout, transport or protocol error), 64 usage error,\n"
+    "66 input file not readable.\n";
+
+typedef struct {
+    const char *name;
+    int (*run) (dlqctl_t *ctl, int argc, char **argv);
+} command_t;
+
+static const command_t commands [] = {
+    { "put",   cmd_put   },
+    { "get",   cmd_get   },
+    { "list",  cmd_list  },
+    { "stats", cmd_stats },
+    { "ping",  cmd_ping  },
+};
+
+dlqctl_exit_t
+dlqctl_exit_for (dlq_client_result_t result)
+{
+    switch (result) {
+        case DLQ_CLIENT_OK:          return DLQCTL_EXIT_OK;
+        case DLQ_CLIENT_ERR_SERVER:  return DLQCTL_EXIT_REJECTED;
+        case DLQ_CLIENT_ERR_ARGS:    return DLQCTL_EXIT_USAGE;
+        default:                     return DLQCTL_EXIT_NO_ANSWER;
+    }
+}
+
+dlqctl_exit_t
+dlqctl_fail (const dlqctl_t *ctl, dlq_client_result_t result)
+{
+    const char *code = dlq_client_error_code (ctl->client);
+    const char *field = dlq_client_error_field (ctl->client);
+    fprintf (stderr, "dlqctl: %s: %s", *code ? code : dlq_client_result_name (result),
+             dlq_client_error_message (ctl->client));
+    if (*field)
+        fprintf (stderr, " (%s)", field);
+    fputc ('\n', stderr);
+    return dlqctl_exit_for (result);
+}
+
+dlqctl_exit_t
+dlqctl_usage_error (const char *command, const char *fmt, ...)
+{
+    va_list args;
+    fprintf (stderr, "dlqctl: %s%s", command ? command : "", command ? ": " : "");
+    va_start (args, fmt);
+    vfprintf (stderr, fmt, args);
+    va_end (args);
+    fprintf (stderr, "\nTry 'dlqctl %s%s--help'.\n", command ? command : "", command ? " " : "");
+    return DLQCTL_EXIT_USAGE;
+}
+
+bool
+dlqctl_parse_int (const char *text, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long value = strtol (text, &end, 10);
+    if (errno || end == text || *end || value < min || value > max)
+        return false;
+    *out = value;
+    return true;
+}
+
+/* Parse the options before the command; returns the index of the command
+ * in argv, or -1 with *status set when dlqctl should exit at once. */
+static int
+parse_global (int argc, char **argv, dlqctl_t *ctl, int *status)
+{
+    static const struct option options [] = {
+        { "endpoint", required_argument, NULL, 'e' },
+        { "json",     no_argument,       NULL, 'j' },
+        { "timeout",  required_argument, NULL, 't' },
+        { "help",     no_argument,       NULL, 'h' },
+        { "version",  no_argument,       NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    long timeout;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long (argc, argv, "+e:jt:hV", options, NULL)) != -1) {
+        switch (opt) {
+            case 'e':
+                ctl->endpoint = optarg;
+                break;
+            case 'j':
+                ctl->json = true;
+                break;
+            case 't':
+                if (!dlqctl_parse_int (optarg, 1, 86400000, &timeout)) {
+                    *status = dlqctl_usage_error (NULL, "--timeout wants milliseconds (1 to 86400000), not '%s'", optarg);
+                    return -1;
+                }
+                ctl->timeout_ms = (int) timeout;
+                break;
+            case 'h':
+                fputs (usage_text, stdout);
+                *status = DLQCTL_EXIT_OK;
+                return -1;
+            case 'V':
+                printf ("dlqctl %s (protocol %d)\n", DLQD_VERSION, DLQ_CLIENT_PROTOCOL);
+                *status = DLQCTL_EXIT_OK;
+                return -1;
+            default:
+                *status = dlqctl_usage_error (NULL, "unknown or incomplete option '%s'", argv [optind - 1]);
+                return -1;
+        }
+    }
+    if (optind >= argc) {
+        *status = dlqctl_usage_error (NULL, "no command given");
+        return -1;
+    }
+    return optind;
+}
+
+static const command_t *
+find_command (const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands [0]; i++)
+        if (strcmp (commands [i].name, name) == 0)
+            return &commands [i];
+    return NULL;
+}
+
+static int
+connect_and_run (dlqctl_t *ctl, const command_t *command, int argc, char **argv)
+{
+    ctl->client = dlq_client_new (ctl->endpoint);
+    if (!ctl->client) {
+        fprintf (stderr, "dlqctl: cannot use endpoint '%s': %s\n", ctl->endpoint, strerror (errno));
+        return DLQCTL_EXIT_USAGE;
+    }
+    dlq_client_set_timeout (ctl->client, ctl->timeout_ms);
+    int status = command->run (ctl, argc, argv);
+    dlq_client_destroy (&ctl->client);
+    return status;
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *env = getenv ("DLQ_ENDPOINT");
+    dlqctl_t ctl = {
+        env && *env ? env : DLQ_CLIENT_DEFAULT_ENDPOINT, false, DLQ_CLIENT_DEFAULT_TIMEOUT_MS, NULL
+    };
+    int status = DLQCTL_EXIT_OK;
+    int first = parse_global (argc, argv, &ctl, &status);
+    if (first < 0)
+        return status;
+    const command_t *command = find_command (argv [first]);
+    if (!command)
+        return dlqctl_usage_error (NULL, "unknown command '%s'", argv [first]);
+    return connect_and_run (&ctl, command, argc - first, argv + first);
+}

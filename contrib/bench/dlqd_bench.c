@@ -1,0 +1,408 @@
+/*  dlqd_bench — durable ingest throughput of dlqd against plain SQLite.
+ *
+ *  One run, one process, same machine, same events:
+ *    1. generate N realistic FailedEvents (before any timing);
+ *    2. start a private dlqd (or use --endpoint) and PUT all N through C
+ *       pipelining DEALER clients, every ack meaning "fsync'd";
+ *    3. insert the same rows into fresh SQLite databases with the store's
+ *       schema and pragmas: one transaction per event (the naive way, on
+ *       the first --naive-events rows) and 1000 rows per transaction;
+ *    4. print events/s, ack latency and the ratios gateway/naive (target
+ *       >= 10x) and gateway/raw-batched (target >= 0.60).
+ *  Exit status: 0 when everything completed (targets are reported, not
+ *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
+ *  SQLite errors), 64 on a usage error.
+ */
+#include "bench_daemon.h"
+#include "bench_events.h"
+#include "bench_gateway.h"
+#include "bench_sqlite.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#ifndef DLQD_BINARY
+#define DLQD_BINARY "dlqd"
+#endif
+
+#define BATCH_ROWS          1000
+#define READY_TIMEOUT_MS    10000
+#define REPLY_TIMEOUT_MS    30000
+#define STOP_TIMEOUT_MS     30000
+#define TARGET_NAIVE        10.0
+#define TARGET_BATCHED      0.60
+#define ERR_LEN             4096
+
+typedef struct {
+    size_t      events;
+    int         clients;
+    int         window;
+    const char *endpoint;       /* NULL: start our own dlqd */
+    const char *dlqd;
+    size_t      naive_events;
+    bool        keep;
+} options_t;
+
+typedef struct {
+    double gateway_eps;
+    double naive_eps;           /* 0 when skipped */
+    double batched_eps;
+    bool   failed;
+} outcome_t;
+
+
+/* ------------------------------------------------------------------------ */
+/* Command line */
+
+static int
+usage (FILE *out, int code)
+{
+    fprintf (out,
+        "usage: dlqd_bench [options]\n"
+        "Measures durable ingest through dlqd (PUT acked after fsync) against a\n"
+        "naive one-transaction-per-event SQLite loop and a batched SQLite loop,\n"
+        "on the same events, in the same run.\n"
+        "\n"
+        "  --events N        events to PUT and to insert in batches (default 200000)\n"
+        "  --clients C       client threads, one DEALER each (default 4)\n"
+        "  --window W        PUTs in flight per client (default 256)\n"
+        "  --naive-events N  rows for the naive 1-txn-per-event loop (default 2000;\n"
+        "                    0 skips it)\n"
+        "  --endpoint E      use the dlqd already serving E instead of starting one\n"
+        "  --dlqd PATH       dlqd binary to start (default %s)\n"
+        "  --keep            keep the temporary directory (databases, config, log)\n"
+        "  --help            this text\n"
+        "\n"
+        "The temporary directory is made under $TMPDIR (default /tmp).\n"
+        "Exit status: 0 run completed, 1 failure, 64 usage error.\n",
+        DLQD_BINARY);
+    return code;
+}
+
+static bool
+parse_count (const char *text, size_t min, size_t max, size_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull (text, &end, 10);
+    if (errno || end == text || *end || text [0] == '-' || v < min || v > max)
+        return false;
+    *out = (size_t) v;
+    return true;
+}
+
+/* Parse one option with a numeric value into *out; complains on error. */
+static bool
+numeric_option (const char *name, const char *value, size_t min, size_t max, size_t *out)
+{
+    if (parse_count (value, min, max, out))
+        return true;
+    fprintf (stderr, "dlqd_bench: --%s wants an integer from %zu to %zu, got '%s'\n",
+             name, min, max, value);
+    return false;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int
+parse_options (int argc, char **argv, options_t *o)
+{
+    static const struct option longs [] = {
+        { "events", required_argument, NULL, 'n' },
+        { "clients", required_argument, NULL, 'c' },
+        { "window", required_argument, NULL, 'w' },
+        { "endpoint", required_argument, NULL, 'e' },
+        { "dlqd", required_argument, NULL, 'd' },
+        { "naive-events", required_argument, NULL, 'N' },
+        { "keep", no_argument, NULL, 'k' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false };
+    size_t v;
+    int opt;
+    while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
+        bool ok = true;
+        switch (opt) {
+            case 'n': ok = numeric_option ("events", optarg, 1, UINT32_MAX, &o->events); break;
+            case 'c': ok = numeric_option ("clients", optarg, 1, 256, &v); o->clients = (int) v; break;
+            case 'w': ok = numeric_option ("window", optarg, 1, 100000, &v); o->window = (int) v; break;
+            case 'N': ok = numeric_option ("naive-events", optarg, 0, UINT32_MAX, &o->naive_events); break;
+            case 'e': o->endpoint = optarg; break;
+            case 'd': o->dlqd = optarg; break;
+            case 'k': o->keep = true; break;
+            case 'h': return usage (stdout, 0);
+            default:  return usage (stderr, 64);
+        }
+        if (!ok)
+            return 64;
+    }
+    if (optind < argc) {
+        fprintf (stderr, "dlqd_bench: unexpected argument '%s'\n", argv [optind]);
+        return usage (stderr, 64);
+    }
+    if ((size_t) o->clients > o->events)
+        o->clients = (int) o->events;
+    if (o->naive_events > o->events)
+        o->naive_events = o->events;
+    return -1;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Temporary directory */
+
+static char *
+make_temp_dir (void)
+{
+    const char *base = getenv ("TMPDIR");
+    char *path = NULL;
+    if (asprintf (&path, "%s/dlqd-bench.XXXXXX", base && *base ? base : "/tmp") < 0)
+        return NULL;
+    if (!mkdtemp (path)) {
+        fprintf (stderr, "dlqd_bench: cannot create %s: %s\n", path, strerror (errno));
+        free (path);
+        return NULL;
+    }
+    return path;
+}
+
+static int
+remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    if (remove (path) != 0)
+        fprintf (stderr, "dlqd_bench: cannot remove %s: %s\n", path, strerror (errno));
+    return 0;
+}
+
+static void
+remove_tree (const char *path)
+{
+    nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void
+path_in (char *out, size_t len, const char *dir, const char *name)
+{
+    snprintf (out, len, "%s/%s", dir, name);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Phases */
+
+static void
+print_errors (const bench_gateway_result_t *r)
+{
+    if (!r->errors)
+        return;
+    printf ("  ERR replies     : %zu (", r->errors);
+    for (size_t i = 0; i < BENCH_ERR_KINDS && r->err_code [i][0]; i++)
+        printf ("%s%s %zu", i ? ", " : "", r->err_code [i], r->err_count [i]);
+    printf ("); first: %s\n", r->first_err);
+}
+
+static void
+report_gateway (const options_t *o, const bench_events_t *ev, bench_gateway_result_t *r,
+                outcome_t *out)
+{
+    double p50, p99, max;
+    bench_latency_summary (r->latency_ns, ev->count, &p50, &p99, &max);
+    out->gateway_eps = r->seconds > 0 ? (double) (r->ok + r->errors) / r->seconds : 0;
+    printf ("dlqd ingest     : %7.0f events/s  (p50 %.1f ms, p99 %.1f ms, max %.1f ms)"
+            "  %d clients x %d window\n", out->gateway_eps, p50, p99, max, o->clients, o->window);
+    printf ("                  %.1f MB/s of PUT bodies; %zu OK (%zu duplicate), %zu ERR in %.2f s\n",
+            r->seconds > 0 ? (double) ev->body_bytes / 1e6 / r->seconds : 0,
+            r->ok, r->duplicates, r->errors, r->seconds);
+    print_errors (r);
+}
+
+static void
+run_gateway (const options_t *o, void *ctx, const char *endpoint, const bench_events_t *ev,
+             outcome_t *out)
+{
+    bench_gateway_result_t r;
+    bool complete = bench_gateway_run (ctx, endpoint, ev, o->clients, o->window,
+                                       REPLY_TIMEOUT_MS, &r);
+    report_gateway (o, ev, &r, out);
+    if (!complete)
+        fprintf (stderr, "dlqd_bench: gateway run failed: %s\n", r.failure);
+    out->failed |= !complete || r.errors > 0;
+    bench_gateway_result_free (&r);
+}
+
+/* Take an integer member "key":N out of a flat scan of a JSON body. */
+static long long
+json_int (const char *body, const char *key)
+{
+    char pattern [64];
+    snprintf (pattern, sizeof pattern, "\"%s\":", key);
+    const char *p = strstr (body, pattern);
+    return p ? strtoll (p + strlen (pattern), NULL, 10) : -1;
+}
+
+/* After the run, our own dlqd must hold exactly the events it acked. */
+static void
+check_stats (void *ctx, const char *endpoint, size_t expected, outcome_t *out)
+{
+    char body [1024];
+    bool ok = false;
+    if (!bench_gateway_call (ctx, endpoint, "STATS", "", 5000, 5000, NULL, NULL, &ok,
+                             body, sizeof body) || !ok) {
+        fprintf (stderr, "dlqd_bench: STATS failed: %s\n", body);
+        out->failed = true;
+        return;
+    }
+    long long events = json_int (body, "events"), bytes = json_int (body, "storeBytes");
+    printf ("  store           : %lld events, %.1f MB (database + WAL)\n", events, (double) bytes / 1e6);
+    if (events != (long long) expected) {
+        fprintf (stderr, "dlqd_bench: dlqd stores %lld events, expected %zu\n", events, expected);
+        out->failed = true;
+    }
+}
+
+static void
+stop_daemon (bench_daemon_t *daemon, outcome_t *out)
+{
+    char err [ERR_LEN];
+    double drain = 0;
+    if (bench_daemon_stop (daemon, STOP_TIMEOUT_MS, &drain, err, sizeof err)) {
+        printf ("  dlqd exit       : status 0, %.3f s after SIGTERM\n", drain);
+        return;
+    }
+    fprintf (stderr, "dlqd_bench: %s\n", err);
+    out->failed = true;
+}
+
+/* Run one reference loop; returns events/s, 0 on failure. */
+static double
+run_reference (const char *dir, const char *label, const bench_events_t *ev, size_t count,
+               size_t per_txn, outcome_t *out)
+{
+    char err [ERR_LEN];
+    double seconds = 0;
+    if (!bench_sqlite_run (dir, ev->rows, count, per_txn, &seconds, err, sizeof err)) {
+        fprintf (stderr, "dlqd_bench: %s: %s\n", label, err);
+        out->failed = true;
+        return 0;
+    }
+    double eps = seconds > 0 ? (double) count / seconds : 0;
+    printf ("%-16s: %7.0f events/s  (%zu events in %.2f s)\n", label, eps, count, seconds);
+    fflush (stdout);
+    return eps;
+}
+
+static void
+print_ratios (const outcome_t *out)
+{
+    double vs_naive = out->naive_eps > 0 ? out->gateway_eps / out->naive_eps : 0;
+    double vs_batched = out->batched_eps > 0 ? out->gateway_eps / out->batched_eps : 0;
+    bool naive_met = out->naive_eps == 0 || vs_naive >= TARGET_NAIVE;
+    bool batched_met = vs_batched >= TARGET_BATCHED;
+    char naive [32];
+    if (out->naive_eps > 0)
+        snprintf (naive, sizeof naive, "%.1fx", vs_naive);
+    else
+        snprintf (naive, sizeof naive, "n/a");
+    printf ("ratios          : %s naive, %.2fx raw batched  (targets >= %.0fx, >= %.2fx: %s)\n",
+            naive, vs_batched, TARGET_NAIVE, TARGET_BATCHED,
+            naive_met && batched_met ? "met" : !naive_met && !batched_met ? "BOTH MISSED"
+            : !naive_met ? "naive MISSED" : "raw batched MISSED");
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Main */
+
+static bench_events_t *
+generate (const options_t *o)
+{
+    char err [ERR_LEN];
+    uint64_t seed = (uint64_t) time (NULL) * 1000003u ^ (uint64_t) getpid ();
+    fprintf (stderr, "dlqd_bench: generating %zu events...\n", o->events);
+    bench_events_t *ev = bench_events_generate (o->events, seed, err, sizeof err);
+    if (!ev) {
+        fprintf (stderr, "dlqd_bench: %s\n", err);
+        return NULL;
+    }
+    printf ("workload        : %zu events, PUT body avg %zu B (%.1f MB), stored JSON avg %zu B\n",
+            ev->count, ev->body_bytes / ev->count, (double) ev->body_bytes / 1e6,
+            ev->json_bytes / ev->count);
+    return ev;
+}
+
+/* The gateway phase: own daemon (or --endpoint), PUT load, checks, stop. */
+static void
+gateway_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    void *ctx = zmq_ctx_new ();
+    bench_daemon_t daemon = { 0 };
+    char err [ERR_LEN];
+    const char *endpoint = o->endpoint;
+    if (!endpoint) {
+        if (!bench_daemon_start (&daemon, ctx, o->dlqd, dir, READY_TIMEOUT_MS, err, sizeof err)) {
+            fprintf (stderr, "dlqd_bench: %s\n", err);
+            out->failed = true;
+            zmq_ctx_term (ctx);
+            return;
+        }
+        endpoint = daemon.endpoint;
+    }
+    printf ("dlqd            : %s%s\n", endpoint, o->endpoint ? " (already running)" : "");
+    fflush (stdout);
+    run_gateway (o, ctx, endpoint, ev, out);
+    if (!o->endpoint) {
+        check_stats (ctx, endpoint, ev->count, out);
+        stop_daemon (&daemon, out);
+    }
+    zmq_ctx_term (ctx);
+}
+
+static void
+reference_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    char path [4096];
+    if (o->naive_events) {
+        path_in (path, sizeof path, dir, "naive");
+        out->naive_eps = run_reference (path, "naive 1 txn/evt", ev, o->naive_events, 1, out);
+    }
+    path_in (path, sizeof path, dir, "batched");
+    out->batched_eps = run_reference (path, "raw batched 1000", ev, ev->count, BATCH_ROWS, out);
+}
+
+int
+main (int argc, char **argv)
+{
+    options_t o;
+    int code = parse_options (argc, argv, &o);
+    if (code >= 0)
+        return code;
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    bench_events_t *ev = generate (&o);
+    char *dir = ev ? make_temp_dir () : NULL;
+    if (!dir) {
+        bench_events_destroy (&ev);
+        return 1;
+    }
+    outcome_t out = { 0 };
+    gateway_phase (&o, dir, ev, &out);
+    reference_phase (&o, dir, ev, &out);
+    print_ratios (&out);
+    if (o.keep)
+        printf ("kept            : %s\n", dir);
+    else
+        remove_tree (dir);
+    free (dir);
+    bench_events_destroy (&ev);
+    if (out.failed)
+        fprintf (stderr, "dlqd_bench: FAILED (see above)\n");
+    return out.failed ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+/*  dlqctl — shared pieces of the dlqd command-line client: the options
+ *  every command sees, exit statuses, and error reporting.
+ *
+ *  Exit statuses: 0 success; 1 the gateway rejected something (an ERR
+ *  reply, or rejected lines in `put`); 2 no usable answer (timeout,
+ *  transport or protocol error); 64 usage error; 66 input not readable.
+ */
+#ifndef DLQCTL_H
+#define DLQCTL_H
+
+#include "dlq_client.h"
+
+#include <stdbool.h>
+
+typedef enum {
+    DLQCTL_EXIT_OK        = 0,
+    DLQCTL_EXIT_REJECTED  = 1,
+    DLQCTL_EXIT_NO_ANSWER = 2,
+    DLQCTL_EXIT_USAGE     = 64,
+    DLQCTL_EXIT_NO_INPUT  = 66
+} dlqctl_exit_t;
+
+/* What every command works with. */
+typedef struct {
+    const char   *endpoint;     /* gateway endpoint */
+    bool          json;         /* --json: print raw JSON replies */
+    int           timeout_ms;   /* --timeout */
+    dlq_client_t *client;       /* connected client, owned by main */
+} dlqctl_t;
+
+/* The exit status for a failed client call. */
+dlqctl_exit_t dlqctl_exit_for (dlq_client_result_t result);
+
+/* Print "dlqctl: CODE: message (field)" on stderr for the client's last
+ * failed blocking call (CODE is the gateway's code, or TIMEOUT, TRANSPORT,
+ * PROTOCOL for local failures) and return the matching exit status. */
+dlqctl_exit_t dlqctl_fail (const dlqctl_t *ctl, dlq_client_result_t result);
+
+/* Print "dlqctl: <command>: <message>" and a hint to --help on stderr;
+ * return DLQCTL_EXIT_USAGE. */
+dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Parse a decimal integer in [min, max] from text; false when it is not
+ * one. */
+bool dlqctl_parse_int (const char *text, long min, long max, long *out);
+
+#endif
