@@ -39,7 +39,7 @@ sweep (dlq_committer_t *self)
 {
     int64_t deleted = dlq_embedded_sweep (self->store, dlq_time_now_ms (), (int) self->sweep_batch);
     if (deleted < 0)
-        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed");
+        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (self->store));
     else
     if (deleted > 0)
         dlq_log (DLQ_LOG_INFO, "expiry sweep deleted %lld events", (long long) deleted);

@@ -6,6 +6,7 @@
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
+#include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "embedded_store.h"
@@ -82,6 +83,14 @@ check_members (const request_t *req, const char *const *allowed, dlq_error_t *er
     return DLQ_OK;
 }
 
+/* A store read failed: log why, answer UNAVAILABLE. */
+static dlq_code_t
+store_unavailable (worker_t *w, dlq_error_t *err)
+{
+    dlq_log (DLQ_LOG_ERROR, "query failed: %s", dlq_embedded_last_error (w->store));
+    return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+}
+
 static dlq_code_t
 do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -104,7 +113,7 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (rc == DLQ_STORE_NOT_FOUND)
         return dlq_error_set (err, DLQ_ERR_NOT_FOUND, "id", "no event %s (never stored, or expired)", uuid);
     if (rc != DLQ_STORE_OK)
-        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+        return store_unavailable (w, err);
     return DLQ_OK;
 }
 
@@ -162,7 +171,7 @@ do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
                               "cursor is not a nextCursor this gateway issued");
     if (rc != DLQ_STORE_OK)
-        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+        return store_unavailable (w, err);
     return DLQ_OK;
 }
 
@@ -186,7 +195,7 @@ do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     }
     dlq_buf_free (&streams);
     if (rc != DLQ_STORE_OK)
-        return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
+        return store_unavailable (w, err);
     return DLQ_OK;
 }
 

@@ -101,13 +101,15 @@ recv_reply (void *sock, frame_t f [3], int flags)
 /* ------------------------------------------------------------------------ */
 /* Tallies */
 
+/* Record the first failure of a client: what went wrong, plus detail
+ * (a reply body, an error string; may be ""). */
 static void
-set_failure (bench_gateway_result_t *r, const char *fmt, const char *detail)
+set_failure (bench_gateway_result_t *r, const char *what, const char *detail)
 {
     if (r->failed)
         return;
     r->failed = true;
-    snprintf (r->failure, sizeof r->failure, fmt, detail);
+    snprintf (r->failure, sizeof r->failure, "%s%s%.160s", what, detail [0] ? ": " : "", detail);
 }
 
 /* Add n replies with ERR code to the per-code counts; past BENCH_ERR_KINDS
@@ -139,7 +141,7 @@ count_error (bench_gateway_result_t *r, const char *body)
         snprintf (code, sizeof code, "%.*s", (int) (len < 31 ? len : 31), p);
     }
     if (!r->first_err [0])
-        snprintf (r->first_err, sizeof r->first_err, "%s", body);
+        snprintf (r->first_err, sizeof r->first_err, "%.255s", body);
     add_error_code (r, code, 1);
 }
 
@@ -153,7 +155,7 @@ merge_tally (bench_gateway_result_t *into, const bench_gateway_result_t *from)
     if (!into->first_err [0])
         snprintf (into->first_err, sizeof into->first_err, "%s", from->first_err);
     if (from->failed)
-        set_failure (into, "%s", from->failure);
+        set_failure (into, from->failure, "");
 }
 
 
@@ -176,12 +178,12 @@ take_reply (client_t *c, const frame_t f [3])
 {
     uint32_t id;
     if (f [1].len != sizeof id) {
-        set_failure (&c->tally, "reply with a request id of unexpected size: %s", f [2].data);
+        set_failure (&c->tally, "reply with a request id of unexpected size", f [2].data);
         return false;
     }
     memcpy (&id, f [1].data, sizeof id);
     if (id < c->first || id >= c->end || c->sent_ns [id] == 0 || c->latency_ns [id] != 0) {
-        set_failure (&c->tally, "reply to a request that is not outstanding: %s", f [2].data);
+        set_failure (&c->tally, "reply to a request that is not outstanding", f [2].data);
         return false;
     }
     c->latency_ns [id] = (uint64_t) (dlq_time_mono_ns () - c->sent_ns [id]);
@@ -209,10 +211,10 @@ collect_replies (client_t *c, void *sock)
         flags = ZMQ_DONTWAIT;
     }
     if (rc < 0)
-        set_failure (&c->tally, "%s", "a reply that is not 3 frames");
+        set_failure (&c->tally, "a reply that is not 3 frames", "");
     else
     if (taken == 0)
-        set_failure (&c->tally, "%s", "no reply within the timeout");
+        set_failure (&c->tally, "no reply within the timeout", "");
     return rc < 0 || taken == 0 ? -1 : taken;
 }
 
@@ -224,7 +226,7 @@ pump (client_t *c, void *sock)
     while (acked < total) {
         while (in_flight < (size_t) c->window && next < c->end) {
             if (!send_put (c, sock, next++)) {
-                set_failure (&c->tally, "send failed: %s", zmq_strerror (zmq_errno ()));
+                set_failure (&c->tally, "send failed", zmq_strerror (zmq_errno ()));
                 return;
             }
             in_flight++;
@@ -244,7 +246,7 @@ await_connection (client_t *c, void *sock)
     frame_t f [3];
     if (zmq_send (sock, "PING", 4, ZMQ_SNDMORE) != 4 || zmq_send (sock, "", 0, ZMQ_SNDMORE) != 0
     ||  zmq_send (sock, "", 0, 0) != 0 || recv_reply (sock, f, 0) != 1) {
-        set_failure (&c->tally, "no PING reply from %s before the run", c->endpoint);
+        set_failure (&c->tally, "no PING reply before the run from", c->endpoint);
         return false;
     }
     return true;
@@ -257,7 +259,7 @@ client_main (void *arg)
     void *sock = new_dealer (c->ctx, c->endpoint, c->window, c->timeout_ms);
     bool ready = sock && await_connection (c, sock);
     if (!sock)
-        set_failure (&c->tally, "cannot connect to %s", c->endpoint);
+        set_failure (&c->tally, "cannot connect to", c->endpoint);
     pthread_barrier_wait (c->barrier);
     c->start_ns = dlq_time_mono_ns ();
     if (ready)

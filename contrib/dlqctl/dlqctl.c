@@ -164,8 +164,8 @@ find_command (const char *name)
     return NULL;
 }
 
-static int
-connect_and_run (dlqctl_t *ctl, const command_t *command, int argc, char **argv)
+dlqctl_exit_t
+dlqctl_connect (dlqctl_t *ctl)
 {
     ctl->client = dlq_client_new (ctl->endpoint);
     if (!ctl->client) {
@@ -173,9 +173,7 @@ connect_and_run (dlqctl_t *ctl, const command_t *command, int argc, char **argv)
         return DLQCTL_EXIT_USAGE;
     }
     dlq_client_set_timeout (ctl->client, ctl->timeout_ms);
-    int status = command->run (ctl, argc, argv);
-    dlq_client_destroy (&ctl->client);
-    return status;
+    return DLQCTL_EXIT_OK;
 }
 
 int
@@ -192,5 +190,7 @@ main (int argc, char **argv)
     const command_t *command = find_command (argv [first]);
     if (!command)
         return dlqctl_usage_error (NULL, "unknown command '%s'", argv [first]);
-    return connect_and_run (&ctl, command, argc - first, argv + first);
+    status = command->run (&ctl, argc - first, argv + first);
+    dlq_client_destroy (&ctl.client);
+    return status;
 }

@@ -25,8 +25,13 @@ typedef struct {
     const char   *endpoint;     /* gateway endpoint */
     bool          json;         /* --json: print raw JSON replies */
     int           timeout_ms;   /* --timeout */
-    dlq_client_t *client;       /* connected client, owned by main */
+    dlq_client_t *client;       /* NULL until dlqctl_connect; destroyed by main */
 } dlqctl_t;
+
+/* Create the client for ctl->endpoint with ctl's options (commands call it
+ * once their arguments are parsed). DLQCTL_EXIT_OK, or DLQCTL_EXIT_USAGE
+ * after printing why the endpoint cannot be used. */
+dlqctl_exit_t dlqctl_connect (dlqctl_t *ctl);
 
 /* The exit status for a failed client call. */
 dlqctl_exit_t dlqctl_exit_for (dlq_client_result_t result);
