@@ -152,7 +152,7 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
     dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);
 }
 
-/* PING's body is optional but, when present, must be a JSON object. */
+/* PING's body is optional but, when present, must be {} (as for STATS). */
 static void
 handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
@@ -168,8 +168,9 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
         if (rc != DLQ_JSON_OK)
             dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
         else
-        if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT)
-            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be empty or {}");
+        if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT || dlq_json_root (doc)->count != 0)
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "PING takes no parameters: "
+                           "the body must be empty or {}");
         dlq_json_doc_destroy (&doc);
     }
     if (err.code != DLQ_OK) {
@@ -177,7 +178,7 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
         return;
     }
     dlq_buf_t body = DLQ_BUF_INIT;
-    dlq_protocol_ping_body (&body);
+    dlq_protocol_ping_body (&body, (long long) self->config->max_message_bytes);
     send_reply (self, &frames [0], &frames [2], true, body.data, body.len);
     dlq_buf_free (&body);
 }

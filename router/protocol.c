@@ -55,8 +55,8 @@ dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate)
 }
 
 void
-dlq_protocol_ping_body (dlq_buf_t *out)
+dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes)
 {
-    dlq_buf_printf (out, "{\"pong\":true,\"version\":\"%s\",\"protocol\":%d}",
-                    DLQD_VERSION, DLQ_PROTOCOL_VERSION);
+    dlq_buf_printf (out, "{\"pong\":true,\"version\":\"%s\",\"protocol\":%d,\"maxMessageBytes\":%lld}",
+                    DLQD_VERSION, DLQ_PROTOCOL_VERSION, max_message_bytes);
 }

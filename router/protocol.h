@@ -34,7 +34,7 @@ void dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err);
 /* {"id":...,"duplicate":...} into out. Pure. */
 void dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate);
 
-/* {"pong":true,"version":...,"protocol":1} into out. Pure. */
-void dlq_protocol_ping_body (dlq_buf_t *out);
+/* {"pong":true,"version":...,"protocol":1,"maxMessageBytes":N} into out. Pure. */
+void dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes);
 
 #endif

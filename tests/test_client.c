@@ -5,10 +5,13 @@
  *  handlers provoke what a real gateway cannot easily be made to do:
  *  answer out of order, hold replies to count the requests in flight, stay
  *  silent so the client resends on a new connection, answer a superseded
- *  request late, answer with malformed messages or ERR. End-to-end tests
- *  against the real dlqd live in the integration suites.
+ *  request late, answer with malformed messages or ERR. The last suite runs
+ *  the dlqctl binary against the same fake gateway, to check its output
+ *  and exit statuses. End-to-end tests against the real dlqd live in the
+ *  integration suites.
  */
 #include "dlq_client.h"
+#include "test_support.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <zmq.h>
 
@@ -47,6 +51,7 @@ struct fake {
     atomic_bool      stop;
     fake_handler_fn *handler;
     int              quiet_ms;          /* held requests are released after this much silence */
+    int              release_at;        /* ... or as soon as this many are held (0: never) */
     /* Touched by the server thread only; read by the test after fake_stop. */
     request_t        held [FAKE_MAX_HELD];
     int              held_count;
@@ -120,6 +125,8 @@ fake_hold (fake_t *fake, request_t *req)
     if (fake->held_count > fake->max_held)
         fake->max_held = fake->held_count;
 }
+
+static void release_held (fake_t *fake);
 
 static void
 note_peer (fake_t *fake, const request_t *req)
@@ -235,12 +242,15 @@ fake_run (void *arg)
     return NULL;
 }
 
+/* Start a fake gateway whose handler may hold requests: they are released
+ * after quiet_ms without a new request, or once release_at are held. */
 static fake_t *
-fake_start (fake_handler_fn *handler, int quiet_ms)
+fake_start_holding (fake_handler_fn *handler, int quiet_ms, int release_at)
 {
     fake_t *fake = calloc (1, sizeof *fake);
     fake->handler = handler;
     fake->quiet_ms = quiet_ms;
+    fake->release_at = release_at;
     fake->frames_ok = true;
     fake->ctx = zmq_ctx_new ();
     fake->router = zmq_socket (fake->ctx, ZMQ_ROUTER);
@@ -251,6 +261,12 @@ fake_start (fake_handler_fn *handler, int quiet_ms)
     zmq_getsockopt (fake->router, ZMQ_LAST_ENDPOINT, fake->endpoint, &size);
     pthread_create (&fake->thread, NULL, fake_run, fake);
     return fake;
+}
+
+static fake_t *
+fake_start (fake_handler_fn *handler, int quiet_ms)
+{
+    return fake_start_holding (handler, quiet_ms, 0);
 }
 
 static void
@@ -277,6 +293,8 @@ static void
 hold_all (fake_t *fake, request_t *req)
 {
     fake_hold (fake, req);
+    if (fake->held_count == fake->release_at)
+        release_held (fake);
 }
 
 static void
@@ -341,7 +359,56 @@ answer_queries (fake_t *fake, request_t *req)
         fake_reply (fake, req, "ERR", "{\"code\":\"UNKNOWN_VERB\",\"message\":\"no\"}");
 }
 
+/* What dlqctl's tests talk to: PUTs are stored, except that an event of
+ * error type "bad" is rejected and one of stream "dup" is a duplicate; a
+ * LIST page has one event and a next cursor; the rest as answer_queries. */
+static void
+dlqctl_gateway (fake_t *fake, request_t *req)
+{
+    if (strcmp (req->verb, "PUT") == 0 && strstr (req->body, "\"type\":\"bad\""))
+        fake_reply (fake, req, "ERR",
+                    "{\"code\":\"INVALID_EVENT\",\"message\":\"error.type is required\",\"field\":\"error.type\"}");
+    else
+    if (strcmp (req->verb, "PUT") == 0)
+        fake_reply_stored (fake, req, strstr (req->body, "\"streamName\":\"dup\"") != NULL);
+    else
+    if (strcmp (req->verb, "LIST") == 0)
+        fake_reply (fake, req, "OK",
+                    "{\"events\":[{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"orders\","
+                    "\"operationType\":\"INSERT\",\"error\":{\"type\":\"java.lang.IllegalStateException\","
+                    "\"message\":\"downstream\\ncall failed\"},\"attempts\":3,\"status\":\"PENDING\","
+                    "\"createdAt\":\"2026-06-09T14:32:13.500Z\"}],\"nextCursor\":\"17.2\"}");
+    else
+        answer_queries (fake, req);
+}
+
 /* ---- helpers ------------------------------------------------------------- */
+
+/* Run "dlqctl ARGS" through the shell in dir; *out and *err receive its
+ * standard output and error (caller frees). Returns its exit status. */
+static int
+run_dlqctl (const char *dir, const char *args, char **out, char **err)
+{
+    char command [2048], path [512];
+    snprintf (command, sizeof command, "%s %s >%s/out 2>%s/err", DLQCTL_BINARY, args, dir, dir);
+    int status = system (command);
+    snprintf (path, sizeof path, "%s/out", dir);
+    *out = test_read_file (path, NULL);
+    snprintf (path, sizeof path, "%s/err", dir);
+    *err = test_read_file (path, NULL);
+    cr_assert (*out && *err);
+    cr_assert (WIFEXITED (status), "dlqctl did not exit normally: %s", command);
+    return WEXITSTATUS (status);
+}
+
+static void
+write_file (const char *path, const char *text)
+{
+    FILE *file = fopen (path, "w");
+    cr_assert_not_null (file);
+    fputs (text, file);
+    fclose (file);
+}
 
 static size_t
 make_event (char *out, size_t size, const char *id)
@@ -414,6 +481,7 @@ Test (client, blocking_put_returns_id_and_duplicate_flag)
     cr_assert_str_eq (stored, id);
     cr_assert (duplicate);
     cr_assert_str_eq (dlq_client_error_message (client), "");
+    cr_assert_eq (dlq_client_ignored_replies (client), 3, "three junk replies dropped");
     dlq_client_destroy (&client);
     cr_assert_null (client);
     fake_stop (fake);
@@ -426,7 +494,7 @@ Test (client, blocking_put_returns_id_and_duplicate_flag)
 
 Test (client, out_of_order_replies_are_matched_by_request_id)
 {
-    fake_t *fake = fake_start (hold_all, 100);
+    fake_t *fake = fake_start_holding (hold_all, 2000, 20);
     dlq_client_t *client = fast_client (fake->endpoint);
     cr_assert_eq (dlq_client_set_timeout (client, HOLD_TIMEOUT_MS), DLQ_CLIENT_OK);
     char ids [20][37];
@@ -463,7 +531,8 @@ Test (client, window_bounds_requests_in_flight)
     dlq_client_destroy (&client);
     fake_stop (fake);
     cr_assert_eq (fake->received, 30, "no resends expected");
-    cr_assert_eq (fake->max_held, 4, "at most the window (4) may be in flight, saw %d", fake->max_held);
+    cr_assert_leq (fake->max_held, 4, "at most the window (4) may be in flight, saw %d", fake->max_held);
+    cr_assert_gt (fake->max_held, 1, "requests are pipelined");
     fake_destroy (&fake);
 }
 
@@ -507,6 +576,7 @@ Test (client, timeout_resends_on_a_new_connection_and_ignores_the_late_reply)
     cr_assert_geq (now_ms () - start, FAST_TIMEOUT_MS - 5, "resent before the timeout");
     cr_assert_str_eq (stored, id, "the late reply to the superseded request was taken");
     cr_assert_not (duplicate);
+    cr_assert_eq (dlq_client_ignored_replies (client), 1, "the late reply arrived and was dropped");
     dlq_client_destroy (&client);
     fake_stop (fake);
     cr_assert_eq (fake->received, 2);
@@ -718,4 +788,125 @@ Test (client, uuid_v7_is_well_formed_and_ordered)
         cr_assert_gt (strcmp (id, previous), 0, "%s after %s", id, previous);
         memcpy (previous, id, sizeof id);
     }
+}
+
+/* ---- dlqctl against the fake gateway --------------------------------------- */
+
+Test (dlqctl, put_reports_rejected_lines_and_a_summary)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], path [320], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (path, sizeof path, "%s/events.jsonl", dir);
+    write_file (path,
+                "{\"streamName\":\"s\",\"error\":{\"type\":\"A\"}}\n"
+                "   \n"
+                "{\"streamName\":\"s\",\"error\":{\"type\":\"bad\"}}\n"
+                "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"dup\",\"error\":{\"type\":\"A\"}}\n"
+                "{}\n");
+    snprintf (args, sizeof args, "--endpoint %s put %s", fake->endpoint, path);
+    int status = run_dlqctl (dir, args, &out, &err);
+    cr_assert_eq (status, 1, "exit status; stderr: %s", err);
+    cr_assert_str_eq (out, "2 stored, 1 duplicates, 1 rejected\n");
+    cr_assert_neq (strstr (err, "line 3: INVALID_EVENT: error.type is required (error.type)\n"), NULL, "stderr: %s", err);
+    free (out);
+    free (err);
+    fake_stop (fake);
+    cr_assert_eq (fake->received, 4, "the blank line is skipped");
+    cr_assert_str_eq (fake->last_verb, "PUT");
+    cr_assert_eq (strncmp (fake->last_body, "{\"id\":\"", 7), 0, "an id is added: %s", fake->last_body);
+    cr_assert_eq (strlen (fake->last_body), 7 + 36 + 2, "{} becomes {\"id\":\"...\"}: %s", fake->last_body);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, list_prints_a_table_and_the_next_cursor)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "list --stream orders --limit 10 -e %s", fake->endpoint);
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+    const char *expected =
+        "ID                                    CREATED AT                OPERATION  ERROR TYPE                        "
+        "ATTEMPTS  STATUS      MESSAGE\n"
+        "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  2026-06-09T14:32:13.500Z  INSERT     java.lang.IllegalStateException   "
+        "3         PENDING     downstream call failed\n"
+        "next cursor: 17.2\n";
+    cr_assert_str_eq (out, expected);
+    free (out);
+    free (err);
+    fake_stop (fake);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"orders\",\"limit\":10}");
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, get_pretty_prints_and_json_prints_raw)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "-e %s get e1", fake->endpoint);
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+    cr_assert_str_eq (out, "{\n  \"id\": \"e1\",\n  \"tags\": [\n    1,\n    {\n      \"a\": \"}\"\n    }\n  ]\n}\n");
+    free (out);
+    free (err);
+    snprintf (args, sizeof args, "-e %s --json get e1", fake->endpoint);
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0);
+    cr_assert_str_eq (out, "{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}\n");
+    free (out);
+    free (err);
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, ping_prints_the_pong_line)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], args [512], expected [256], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "-e %s ping", fake->endpoint);
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+    snprintf (expected, sizeof expected, "pong from %s (version 0.1.0, protocol 1) in ", fake->endpoint);
+    cr_assert_eq (strncmp (out, expected, strlen (expected)), 0, "stdout: %s", out);
+    cr_assert_neq (strstr (out, " ms\n"), NULL);
+    free (out);
+    free (err);
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, exit_statuses_for_errors)
+{
+    char dir [256], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "-e tcp://127.0.0.1:%d -t 200 ping", test_free_port ());
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 2);
+    cr_assert_eq (strncmp (err, "dlqctl: TRANSPORT: no connection", 32), 0, "stderr: %s", err);
+    free (out);
+    free (err);
+    cr_assert_eq (run_dlqctl (dir, "list", &out, &err), 64);
+    cr_assert_neq (strstr (err, "--stream is required"), NULL, "stderr: %s", err);
+    free (out);
+    free (err);
+    cr_assert_eq (run_dlqctl (dir, "frobnicate", &out, &err), 64);
+    free (out);
+    free (err);
+    cr_assert_eq (run_dlqctl (dir, "--help", &out, &err), 0);
+    cr_assert_eq (strncmp (out, "usage: dlqctl", 13), 0);
+    free (out);
+    free (err);
+
+    fake_t *fake = fake_start (reject_event, 1000);
+    snprintf (args, sizeof args, "-e %s get some-id", fake->endpoint);
+    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 1);
+    cr_assert_str_eq (err, "dlqctl: INVALID_EVENT: error.type is \"required\" \xc3\xa9 (error.type)\n");
+    free (out);
+    free (err);
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
 }

@@ -26,6 +26,13 @@
 #define COUNT_OF(a) (sizeof (a) / sizeof ((a) [0]))
 #define DAY_MS      (24 * 3600 * 1000LL)
 
+/* Events fail one after another: createdAt advances CREATED_GAP_MS per
+ * event, give or take CREATED_JITTER_MS (concurrent workers), ending now.
+ * (createdAt in arrival order is what a live gateway sees; random createdAt
+ * values would turn the index appends of the store into random writes.) */
+#define CREATED_GAP_MS    1
+#define CREATED_JITTER_MS 20
+
 typedef struct {
     uint64_t state;
 } rng_t;
@@ -33,6 +40,7 @@ typedef struct {
 typedef struct {
     const char *type;
     const char *message;        /* printf format with one %s and one %d */
+    int         lo, hi;         /* range of the %d */
     const char *frames;         /* stack frames, JSON-escaped */
 } error_kind_t;
 
@@ -61,35 +69,21 @@ static const char *const products [] = {
 static const char *const tiers [] = { "STANDARD", "SILVER", "GOLD", "PLATINUM" };
 static const char *const order_states [] = { "CREATED", "PAID", "PACKED", "SHIPPED", "REFUNDED" };
 static const char *const tags [] = { "web", "mobile", "promo", "b2b", "gift", "priority", "eu", "retry" };
-static const char *const services [] = {
-    "payments.internal:8443", "inventory.internal:8080", "shipping-api.internal:9000",
-    "crm.internal:8080"
-};
-static const char *const regions [] = { "eu-west-1", "eu-central-1", "us-east-1" };
+static const char *const services [] = { "payments:8443", "inventory:8080", "shipping:9000", "crm:8080" };
 
 static const error_kind_t errors [] = {
-    { "java.lang.IllegalStateException",
-      "downstream call failed: %s answered HTTP %d",
-      "\\n\\tat com.acme.orders.sync.DownstreamClient.post(DownstreamClient.java:88)"
-      "\\n\\tat com.acme.orders.sync.OrderSyncHandler.handle(OrderSyncHandler.java:41)"
-      "\\n\\tat io.flowwarden.core.ChangeStreamDispatcher.dispatch(ChangeStreamDispatcher.java:212)"
-      "\\n\\tat io.flowwarden.core.RetryingInvoker.invoke(RetryingInvoker.java:67)" },
-    { "java.net.SocketTimeoutException",
-      "Read timed out calling %s after %d ms",
-      "\\n\\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:288)"
-      "\\n\\tat java.base/java.net.Socket$SocketInputStream.read(Socket.java:1099)"
-      "\\n\\tat com.acme.payments.PaymentGatewayClient.capture(PaymentGatewayClient.java:133)"
-      "\\n\\tat io.flowwarden.core.RetryingInvoker.invoke(RetryingInvoker.java:67)" },
-    { "com.mongodb.MongoWriteConcernException",
-      "Write concern error from %s: waiting for replication timed out (wtimeout %d)",
-      "\\n\\tat com.mongodb.internal.connection.ProtocolHelper.getCommandFailureException(ProtocolHelper.java:195)"
-      "\\n\\tat com.acme.inventory.StockProjection.apply(StockProjection.java:57)"
-      "\\n\\tat io.flowwarden.core.ChangeStreamDispatcher.dispatch(ChangeStreamDispatcher.java:212)" },
-    { "com.fasterxml.jackson.databind.exc.MismatchedInputException",
-      "Cannot deserialize value of type `java.math.BigDecimal` from %s (token %d)",
-      "\\n\\tat com.fasterxml.jackson.databind.DeserializationContext.reportInputMismatch(DeserializationContext.java:1752)"
-      "\\n\\tat com.acme.shipping.LabelRequestMapper.map(LabelRequestMapper.java:29)"
-      "\\n\\tat io.flowwarden.core.ChangeStreamDispatcher.dispatch(ChangeStreamDispatcher.java:212)" },
+    { "java.lang.IllegalStateException", "%s answered HTTP %d", 500, 504,
+      "\\n\\tat com.acme.sync.Client.post(Client.java:88)"
+      "\\n\\tat io.flowwarden.Dispatcher.run(Dispatcher.java:212)" },
+    { "java.net.SocketTimeoutException", "read from %s timed out after %d ms", 1000, 30000,
+      "\\n\\tat com.acme.pay.Gateway.capture(Gateway.java:133)"
+      "\\n\\tat io.flowwarden.Invoker.invoke(Invoker.java:67)" },
+    { "com.mongodb.MongoWriteConcernException", "%s: wtimeout %d ms", 1000, 10000,
+      "\\n\\tat com.acme.stock.Projection.apply(Projection.java:57)"
+      "\\n\\tat io.flowwarden.Dispatcher.run(Dispatcher.java:212)" },
+    { "com.fasterxml.jackson.databind.JsonMappingException", "bad amount from %s at %d", 1, 900,
+      "\\n\\tat com.acme.ship.LabelMapper.map(LabelMapper.java:29)"
+      "\\n\\tat io.flowwarden.Dispatcher.run(Dispatcher.java:212)" },
 };
 
 
@@ -174,7 +168,7 @@ put_time (dlq_buf_t *out, int64_t ms)
 static void
 put_order_items (dlq_buf_t *out, rng_t *r, int64_t *total_cents)
 {
-    int items = (int) pick (r, 1, 3);
+    int items = (int) pick (r, 1, 2);
     dlq_buf_puts (out, "\"items\":[");
     for (int i = 0; i < items; i++) {
         int64_t cents = pick (r, 199, 49999), qty = pick (r, 1, 4);
@@ -189,7 +183,7 @@ put_order_items (dlq_buf_t *out, rng_t *r, int64_t *total_cents)
 
 /* orders, payments, shipping: an order document. */
 static void
-put_order (dlq_buf_t *out, rng_t *r, int64_t now)
+put_order (dlq_buf_t *out, rng_t *r, int64_t at)
 {
     const char *first = ONE_OF (r, first_names), *last = ONE_OF (r, last_names);
     int64_t total = 0;
@@ -201,18 +195,17 @@ put_order (dlq_buf_t *out, rng_t *r, int64_t now)
     put_order_items (out, r, &total);
     dlq_buf_printf (out, "\"total\":{\"$numberDecimal\":\"%d.%02d\"},\"currency\":\"EUR\","
                     "\"shipping\":{\"street\":\"%d Rue de la Paix\",\"city\":\"%s\","
-                    "\"zip\":\"%05d\",\"express\":%s},\"tags\":[\"%s\",\"%s\"],"
-                    "\"updatedAt\":{\"$date\":\"",
+                    "\"zip\":\"%05d\",\"express\":%s},\"updatedAt\":{\"$date\":\"",
                     (int) (total / 100), (int) (total % 100), (int) pick (r, 1, 200),
                     ONE_OF (r, cities), (int) pick (r, 1000, 99999),
-                    pick (r, 0, 1) ? "true" : "false", ONE_OF (r, tags), ONE_OF (r, tags));
-    put_time (out, now - pick (r, 0, 60000));
+                    pick (r, 0, 1) ? "true" : "false");
+    put_time (out, at - pick (r, 0, 60000));
     dlq_buf_printf (out, "\"},\"version\":{\"$numberLong\":\"%d\"}", (int) pick (r, 1, 40));
 }
 
 /* inventory: a stock record with per-warehouse levels. */
 static void
-put_stock (dlq_buf_t *out, rng_t *r, int64_t now)
+put_stock (dlq_buf_t *out, rng_t *r, int64_t at)
 {
     dlq_buf_printf (out, "\"sku\":\"SKU-%05d\",\"name\":\"%s\",\"category\":\"accessories\","
                     "\"unitPrice\":{\"$numberDecimal\":\"%d.99\"},\"warehouses\":[",
@@ -226,13 +219,13 @@ put_stock (dlq_buf_t *out, rng_t *r, int64_t now)
     dlq_buf_printf (out, "],\"supplier\":{\"id\":\"SUP-%04d\",\"leadTimeDays\":%d},"
                     "\"lastMovement\":{\"$date\":\"", (int) pick (r, 1, 9999),
                     (int) pick (r, 1, 30));
-    put_time (out, now - pick (r, 0, 3600000));
+    put_time (out, at - pick (r, 0, 3600000));
     dlq_buf_printf (out, "\"},\"version\":{\"$numberLong\":\"%d\"}", (int) pick (r, 1, 900));
 }
 
 /* customers: a customer profile. */
 static void
-put_customer (dlq_buf_t *out, rng_t *r, int64_t now)
+put_customer (dlq_buf_t *out, rng_t *r, int64_t at)
 {
     const char *first = ONE_OF (r, first_names), *last = ONE_OF (r, last_names);
     dlq_buf_printf (out, "\"customerId\":\"CUST-%06d\",\"firstName\":\"%s\",\"lastName\":\"%s\","
@@ -249,21 +242,21 @@ put_customer (dlq_buf_t *out, rng_t *r, int64_t now)
                     (int) pick (r, 1, 300), ONE_OF (r, cities), (int) pick (r, 1000, 99999),
                     (int) pick (r, 0, 99999), (int) pick (r, 0, 99), ONE_OF (r, tags),
                     ONE_OF (r, tags));
-    put_time (out, now - pick (r, DAY_MS, 900 * DAY_MS));
+    put_time (out, at - pick (r, DAY_MS, 900 * DAY_MS));
     dlq_buf_printf (out, "\"},\"version\":{\"$numberLong\":\"%d\"}", (int) pick (r, 1, 90));
 }
 
 static void
-put_full_document (dlq_buf_t *out, rng_t *r, const char *stream, const char *oid, int64_t now)
+put_full_document (dlq_buf_t *out, rng_t *r, const char *stream, const char *oid, int64_t at)
 {
     dlq_buf_printf (out, ",\"fullDocument\":{\"_id\":{\"$oid\":\"%s\"},", oid);
     if (strcmp (stream, "inventory-stream") == 0)
-        put_stock (out, r, now);
+        put_stock (out, r, at);
     else
     if (strcmp (stream, "customers-stream") == 0)
-        put_customer (out, r, now);
+        put_customer (out, r, at);
     else
-        put_order (out, r, now);
+        put_order (out, r, at);
     dlq_buf_putc (out, '}');
 }
 
@@ -286,7 +279,7 @@ put_error (dlq_buf_t *out, rng_t *r)
 {
     const error_kind_t *kind = &errors [next_u64 (r) % COUNT_OF (errors)];
     const char *service = ONE_OF (r, services);
-    int number = (int) pick (r, 500, 30000);
+    int number = (int) pick (r, kind->lo, kind->hi);
     dlq_buf_printf (out, ",\"error\":{\"type\":\"%s\",\"message\":\"", kind->type);
     dlq_buf_printf (out, kind->message, service, number);
     dlq_buf_printf (out, "\",\"stackTrace\":\"%s: ", kind->type);
@@ -294,23 +287,26 @@ put_error (dlq_buf_t *out, rng_t *r)
     dlq_buf_printf (out, "%s\"}", kind->frames);
 }
 
+/* The attempt timestamps of an event created at ms "at": the last attempt
+ * a little before, the first one a few back-offs earlier. */
 static void
-put_timestamps (dlq_buf_t *out, rng_t *r, int attempts, int64_t now)
+put_timestamps (dlq_buf_t *out, rng_t *r, int attempts, int64_t at)
 {
-    int64_t first = now - pick (r, 1000, 3600 * 1000);
-    int64_t last = first + attempts * pick (r, 200, 2000);
+    int64_t last = at - pick (r, 1, 50);
+    int64_t first = last - (attempts - 1) * pick (r, 200, 2000);
     dlq_buf_puts (out, ",\"firstAttemptAt\":\"");
     put_time (out, first);
     dlq_buf_puts (out, "\",\"lastAttemptAt\":\"");
     put_time (out, last);
     dlq_buf_puts (out, "\",\"createdAt\":\"");
-    put_time (out, last + pick (r, 1, 50));
+    put_time (out, at);
     dlq_buf_putc (out, '"');
 }
 
-/* One PUT body into out (replacing its contents). */
+/* One PUT body into out (replacing its contents) for an event created at
+ * ms "at". */
 static void
-generate_body (dlq_buf_t *out, rng_t *r, int64_t now)
+generate_body (dlq_buf_t *out, rng_t *r, int64_t at)
 {
     const char *stream = pick_stream (r);
     dlq_buf_t oid = DLQ_BUF_INIT;
@@ -321,20 +317,17 @@ generate_body (dlq_buf_t *out, rng_t *r, int64_t now)
     dlq_buf_printf (out, "\",\"streamName\":\"%s\",\"operationType\":\"%s\","
                     "\"documentKey\":{\"_id\":{\"$oid\":\"%s\"}}",
                     stream, ONE_OF (r, operations), oid.data);
-    put_full_document (out, r, stream, oid.data, now);
+    put_full_document (out, r, stream, oid.data, at);
     dlq_buf_puts (out, ",\"resumeToken\":{\"_data\":\"8266");
-    put_hex (out, r, 120);
+    put_hex (out, r, 60);
     dlq_buf_puts (out, "\"}");
     put_error (out, r);
     int attempts = (int) pick (r, 1, 5);
     dlq_buf_printf (out, ",\"attempts\":%d,\"status\":\"DLQ\"", attempts);
-    put_timestamps (out, r, attempts, now);
-    dlq_buf_printf (out, ",\"metadata\":{\"tenantId\":\"tenant-%03d\",\"region\":\"%s\","
-                    "\"worker\":\"%.*s-worker-%d\",\"traceId\":\"",
-                    (int) pick (r, 1, 120), ONE_OF (r, regions),
-                    (int) (strchr (stream, '-') - stream), stream, (int) pick (r, 1, 8));
-    put_hex (out, r, 32);
-    dlq_buf_puts (out, "\"}}");
+    put_timestamps (out, r, attempts, at);
+    dlq_buf_printf (out, ",\"metadata\":{\"tenantId\":\"tenant-%03d\",\"worker\":\"%.*s-%d\"}}",
+                    (int) pick (r, 1, 120), (int) (strchr (stream, '-') - stream), stream,
+                    (int) pick (r, 1, 8));
     dlq_buf_free (&oid);
 }
 
@@ -392,9 +385,11 @@ bench_events_generate (size_t count, uint64_t seed, char *err, size_t err_len)
     self->rows = dlq_calloc (count, sizeof *self->rows);
     rng_t rng = { splitmix (seed) | 1 };
     int64_t now = dlq_time_now_ms ();
+    int64_t start = now - (int64_t) count * CREATED_GAP_MS;
     dlq_buf_t body = DLQ_BUF_INIT;
     for (size_t i = 0; i < count; i++) {
-        generate_body (&body, &rng, now);
+        int64_t at = start + (int64_t) i * CREATED_GAP_MS + pick (&rng, 0, CREATED_JITTER_MS);
+        generate_body (&body, &rng, at);
         self->bodies [i] = dlq_strndup (body.data, body.len);
         self->body_lens [i] = body.len;
         self->count = i + 1;

@@ -18,6 +18,7 @@
 #include <zmq.h>
 
 #define MIN_HWM 1000
+#define CONNECT_TIMEOUT_MS 5000
 
 typedef struct {
     void                   *ctx;
@@ -239,14 +240,16 @@ pump (client_t *c, void *sock)
     }
 }
 
-/* Connected means a PING came back. */
+/* Connected means a PING came back within CONNECT_TIMEOUT_MS. */
 static bool
 await_connection (client_t *c, void *sock)
 {
     frame_t f [3];
+    zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
     if (zmq_send (sock, "PING", 4, ZMQ_SNDMORE) != 4 || zmq_send (sock, "", 0, ZMQ_SNDMORE) != 0
-    ||  zmq_send (sock, "", 0, 0) != 0 || recv_reply (sock, f, 0) != 1) {
-        set_failure (&c->tally, "no PING reply before the run from", c->endpoint);
+    ||  zmq_send (sock, "", 0, 0) != 0 || zmq_poll (&item, 1, CONNECT_TIMEOUT_MS) != 1
+    ||  recv_reply (sock, f, 0) != 1) {
+        set_failure (&c->tally, "no PING reply before the run", c->endpoint);
         return false;
     }
     return true;
@@ -259,7 +262,7 @@ client_main (void *arg)
     void *sock = new_dealer (c->ctx, c->endpoint, c->window, c->timeout_ms);
     bool ready = sock && await_connection (c, sock);
     if (!sock)
-        set_failure (&c->tally, "cannot connect to", c->endpoint);
+        set_failure (&c->tally, "cannot connect", c->endpoint);
     pthread_barrier_wait (c->barrier);
     c->start_ns = dlq_time_mono_ns ();
     if (ready)

@@ -38,6 +38,7 @@ static const char usage_text [] =
     "                     3 times on a new connection\n"
     "  -h, --help         show this help; 'dlqctl COMMAND --help' for a command\n"
     "  -V, --version      show the version\n"
+    "The options -e, -j and -t may also follow the command.\n"
     "\n"
     "exit status: 0 success, 1 the gateway rejected something, 2 no usable\n"
     "answer (timeout, transport or protocol error), 64 usage error,\n"
@@ -104,6 +105,23 @@ dlqctl_parse_int (const char *text, long min, long max, long *out)
     return true;
 }
 
+dlqctl_exit_t
+dlqctl_set_global (dlqctl_t *ctl, int opt, const char *arg)
+{
+    long timeout;
+    if (opt == 'e')
+        ctl->endpoint = arg;
+    else
+    if (opt == 'j')
+        ctl->json = true;
+    else
+    if (opt == 't' && dlqctl_parse_int (arg, 1, 86400000, &timeout))
+        ctl->timeout_ms = (int) timeout;
+    else
+        return dlqctl_usage_error (NULL, "--timeout wants milliseconds (1 to 86400000), not '%s'", arg);
+    return DLQCTL_EXIT_OK;
+}
+
 /* Parse the options before the command; returns the index of the command
  * in argv, or -1 with *status set when dlqctl should exit at once. */
 static int
@@ -117,23 +135,16 @@ parse_global (int argc, char **argv, dlqctl_t *ctl, int *status)
         { "version",  no_argument,       NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
-    long timeout;
     int opt;
     opterr = 0;
-    while ((opt = getopt_long (argc, argv, "+e:jt:hV", options, NULL)) != -1) {
+    while ((opt = getopt_long (argc, argv, "+" DLQCTL_GLOBAL_SHORT "hV", options, NULL)) != -1) {
         switch (opt) {
             case 'e':
-                ctl->endpoint = optarg;
-                break;
             case 'j':
-                ctl->json = true;
-                break;
             case 't':
-                if (!dlqctl_parse_int (optarg, 1, 86400000, &timeout)) {
-                    *status = dlqctl_usage_error (NULL, "--timeout wants milliseconds (1 to 86400000), not '%s'", optarg);
+                *status = dlqctl_set_global (ctl, opt, optarg);
+                if (*status != DLQCTL_EXIT_OK)
                     return -1;
-                }
-                ctl->timeout_ms = (int) timeout;
                 break;
             case 'h':
                 fputs (usage_text, stdout);

@@ -46,6 +46,15 @@ dlqctl_exit_t dlqctl_fail (const dlqctl_t *ctl, dlq_client_result_t result);
 dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Short option letters of the global options, for a command's optstring,
+ * so that they may also follow the command ("dlqctl list ... --json"). */
+#define DLQCTL_GLOBAL_SHORT "e:jt:"
+
+/* Apply global option opt ('e', 'j' or 't', as returned by getopt_long)
+ * with its argument. DLQCTL_EXIT_OK, or DLQCTL_EXIT_USAGE after printing
+ * why the argument is wrong. */
+dlqctl_exit_t dlqctl_set_global (dlqctl_t *ctl, int opt, const char *arg);
+
 /* Parse a decimal integer in [min, max] from text; false when it is not
  * one. */
 bool dlqctl_parse_int (const char *text, long min, long max, long *out);

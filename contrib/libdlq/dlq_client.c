@@ -407,7 +407,7 @@ dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out)
     return result;
 }
 
-/* Read {"pong":true,"version":"...","protocol":N} into *pong. */
+/* Read {"pong":true,"version":"...","protocol":N,"maxMessageBytes":M} into *pong. */
 static bool
 read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
 {
@@ -419,6 +419,10 @@ read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
     if (dlqc_json_member (outcome->body, outcome->body_len, "protocol", &span)
         && dlqc_json_int (&span, &protocol) && protocol >= 0 && protocol <= 1000000)
         pong->protocol = (int) protocol;
+    int64_t max_bytes = 0;
+    if (dlqc_json_member (outcome->body, outcome->body_len, "maxMessageBytes", &span)
+        && dlqc_json_int (&span, &max_bytes) && max_bytes > 0)
+        pong->max_message_bytes = max_bytes;
     char *version = dlqc_json_member_string (outcome->body, outcome->body_len, "version");
     snprintf (pong->version, sizeof pong->version, "%s", version ? version : "");
     free (version);
@@ -561,6 +565,12 @@ void
 dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE])
 {
     dlqc_uuid_v7 (out);
+}
+
+uint64_t
+dlq_client_ignored_replies (const dlq_client_t *self)
+{
+    return self->engine.ignored;
 }
 
 const char *

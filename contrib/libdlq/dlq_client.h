@@ -26,6 +26,11 @@
  *  connected gateway within the timeout (nothing listens, or the gateway
  *  is down) fails with DLQ_CLIENT_ERR_TRANSPORT instead.
  *
+ *  Errors the gateway reports (ERR replies) are never retried by the
+ *  client: they come back as DLQ_CLIENT_ERR_SERVER with the gateway's
+ *  code, message and field. Only UNAVAILABLE (nothing was stored: the
+ *  store failed or the gateway is stopping) is worth retrying, later.
+ *
  *  A resent PUT is only idempotent when the event carries its own "id":
  *  the gateway then stores it once and answers the resend as a duplicate.
  *  An event without an id gets a fresh UUIDv7 from the gateway each time
@@ -95,6 +100,7 @@ typedef struct {
     char    version [32];       /* the gateway's version, e.g. "0.1.0" (truncated if longer) */
     int     protocol;           /* the protocol version it speaks (1) */
     int64_t round_trip_us;      /* from sending the request to receiving the reply */
+    int64_t max_message_bytes;  /* largest PUT body the gateway accepts (0: not told) */
 } dlq_client_pong_t;
 
 /* The outcome of one pipelined PUT, as handed to a completion callback.
@@ -248,6 +254,12 @@ DLQ_CLIENT_EXPORT size_t dlq_client_outstanding (const dlq_client_t *self);
  * random bits) as 36 lowercase characters plus NUL into out. Thread-safe.
  * Put it in an event's "id" to make resending that event safe. */
 DLQ_CLIENT_EXPORT void dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE]);
+
+/* Number of replies this client received and dropped: late replies to
+ * requests that had since been resent or had failed, replies to request
+ * ids it never used, and messages that are not three frames. For
+ * diagnostics. */
+DLQ_CLIENT_EXPORT uint64_t dlq_client_ignored_replies (const dlq_client_t *self);
 
 /* Stable upper-case name of a result, e.g. "TIMEOUT" for
  * DLQ_CLIENT_ERR_TIMEOUT; static storage. */

@@ -47,7 +47,7 @@ typedef struct {
     dlqc_table_t  table;
     dlqc_queue_t  done;             /* finished pipelined PUTs */
     size_t        async_pending;    /* pipelined PUTs submitted, not yet popped */
-    uint64_t      ignored;          /* replies that matched no outstanding request */
+    uint64_t      ignored;          /* replies dropped: no outstanding request, or malformed */
 } dlqc_engine_t;
 
 /* Set up an engine on ctx (terminated in fini when own_ctx) connecting to

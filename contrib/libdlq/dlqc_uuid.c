@@ -64,8 +64,11 @@ next_stamp (int64_t unix_ms)
     return next;
 }
 
-void
-dlqc_uuid_v7_at (int64_t unix_ms, char *out)
+/* Write the UUIDv7 text for time unix_ms (the counter keeps ids made in
+ * the same millisecond, or while the clock stands still or goes back, in
+ * creation order). */
+static void
+uuid_v7_at (int64_t unix_ms, char *out)
 {
     static const char hex [] = "0123456789abcdef";
     uint64_t stamp = next_stamp (unix_ms);
@@ -91,5 +94,5 @@ dlqc_uuid_v7_at (int64_t unix_ms, char *out)
 void
 dlqc_uuid_v7 (char *out)
 {
-    dlqc_uuid_v7_at (wall_ms (), out);
+    uuid_v7_at (wall_ms (), out);
 }

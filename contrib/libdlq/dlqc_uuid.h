@@ -17,8 +17,4 @@
  * into out (DLQC_UUID_LEN + 1 bytes). Thread-safe. */
 void dlqc_uuid_v7 (char *out);
 
-/* The same for a given time (ms since the Unix epoch); pure apart from the
- * counter and the random bits. */
-void dlqc_uuid_v7_at (int64_t unix_ms, char *out);
-
 #endif

@@ -73,7 +73,8 @@ def main():
     c = Client(endpoint)
     try:
         status, pong = c.call("PING")
-        check(status == "OK" and pong.get("pong") is True and pong.get("protocol") == 1, "PING answers pong")
+        check(status == "OK" and pong.get("pong") is True and pong.get("protocol") == 1
+              and pong.get("maxMessageBytes") == 1048576, "PING answers pong with the size limit")
 
         event = {"id": str(uuid.uuid4()), "streamName": "audit.v1", "operationType": "DELETE",
                  "documentKey": {"_id": {"$numberLong": "42"}},

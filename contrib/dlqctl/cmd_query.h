@@ -1,0 +1,23 @@
+/*  cmd_query — the dlqctl commands that ask the gateway something: get,
+ *  list, stats and ping. Each takes the command's own argv (argv[0] is
+ *  the command name) and returns an exit status (dlqctl.h).
+ */
+#ifndef CMD_QUERY_H
+#define CMD_QUERY_H
+
+#include "dlqctl.h"
+
+/* get ID: the stored event, pretty-printed (raw with --json). */
+int cmd_get (dlqctl_t *ctl, int argc, char **argv);
+
+/* list --stream S [--limit N] [--cursor C] [--all]: a table of a stream's
+ * events and the next cursor (raw pages with --json). */
+int cmd_list (dlqctl_t *ctl, int argc, char **argv);
+
+/* stats: the gateway's counters, readable (raw with --json). */
+int cmd_stats (dlqctl_t *ctl, int argc, char **argv);
+
+/* ping: "pong from E (version V, protocol P) in X ms". */
+int cmd_ping (dlqctl_t *ctl, int argc, char **argv);
+
+#endif
