@@ -301,22 +301,27 @@ run_reference (const char *dir, const char *label, const bench_events_t *ev, siz
     return eps;
 }
 
+static const char *
+verdict (bool naive_met, bool batched_met)
+{
+    if (naive_met && batched_met)
+        return "met";
+    if (!naive_met && !batched_met)
+        return "BOTH MISSED";
+    return naive_met ? "raw batched MISSED" : "naive MISSED";
+}
+
 static void
 print_ratios (const outcome_t *out)
 {
     double vs_naive = out->naive_eps > 0 ? out->gateway_eps / out->naive_eps : 0;
     double vs_batched = out->batched_eps > 0 ? out->gateway_eps / out->batched_eps : 0;
-    bool naive_met = out->naive_eps == 0 || vs_naive >= TARGET_NAIVE;
-    bool batched_met = vs_batched >= TARGET_BATCHED;
-    char naive [32];
+    char naive [32] = "n/a";
     if (out->naive_eps > 0)
         snprintf (naive, sizeof naive, "%.1fx", vs_naive);
-    else
-        snprintf (naive, sizeof naive, "n/a");
     printf ("ratios          : %s naive, %.2fx raw batched  (targets >= %.0fx, >= %.2fx: %s)\n",
             naive, vs_batched, TARGET_NAIVE, TARGET_BATCHED,
-            naive_met && batched_met ? "met" : !naive_met && !batched_met ? "BOTH MISSED"
-            : !naive_met ? "naive MISSED" : "raw batched MISSED");
+            verdict (out->naive_eps == 0 || vs_naive >= TARGET_NAIVE, vs_batched >= TARGET_BATCHED));
 }
 
 
