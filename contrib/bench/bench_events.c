@@ -16,6 +16,7 @@
 
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
+#include "dlq_uuid.h"
 #include "dlq_time.h"
 #include "failed_event.h"
 #include "stream_policy.h"
@@ -307,14 +308,20 @@ put_timestamps (dlq_buf_t *out, rng_t *r, int attempts, int64_t at)
 /* One PUT body into out (replacing its contents) for an event created at
  * ms "at". */
 static void
-generate_body (dlq_buf_t *out, rng_t *r, int64_t at)
+generate_body (dlq_buf_t *out, rng_t *r, int64_t at, bench_ids_t ids)
 {
     const char *stream = pick_stream (r);
     dlq_buf_t oid = DLQ_BUF_INIT;
     put_hex (&oid, r, 24);
     dlq_buf_reset (out);
     dlq_buf_puts (out, "{\"id\":\"");
-    put_uuid4 (out, r);
+    if (ids == BENCH_IDS_V7) {
+        char id [DLQ_UUID_LEN + 1];
+        dlq_uuid_v7 (at, id);
+        dlq_buf_puts (out, id);
+    }
+    else
+        put_uuid4 (out, r);
     dlq_buf_printf (out, "\",\"streamName\":\"%s\",\"operationType\":\"%s\","
                     "\"documentKey\":{\"_id\":{\"$oid\":\"%s\"}}",
                     stream, ONE_OF (r, operations), oid.data);
@@ -385,7 +392,7 @@ make_row (bench_row_t *row, const char *body, size_t len, int64_t now,
 }
 
 bench_events_t *
-bench_events_generate (size_t count, uint64_t seed, char *err, size_t err_len)
+bench_events_generate (size_t count, uint64_t seed, bench_ids_t ids, char *err, size_t err_len)
 {
     bench_events_t *self = dlq_calloc (1, sizeof *self);
     self->bodies = dlq_calloc (count, sizeof *self->bodies);
@@ -397,7 +404,7 @@ bench_events_generate (size_t count, uint64_t seed, char *err, size_t err_len)
     dlq_buf_t body = DLQ_BUF_INIT;
     for (size_t i = 0; i < count; i++) {
         int64_t at = start + (int64_t) i * CREATED_GAP_MS + pick (&rng, 0, CREATED_JITTER_MS);
-        generate_body (&body, &rng, at);
+        generate_body (&body, &rng, at, ids);
         self->bodies [i] = dlq_strndup (body.data, body.len);
         self->body_lens [i] = body.len;
         self->count = i + 1;

@@ -1,7 +1,8 @@
 /*  bench_events — the benchmark's workload: realistic ~1 KB FailedEvents.
  *
  *  Every event is generated once, before any timing starts, in two forms:
- *    - the PUT body a worker would send (seed 001 shape, own UUIDv4 id), and
+ *    - the PUT body a worker would send (seed 001 shape, its own id: a
+ *      time-ordered UUIDv7 as libdlq makes, or a random UUIDv4), and
  *    - the row the embedded store keeps for it (id, stream, timestamps,
  *      status, error type and the gateway's canonical JSON), produced by the
  *      gateway's own decode -> default stream policy -> encode path, so the
@@ -34,11 +35,17 @@ typedef struct {
     size_t        json_bytes;   /* sum of rows [i].json_len */
 } bench_events_t;
 
+typedef enum {
+    BENCH_IDS_V7,               /* time-ordered, as dlq_client_uuid_v7 and dlqctl make them */
+    BENCH_IDS_V4                /* random, as java.util.UUID.randomUUID() makes them */
+} bench_ids_t;
+
 /* Generate count events from seed (the seed decides every field, so ids
  * only differ between runs when the seed does). NULL with a message in err
  * when a generated body does not pass the gateway's own validation, which
  * would be a bug in the generator. */
-bench_events_t *bench_events_generate (size_t count, uint64_t seed, char *err, size_t err_len);
+bench_events_t *bench_events_generate (size_t count, uint64_t seed, bench_ids_t ids,
+                                       char *err, size_t err_len);
 
 /* Free; accepts NULL and NULLs the pointer. */
 void bench_events_destroy (bench_events_t **self_p);

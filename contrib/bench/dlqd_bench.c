@@ -50,6 +50,7 @@ typedef struct {
     const char *dlqd;
     size_t      naive_events;
     bool        keep;
+    bench_ids_t ids;
 } options_t;
 
 typedef struct {
@@ -77,6 +78,8 @@ usage (FILE *out, int code)
         "  --window W        PUTs in flight per client (default 256)\n"
         "  --naive-events N  rows for the naive 1-txn-per-event loop (default 2000;\n"
         "                    0 skips it)\n"
+        "  --ids v7|v4       event ids: time-ordered UUIDv7 as libdlq and dlqctl\n"
+        "                    make them (default), or random UUIDv4\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
         "  --keep            keep the temporary directory (databases, config, log)\n"
@@ -123,10 +126,11 @@ parse_options (int argc, char **argv, options_t *o)
         { "dlqd", required_argument, NULL, 'd' },
         { "naive-events", required_argument, NULL, 'N' },
         { "keep", no_argument, NULL, 'k' },
+        { "ids", required_argument, NULL, 'i' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false };
+    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7 };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -139,6 +143,12 @@ parse_options (int argc, char **argv, options_t *o)
             case 'e': o->endpoint = optarg; break;
             case 'd': o->dlqd = optarg; break;
             case 'k': o->keep = true; break;
+            case 'i':
+                ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
+                o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
+                if (!ok)
+                    fprintf (stderr, "dlqd_bench: --ids wants v7 or v4, got '%s'\n", optarg);
+                break;
             case 'h': return usage (stdout, 0);
             default:  return usage (stderr, 64);
         }
@@ -334,14 +344,14 @@ generate (const options_t *o)
     char err [ERR_LEN];
     uint64_t seed = (uint64_t) time (NULL) * 1000003u ^ (uint64_t) getpid ();
     fprintf (stderr, "dlqd_bench: generating %zu events...\n", o->events);
-    bench_events_t *ev = bench_events_generate (o->events, seed, err, sizeof err);
+    bench_events_t *ev = bench_events_generate (o->events, seed, o->ids, err, sizeof err);
     if (!ev) {
         fprintf (stderr, "dlqd_bench: %s\n", err);
         return NULL;
     }
-    printf ("workload        : %zu events, PUT body avg %zu B (%.1f MB), stored JSON avg %zu B\n",
+    printf ("workload        : %zu events, PUT body avg %zu B (%.1f MB), stored JSON avg %zu B, %s ids\n",
             ev->count, ev->body_bytes / ev->count, (double) ev->body_bytes / 1e6,
-            ev->json_bytes / ev->count);
+            ev->json_bytes / ev->count, o->ids == BENCH_IDS_V4 ? "random UUIDv4" : "UUIDv7");
     return ev;
 }
 
