@@ -1,8 +1,9 @@
 /*  query_service — GET / LIST / STATS workers over read-only store
- *  connections. Each worker thread owns one PAIR socket to the front end.
+ *  connections. Each worker is an actor with its own pipe to the front end.
  */
 #include "query_service.h"
 
+#include "actor.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
@@ -14,7 +15,6 @@
 #include "protocol.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +24,18 @@
 #define LIST_LIMIT_MAX 1000
 
 typedef struct {
-    void            *front;         /* PAIR, used by the front end */
-    void            *back;          /* PAIR, used by the worker thread */
-    pthread_t        thread;
-    dlq_embedded_t  *store;
+    dlq_actor_t     *actor;
+    const char      *data_dir;      /* the service's copy */
+    dlq_embedded_t  *store;         /* used on the worker's thread only */
     dlq_counters_t  *counters;
     size_t           outstanding;   /* front end's count of requests in this worker */
+    char             error [512];   /* why the store could not be opened */
 } worker_t;
 
 struct dlq_query_service {
     worker_t *workers;
     size_t    count;
+    char     *data_dir;
 };
 
 /* A request's parameters as parsed from its JSON body. */
@@ -220,7 +221,7 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
 }
 
 static void
-reply (worker_t *w, zmq_msg_t frames [4])
+reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
 {
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_error_t err = { DLQ_OK, "", "" };
@@ -231,50 +232,45 @@ reply (worker_t *w, zmq_msg_t frames [4])
         dlq_protocol_error_body (&out, &err);
     }
     const char *status = code == DLQ_OK ? "OK" : "ERR";
-    zmq_msg_send (&frames [0], w->back, ZMQ_SNDMORE);
-    zmq_send (w->back, status, strlen (status), ZMQ_SNDMORE);
-    zmq_msg_send (&frames [2], w->back, ZMQ_SNDMORE);
-    zmq_send (w->back, out.data ? out.data : "", out.len, 0);
+    zmq_msg_send (&frames [0], pipe, ZMQ_SNDMORE);
+    zmq_send (pipe, status, strlen (status), ZMQ_SNDMORE);
+    zmq_msg_send (&frames [2], pipe, ZMQ_SNDMORE);
+    zmq_send (pipe, out.data ? out.data : "", out.len, 0);
     dlq_buf_free (&out);
 }
 
-static void *
-run (void *arg)
+/* The worker actor: read [identity][verb][request id][body], answer it.
+ * Anything that is not 4 frames is the stop message. */
+static void
+run (void *pipe, void *arg)
 {
     worker_t *w = arg;
+    w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
+    dlq_actor_ready (pipe, w->store != NULL);
+    if (!w->store)
+        return;
     while (true) {
         zmq_msg_t frames [4];
         size_t n = 0;
         int more = 1;
         while (more && n < 4) {
             zmq_msg_init (&frames [n]);
-            if (zmq_msg_recv (&frames [n], w->back, 0) < 0) {
+            if (zmq_msg_recv (&frames [n], pipe, 0) < 0) {
                 zmq_msg_close (&frames [n]);
                 if (zmq_errno () == EINTR)
                     continue;
-                more = 0;
                 break;
             }
             more = zmq_msg_more (&frames [n]);
             n++;
         }
         if (n == 4)
-            reply (w, frames);
+            reply (w, pipe, frames);
         for (size_t i = 0; i < n; i++)
             zmq_msg_close (&frames [i]);
         if (n != 4)
-            break;                      /* the stop message: one empty frame */
+            break;
     }
-    return NULL;
-}
-
-static void
-stop_worker (worker_t *w)
-{
-    zmq_send (w->front, "", 0, 0);
-    pthread_join (w->thread, NULL);
-    zmq_close (w->front);
-    zmq_close (w->back);
     dlq_embedded_destroy (&w->store);
 }
 
@@ -284,41 +280,25 @@ dlq_query_service_new (void *zmq_ctx, const char *data_dir, size_t threads,
 {
     dlq_query_service_t *self = dlq_calloc (1, sizeof *self);
     self->workers = dlq_calloc (threads, sizeof (worker_t));
+    self->data_dir = dlq_strdup (data_dir);
     for (size_t i = 0; i < threads; i++) {
         worker_t *w = &self->workers [i];
         w->counters = counters;
-        w->store = dlq_embedded_open (data_dir, DLQ_EMBEDDED_READER, err, err_len);
-        if (!w->store)
-            break;
-        char endpoint [64];
-        snprintf (endpoint, sizeof endpoint, "inproc://dlq-query-%p", (void *) w);
-        w->front = zmq_socket (zmq_ctx, ZMQ_PAIR);
-        w->back = zmq_socket (zmq_ctx, ZMQ_PAIR);
-        int unlimited = 0;              /* the front end bounds the backlog itself */
-        zmq_setsockopt (w->front, ZMQ_SNDHWM, &unlimited, sizeof unlimited);
-        zmq_setsockopt (w->front, ZMQ_RCVHWM, &unlimited, sizeof unlimited);
-        zmq_setsockopt (w->back, ZMQ_SNDHWM, &unlimited, sizeof unlimited);
-        zmq_setsockopt (w->back, ZMQ_RCVHWM, &unlimited, sizeof unlimited);
-        zmq_bind (w->front, endpoint);
-        zmq_connect (w->back, endpoint);
-        if (pthread_create (&w->thread, NULL, run, w) != 0) {
-            snprintf (err, err_len, "cannot start a query thread");
-            zmq_close (w->front);
-            zmq_close (w->back);
-            dlq_embedded_destroy (&w->store);
-            break;
+        w->data_dir = self->data_dir;
+        snprintf (w->error, sizeof w->error, "cannot start a query thread");
+        w->actor = dlq_actor_new (zmq_ctx, run, w);
+        if (!w->actor) {
+            snprintf (err, err_len, "%s", w->error);
+            dlq_query_service_destroy (&self);
+            return NULL;
         }
         self->count++;
-    }
-    if (self->count < threads) {
-        dlq_query_service_destroy (&self);
-        return NULL;
     }
     return self;
 }
 
 size_t dlq_query_service_sockets (const dlq_query_service_t *self) { return self->count; }
-void *dlq_query_service_socket (dlq_query_service_t *self, size_t i) { return self->workers [i].front; }
+void *dlq_query_service_socket (dlq_query_service_t *self, size_t i) { return dlq_actor_pipe (self->workers [i].actor); }
 
 void
 dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
@@ -329,7 +309,7 @@ dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
             best = &self->workers [i];
     best->outstanding++;
     for (int i = 0; i < 4; i++)
-        zmq_msg_send (&frames [i], best->front, i < 3 ? ZMQ_SNDMORE : 0);
+        zmq_msg_send (&frames [i], dlq_actor_pipe (best->actor), i < 3 ? ZMQ_SNDMORE : 0);
 }
 
 void
@@ -340,7 +320,7 @@ dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out)
     while (more) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
-        if (zmq_msg_recv (&frame, w->front, 0) < 0) {
+        if (zmq_msg_recv (&frame, dlq_actor_pipe (w->actor), 0) < 0) {
             zmq_msg_close (&frame);
             if (zmq_errno () == EINTR)
                 continue;
@@ -369,8 +349,9 @@ dlq_query_service_destroy (dlq_query_service_t **self_p)
         return;
     dlq_query_service_t *self = *self_p;
     for (size_t i = 0; i < self->count; i++)
-        stop_worker (&self->workers [i]);
+        dlq_actor_destroy (&self->workers [i].actor);
     free (self->workers);
+    free (self->data_dir);
     free (self);
     *self_p = NULL;
 }
