@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,5 +393,39 @@ Test (gateway, sigterm_answers_everything_received_then_exits_0)
     cr_assert (test_dlqd_restart (&d));
     dlq_json_doc_t *stats = request_json ("STATS", "", "OK");
     cr_expect_eq (int_member (dlq_json_get (dlq_json_root (stats), "streams"), "drain"), acked);
+    dlq_json_doc_destroy (&stats);
+}
+
+Test (gateway, a_failed_commit_is_unavailable_and_stores_nothing)
+{
+    /* make the store refuse one stream's rows, as a full or failing disk would refuse all */
+    char path [400];
+    snprintf (path, sizeof path, "%s/dlq.sqlite", d.data_dir);
+    sqlite3 *db = NULL;
+    cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
+    sqlite3_busy_timeout (db, 5000);
+    cr_assert_eq (sqlite3_exec (db, "CREATE TRIGGER poison BEFORE INSERT ON events "
+                                    "WHEN NEW.stream_name = 'poison' "
+                                    "BEGIN SELECT RAISE(ABORT, 'disk says no'); END;", NULL, NULL, NULL),
+                  SQLITE_OK, "%s", sqlite3_errmsg (db));
+    sqlite3_close (db);
+
+    dlq_json_doc_t *err = request_json ("PUT", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607199\","
+                                        "\"streamName\":\"poison\",\"error\":{\"type\":\"T\"}}", "ERR");
+    char *code = string_member (err, "code");
+    cr_expect_str_eq (code, "UNAVAILABLE");
+    free (code);
+    dlq_json_doc_destroy (&err);
+    dlq_json_doc_destroy (&(dlq_json_doc_t *) {
+        request_json ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607199\"}", "ERR") });
+
+    /* the gateway goes on committing other batches */
+    dlq_json_doc_destroy (&(dlq_json_doc_t *) {
+        request_json ("PUT", "{\"streamName\":\"fine\",\"error\":{\"type\":\"T\"}}", "OK") });
+    dlq_json_doc_t *stats = request_json ("STATS", "", "OK");
+    const dlq_json_value_t *counters = dlq_json_get (dlq_json_root (stats), "counters");
+    cr_expect_eq (int_member (dlq_json_get (counters, "errors"), "UNAVAILABLE"), 1);
+    cr_expect_eq (int_member (counters, "rejected"), 0, "a store failure is not the client's bad input");
+    cr_expect_eq (int_member (dlq_json_get (dlq_json_root (stats), "streams"), "poison"), 0);
     dlq_json_doc_destroy (&stats);
 }

@@ -361,7 +361,8 @@ answer_queries (fake_t *fake, request_t *req)
 
 /* What dlqctl's tests talk to: PUTs are stored, except that an event of
  * error type "bad" is rejected and one of stream "dup" is a duplicate; a
- * LIST page has one event and a next cursor; the rest as answer_queries. */
+ * LIST page has one event and a next cursor; a pong tells maxMessageBytes;
+ * the rest as answer_queries. */
 static void
 dlqctl_gateway (fake_t *fake, request_t *req)
 {
@@ -378,6 +379,9 @@ dlqctl_gateway (fake_t *fake, request_t *req)
                     "\"operationType\":\"INSERT\",\"error\":{\"type\":\"java.lang.IllegalStateException\","
                     "\"message\":\"downstream\\ncall failed\"},\"attempts\":3,\"status\":\"PENDING\","
                     "\"createdAt\":\"2026-06-09T14:32:13.500Z\"}],\"nextCursor\":\"17.2\"}");
+    else
+    if (strcmp (req->verb, "PING") == 0)
+        fake_reply (fake, req, "OK", "{\"pong\":true,\"version\":\"0.1.0\",\"protocol\":1,\"maxMessageBytes\":1048576}");
     else
         answer_queries (fake, req);
 }
@@ -864,18 +868,31 @@ Test (dlqctl, get_pretty_prints_and_json_prints_raw)
 
 Test (dlqctl, ping_prints_the_pong_line)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    /* dlqctl_gateway tells maxMessageBytes; answer_queries, like an older
+     * gateway, does not. */
+    fake_t *fakes [2] = { fake_start (dlqctl_gateway, 1000), fake_start (answer_queries, 1000) };
+    static const char *const max_text [2] = { ", max message 1048576 bytes", "" };
+    static const char *const max_json [2] = { "1048576", "null" };
     char dir [256], args [512], expected [256], *out, *err;
     test_tmpdir (dir);
-    snprintf (args, sizeof args, "-e %s ping", fake->endpoint);
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
-    snprintf (expected, sizeof expected, "pong from %s (version 0.1.0, protocol 1) in ", fake->endpoint);
-    cr_assert_eq (strncmp (out, expected, strlen (expected)), 0, "stdout: %s", out);
-    cr_assert_neq (strstr (out, " ms\n"), NULL);
-    free (out);
-    free (err);
-    fake_stop (fake);
-    fake_destroy (&fake);
+    for (int i = 0; i < 2; i++) {
+        snprintf (args, sizeof args, "-e %s ping", fakes [i]->endpoint);
+        cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+        snprintf (expected, sizeof expected, "pong from %s (version 0.1.0, protocol 1%s) in ",
+                  fakes [i]->endpoint, max_text [i]);
+        cr_assert_eq (strncmp (out, expected, strlen (expected)), 0, "stdout: %s", out);
+        cr_assert_neq (strstr (out, " ms\n"), NULL);
+        free (out);
+        free (err);
+        snprintf (args, sizeof args, "-e %s ping --json", fakes [i]->endpoint);
+        cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+        snprintf (expected, sizeof expected, ",\"protocol\":1,\"maxMessageBytes\":%s,\"roundTripMs\":", max_json [i]);
+        cr_assert_neq (strstr (out, expected), NULL, "stdout: %s", out);
+        free (out);
+        free (err);
+        fake_stop (fakes [i]);
+        fake_destroy (&fakes [i]);
+    }
     test_rmtree (dir);
 }
 

@@ -12,6 +12,7 @@
 #include "cmd_put.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
+#include "dlq_time.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PROGRESS_EVERY_EVENTS 10000   /* when stderr is not a terminal */
@@ -55,14 +55,6 @@ typedef struct {
     uint64_t            next_report;    /* not a terminal: next count to report */
 } put_state_t;
 
-static int64_t
-mono_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint64_t
 completed (const put_state_t *state)
 {
@@ -83,7 +75,7 @@ static void
 show_progress (put_state_t *state, bool force)
 {
     if (state->tty) {
-        int64_t now = mono_ms ();
+        int64_t now = dlq_time_mono_ms ();
         if (!force && now - state->last_progress_ms < PROGRESS_EVERY_MS)
             return;
         state->last_progress_ms = now;
@@ -241,11 +233,7 @@ parse_put_args (dlqctl_t *ctl, int argc, char **argv, bool *add_ids, int *status
 {
     static const struct option options [] = {
         { "no-ids",   no_argument,       NULL, 'I' },
-        { "help",     no_argument,       NULL, 'h' },
-        { "endpoint", required_argument, NULL, 'e' },
-        { "json",     no_argument,       NULL, 'j' },
-        { "timeout",  required_argument, NULL, 't' },
-        { NULL, 0, NULL, 0 }
+        DLQCTL_COMMON_LONG_OPTIONS
     };
     int opt;
     optind = 0;
@@ -254,20 +242,10 @@ parse_put_args (dlqctl_t *ctl, int argc, char **argv, bool *add_ids, int *status
             case 'I':
                 *add_ids = false;
                 break;
-            case 'h':
-                fputs (put_usage, stdout);
-                *status = DLQCTL_EXIT_OK;
-                return -1;
-            case 'e':
-            case 'j':
-            case 't':
-                *status = dlqctl_set_global (ctl, opt, optarg);
-                if (*status != DLQCTL_EXIT_OK)
+            default:
+                if (!dlqctl_common_option (ctl, "put", put_usage, opt, argv, status))
                     return -1;
                 break;
-            default:
-                *status = dlqctl_usage_error ("put", "unknown or incomplete option '%s'", argv [optind - 1]);
-                return -1;
         }
     }
     if (argc - optind > 1) {

@@ -42,8 +42,8 @@ static const char stats_usage [] =
 static const char ping_usage [] =
     "usage: dlqctl ping\n"
     "\n"
-    "Check that the gateway answers, and show its version and the round\n"
-    "trip time.\n";
+    "Check that the gateway answers, and show its version, the largest\n"
+    "message it accepts and the round trip time.\n";
 
 /* Parse the arguments of a command that takes only --help, the global
  * options and operands; returns the index of the first operand, or -1
@@ -52,33 +52,31 @@ static int
 parse_plain (dlqctl_t *ctl, int argc, char **argv, const char *usage, int *status)
 {
     static const struct option options [] = {
-        { "help",     no_argument,       NULL, 'h' },
-        { "endpoint", required_argument, NULL, 'e' },
-        { "json",     no_argument,       NULL, 'j' },
-        { "timeout",  required_argument, NULL, 't' },
-        { NULL, 0, NULL, 0 }
+        DLQCTL_COMMON_LONG_OPTIONS
     };
     int opt;
     optind = 0;
-    while ((opt = getopt_long (argc, argv, "h" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1) {
-        switch (opt) {
-            case 'h':
-                fputs (usage, stdout);
-                *status = DLQCTL_EXIT_OK;
-                return -1;
-            case 'e':
-            case 'j':
-            case 't':
-                *status = dlqctl_set_global (ctl, opt, optarg);
-                if (*status != DLQCTL_EXIT_OK)
-                    return -1;
-                break;
-            default:
-                *status = dlqctl_usage_error (argv [0], "unknown or incomplete option '%s'", argv [optind - 1]);
-                return -1;
-        }
-    }
+    while ((opt = getopt_long (argc, argv, "h" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1)
+        if (!dlqctl_common_option (ctl, argv [0], usage, opt, argv, status))
+            return -1;
     return optind;
+}
+
+/* The start of a command that takes no operands (stats, ping): parse its
+ * options, refuse operands and connect. Returns true when the command goes
+ * on; false with *status set to the exit status to leave with. */
+static bool
+start_without_operands (dlqctl_t *ctl, int argc, char **argv, const char *usage, int *status)
+{
+    int first = parse_plain (ctl, argc, argv, usage, status);
+    if (first < 0)
+        return false;
+    if (first < argc) {
+        *status = dlqctl_usage_error (argv [0], "takes no arguments");
+        return false;
+    }
+    *status = dlqctl_connect (ctl);
+    return *status == DLQCTL_EXIT_OK;
 }
 
 /* Parse a reply body, or report it as a protocol error. */
@@ -169,11 +167,7 @@ parse_list_args (dlqctl_t *ctl, int argc, char **argv, list_args_t *args)
         { "limit",    required_argument, NULL, 'n' },
         { "cursor",   required_argument, NULL, 'c' },
         { "all",      no_argument,       NULL, 'a' },
-        { "help",     no_argument,       NULL, 'h' },
-        { "endpoint", required_argument, NULL, 'e' },
-        { "json",     no_argument,       NULL, 'j' },
-        { "timeout",  required_argument, NULL, 't' },
-        { NULL, 0, NULL, 0 }
+        DLQCTL_COMMON_LONG_OPTIONS
     };
     int opt;
     int status;
@@ -193,18 +187,10 @@ parse_list_args (dlqctl_t *ctl, int argc, char **argv, list_args_t *args)
             case 'a':
                 args->all = true;
                 break;
-            case 'h':
-                fputs (list_usage, stdout);
-                return DLQCTL_EXIT_OK;
-            case 'e':
-            case 'j':
-            case 't':
-                status = dlqctl_set_global (ctl, opt, optarg);
-                if (status != DLQCTL_EXIT_OK)
+            default:
+                if (!dlqctl_common_option (ctl, "list", list_usage, opt, argv, &status))
                     return status;
                 break;
-            default:
-                return dlqctl_usage_error ("list", "unknown or incomplete option '%s'", argv [optind - 1]);
         }
     }
     if (optind < argc)
@@ -440,12 +426,7 @@ int
 cmd_stats (dlqctl_t *ctl, int argc, char **argv)
 {
     int status = DLQCTL_EXIT_OK;
-    int first = parse_plain (ctl, argc, argv, stats_usage, &status);
-    if (first < 0)
-        return status;
-    if (first < argc)
-        return dlqctl_usage_error ("stats", "takes no arguments");
-    if ((status = dlqctl_connect (ctl)) != DLQCTL_EXIT_OK)
+    if (!start_without_operands (ctl, argc, argv, stats_usage, &status))
         return status;
     char *body = NULL;
     size_t len = 0;
@@ -479,21 +460,32 @@ print_pong_json (const char *endpoint, const dlq_client_pong_t *pong)
     dlq_json_write_string (&out, endpoint, strlen (endpoint));
     dlq_buf_puts (&out, ",\"version\":");
     dlq_json_write_string (&out, pong->version, strlen (pong->version));
-    dlq_buf_printf (&out, ",\"protocol\":%d,\"roundTripMs\":%.3f}\n", pong->protocol, pong->round_trip_us / 1000.0);
+    dlq_buf_printf (&out, ",\"protocol\":%d,\"maxMessageBytes\":", pong->protocol);
+    if (pong->max_message_bytes > 0)
+        dlq_buf_printf (&out, "%" PRId64, pong->max_message_bytes);
+    else
+        dlq_buf_puts (&out, "null");
+    dlq_buf_printf (&out, ",\"roundTripMs\":%.3f}\n", pong->round_trip_us / 1000.0);
     fwrite (out.data, 1, out.len, stdout);
     dlq_buf_free (&out);
+}
+
+/* "pong from E (version V, protocol P, max message N bytes) in X ms",
+ * without the max message part when the gateway did not tell it. */
+static void
+print_pong_line (const char *endpoint, const dlq_client_pong_t *pong)
+{
+    printf ("pong from %s (version %s, protocol %d", endpoint, pong->version, pong->protocol);
+    if (pong->max_message_bytes > 0)
+        printf (", max message %" PRId64 " bytes", pong->max_message_bytes);
+    printf (") in %.2f ms\n", pong->round_trip_us / 1000.0);
 }
 
 int
 cmd_ping (dlqctl_t *ctl, int argc, char **argv)
 {
     int status = DLQCTL_EXIT_OK;
-    int first = parse_plain (ctl, argc, argv, ping_usage, &status);
-    if (first < 0)
-        return status;
-    if (first < argc)
-        return dlqctl_usage_error ("ping", "takes no arguments");
-    if ((status = dlqctl_connect (ctl)) != DLQCTL_EXIT_OK)
+    if (!start_without_operands (ctl, argc, argv, ping_usage, &status))
         return status;
     dlq_client_pong_t pong;
     dlq_client_result_t result = dlq_client_ping (ctl->client, &pong);
@@ -502,7 +494,6 @@ cmd_ping (dlqctl_t *ctl, int argc, char **argv)
     if (ctl->json)
         print_pong_json (ctl->endpoint, &pong);
     else
-        printf ("pong from %s (version %s, protocol %d) in %.2f ms\n",
-                ctl->endpoint, pong.version, pong.protocol, pong.round_trip_us / 1000.0);
+        print_pong_line (ctl->endpoint, &pong);
     return DLQCTL_EXIT_OK;
 }

@@ -17,7 +17,8 @@ int cmd_list (dlqctl_t *ctl, int argc, char **argv);
 /* stats: the gateway's counters, readable (raw with --json). */
 int cmd_stats (dlqctl_t *ctl, int argc, char **argv);
 
-/* ping: "pong from E (version V, protocol P) in X ms". */
+/* ping: "pong from E (version V, protocol P, max message N bytes) in X ms"
+ * (no max message part when the gateway does not tell it). */
 int cmd_ping (dlqctl_t *ctl, int argc, char **argv);
 
 #endif

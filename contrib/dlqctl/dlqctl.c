@@ -105,8 +105,11 @@ dlqctl_parse_int (const char *text, long min, long max, long *out)
     return true;
 }
 
-dlqctl_exit_t
-dlqctl_set_global (dlqctl_t *ctl, int opt, const char *arg)
+/* Apply global option opt ('e', 'j' or 't', as returned by getopt_long)
+ * with its argument. DLQCTL_EXIT_OK, or DLQCTL_EXIT_USAGE after printing
+ * why the argument is wrong. */
+static dlqctl_exit_t
+set_global (dlqctl_t *ctl, int opt, const char *arg)
 {
     long timeout;
     if (opt == 'e')
@@ -122,41 +125,47 @@ dlqctl_set_global (dlqctl_t *ctl, int opt, const char *arg)
     return DLQCTL_EXIT_OK;
 }
 
+bool
+dlqctl_common_option (dlqctl_t *ctl, const char *command, const char *usage,
+                      int opt, char **argv, int *status)
+{
+    switch (opt) {
+        case 'h':
+            fputs (usage, stdout);
+            *status = DLQCTL_EXIT_OK;
+            return false;
+        case 'e':
+        case 'j':
+        case 't':
+            *status = set_global (ctl, opt, optarg);
+            return *status == DLQCTL_EXIT_OK;
+        default:
+            *status = dlqctl_usage_error (command, "unknown or incomplete option '%s'", argv [optind - 1]);
+            return false;
+    }
+}
+
 /* Parse the options before the command; returns the index of the command
  * in argv, or -1 with *status set when dlqctl should exit at once. */
 static int
 parse_global (int argc, char **argv, dlqctl_t *ctl, int *status)
 {
     static const struct option options [] = {
-        { "endpoint", required_argument, NULL, 'e' },
-        { "json",     no_argument,       NULL, 'j' },
-        { "timeout",  required_argument, NULL, 't' },
-        { "help",     no_argument,       NULL, 'h' },
         { "version",  no_argument,       NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        DLQCTL_COMMON_LONG_OPTIONS
     };
     int opt;
     opterr = 0;
     while ((opt = getopt_long (argc, argv, "+" DLQCTL_GLOBAL_SHORT "hV", options, NULL)) != -1) {
         switch (opt) {
-            case 'e':
-            case 'j':
-            case 't':
-                *status = dlqctl_set_global (ctl, opt, optarg);
-                if (*status != DLQCTL_EXIT_OK)
-                    return -1;
-                break;
-            case 'h':
-                fputs (usage_text, stdout);
-                *status = DLQCTL_EXIT_OK;
-                return -1;
             case 'V':
                 printf ("dlqctl %s (protocol %d)\n", DLQD_VERSION, DLQ_CLIENT_PROTOCOL);
                 *status = DLQCTL_EXIT_OK;
                 return -1;
             default:
-                *status = dlqctl_usage_error (NULL, "unknown or incomplete option '%s'", argv [optind - 1]);
-                return -1;
+                if (!dlqctl_common_option (ctl, NULL, usage_text, opt, argv, status))
+                    return -1;
+                break;
         }
     }
     if (optind >= argc) {

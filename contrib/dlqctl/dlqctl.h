@@ -50,10 +50,24 @@ dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
  * so that they may also follow the command ("dlqctl list ... --json"). */
 #define DLQCTL_GLOBAL_SHORT "e:jt:"
 
-/* Apply global option opt ('e', 'j' or 't', as returned by getopt_long)
- * with its argument. DLQCTL_EXIT_OK, or DLQCTL_EXIT_USAGE after printing
- * why the argument is wrong. */
-dlqctl_exit_t dlqctl_set_global (dlqctl_t *ctl, int opt, const char *arg);
+/* The last entries of every option table given to getopt_long: --help,
+ * the global options and the terminating entry (needs <getopt.h>). The
+ * matching optstring letters are "h" DLQCTL_GLOBAL_SHORT. */
+#define DLQCTL_COMMON_LONG_OPTIONS                      \
+    { "help",     no_argument,       NULL, 'h' },      \
+    { "endpoint", required_argument, NULL, 'e' },      \
+    { "json",     no_argument,       NULL, 'j' },      \
+    { "timeout",  required_argument, NULL, 't' },      \
+    { NULL, 0, NULL, 0 }
+
+/* Handle an option that getopt_long returned in a command's option loop
+ * (the default case of its switch; reads optarg and optind): -h prints
+ * usage on stdout, -e, -j and -t set the global option, anything else is
+ * reported as an unknown or incomplete option of command (NULL: before
+ * the command). Returns true when parsing goes on; false with *status
+ * set to the exit status to leave with at once. */
+bool dlqctl_common_option (dlqctl_t *ctl, const char *command, const char *usage,
+                           int opt, char **argv, int *status);
 
 /* Parse a decimal integer in [min, max] from text; false when it is not
  * one. */
