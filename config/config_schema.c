@@ -79,6 +79,7 @@ type_word (dlq_setting_type_t type)
     switch (type) {
         case DLQ_SETTING_INT:         return "an integer";
         case DLQ_SETTING_BOOL:        return "true or false";
+        case DLQ_SETTING_FLOAT:       return "a number";
         case DLQ_SETTING_STRING:      return "a string";
         case DLQ_SETTING_STRING_LIST: return "an array of strings [\"...\", ...]";
         case DLQ_SETTING_GROUP:       return "a group { ... }";
@@ -93,6 +94,7 @@ type_matches (const config_setting_t *s, dlq_setting_type_t type)
     switch (type) {
         case DLQ_SETTING_INT:    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
         case DLQ_SETTING_BOOL:   return t == CONFIG_TYPE_BOOL;
+        case DLQ_SETTING_FLOAT:  return t == CONFIG_TYPE_FLOAT || t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
         case DLQ_SETTING_STRING: return t == CONFIG_TYPE_STRING;
         case DLQ_SETTING_GROUP:  return t == CONFIG_TYPE_GROUP;
         case DLQ_SETTING_LIST:   return t == CONFIG_TYPE_LIST;
@@ -154,6 +156,23 @@ dlq_config_bool (const config_setting_t *group, const char *name, bool *out)
     const config_setting_t *s = config_setting_get_member (group, name);
     if (s)
         *out = config_setting_get_bool (s) != 0;
+    return true;
+}
+
+bool
+dlq_config_float (const config_setting_t *group, const dlq_setting_spec_t *schema,
+                  const char *name, double *out, dlq_config_error_t *err)
+{
+    const config_setting_t *s = config_setting_get_member (group, name);
+    if (!s)
+        return true;
+    const dlq_setting_spec_t *spec = find_spec (schema, name);
+    double value = config_setting_type (s) == CONFIG_TYPE_FLOAT ? config_setting_get_float (s)
+                                                                 : (double) config_setting_get_int64 (s);
+    if (value < (double) spec->min || value > (double) spec->max)
+        return dlq_config_fail (err, s, "expected a number from %lld to %lld (%s), got %g",
+                                (long long) spec->min, (long long) spec->max, spec->description, value);
+    *out = value;
     return true;
 }
 

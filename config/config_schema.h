@@ -17,6 +17,7 @@
 typedef enum {
     DLQ_SETTING_INT,
     DLQ_SETTING_BOOL,
+    DLQ_SETTING_FLOAT,          /* a number, integer or not; bounds in min / max */
     DLQ_SETTING_STRING,
     DLQ_SETTING_STRING_LIST,    /* array of strings */
     DLQ_SETTING_GROUP,          /* nested group, read by its own schema */
@@ -57,6 +58,8 @@ bool dlq_config_check_group (const config_setting_t *group, const dlq_setting_sp
 bool dlq_config_int (const config_setting_t *group, const dlq_setting_spec_t *schema,
                      const char *name, int64_t *out, dlq_config_error_t *err);
 bool dlq_config_bool (const config_setting_t *group, const char *name, bool *out);
+bool dlq_config_float (const config_setting_t *group, const dlq_setting_spec_t *schema,
+                       const char *name, double *out, dlq_config_error_t *err);
 /* *out is replaced by a copy (free the old one yourself if you own it). */
 bool dlq_config_string (const config_setting_t *group, const dlq_setting_spec_t *schema,
                         const char *name, char **out, dlq_config_error_t *err);

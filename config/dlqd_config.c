@@ -10,9 +10,11 @@
 #include "dlq_buf.h"
 
 #include <libconfig.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB (1024LL * 1024)
 
@@ -21,6 +23,7 @@ static const dlq_setting_spec_t top_schema [] = {
     { "primary",  DLQ_SETTING_STRING, 1, 64, "the store that answers queries: \"embedded\"" },
     { "defaults", DLQ_SETTING_GROUP, 0, 0, "the stream policy of every stream not listed in streams" },
     { "streams",  DLQ_SETTING_LIST, 0, 0, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )" },
+    { "sinks",    DLQ_SETTING_GROUP, 0, 0, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }" },
     { NULL }
 };
 
@@ -32,6 +35,7 @@ static const dlq_setting_spec_t gateway_schema [] = {
     { "commit",            DLQ_SETTING_GROUP, 0, 0, "group commit: max_batch, max_delay_ms" },
     { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
     { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
+    { "sink_dir",          DLQ_SETTING_STRING, 1, 4096, "where built-in sink plugins are found (':'-separated)" },
     { NULL }
 };
 
@@ -52,6 +56,7 @@ static const dlq_setting_spec_t policy_schema [] = {
     { "retention_days",            DLQ_SETTING_INT, 0, DLQ_RETENTION_DAYS_MAX, "days an event is kept; 0 = forever" },
     { "include_original_document", DLQ_SETTING_BOOL, 0, 0, "keep fullDocument" },
     { "include_stack_trace",       DLQ_SETTING_BOOL, 0, 0, "keep error.stackTrace" },
+    { "chain",                     DLQ_SETTING_STRING_LIST, 0, 0, "the sinks (names in sinks) events go to, in order" },
     { NULL }
 };
 
@@ -67,7 +72,7 @@ set_defaults (dlqd_config_t *c)
     c->sweep_interval_ms = 60000;
     c->sweep_batch = 1000;
     c->primary = dlq_strdup ("embedded");
-    c->defaults = (dlq_policy_t) { 30, true, true };
+    c->defaults = (dlq_policy_t) { 30, true, true, 0 };
 }
 
 static bool
@@ -98,7 +103,8 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
            && dlq_config_string (g, gateway_schema, "data_dir", &data_dir, err)
            && dlq_config_int (g, gateway_schema, "max_message_bytes", &c->max_message_bytes, err)
            && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
-           && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err);
+           && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err)
+           && dlq_config_string (g, gateway_schema, "sink_dir", &c->sink_search, err);
     if (data_dir) {
         free (c->data_dir);
         c->data_dir = data_dir;
@@ -123,14 +129,34 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
     return ok;
 }
 
-/* Read retention and include flags of a policy group over base. */
+/* The chain of a policy group: sink names into a bit set. */
 static bool
-read_policy (const config_setting_t *g, dlq_policy_t *policy, dlq_config_error_t *err)
+read_chain (const config_setting_t *g, const dlqd_config_t *c, uint64_t *chain, dlq_config_error_t *err)
+{
+    const config_setting_t *list = config_setting_get_member (g, "chain");
+    if (!list)
+        return true;
+    *chain = 0;
+    for (int i = 0; i < config_setting_length (list); i++) {
+        const char *name = config_setting_get_string_elem (list, i);
+        const dlq_sink_config_t *sink = dlqd_config_sink (c, name);
+        if (!sink)
+            return dlq_config_fail (err, list, "names sink \"%s\", which is not in sinks", name);
+        *chain |= 1ULL << dlq_sink_config_index (sink);
+    }
+    return true;
+}
+
+/* Read retention, include flags and chain of a policy group over base. */
+static bool
+read_policy (const config_setting_t *g, const dlqd_config_t *c, dlq_policy_t *policy,
+             dlq_config_error_t *err)
 {
     int64_t days = policy->retention_days;
     bool ok = dlq_config_int (g, policy_schema, "retention_days", &days, err)
            && dlq_config_bool (g, "include_original_document", &policy->include_original_document)
-           && dlq_config_bool (g, "include_stack_trace", &policy->include_stack_trace);
+           && dlq_config_bool (g, "include_stack_trace", &policy->include_stack_trace)
+           && read_chain (g, c, &policy->chain, err);
     policy->retention_days = (int) days;
     return ok;
 }
@@ -143,7 +169,39 @@ read_defaults (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *
     if (config_setting_get_member (g, "name"))
         return dlq_config_fail (err, config_setting_get_member (g, "name"),
                                 "unknown setting; the defaults apply to every stream and have no name");
-    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, &c->defaults, err);
+    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, c, &c->defaults, err);
+}
+
+/* Check a streams entry: policy settings plus, for each sink, a group of
+ * that sink's per-stream settings (the member named after the sink). */
+static bool
+check_stream_entry (const config_setting_t *s, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    for (int i = 0; i < config_setting_length (s); i++) {
+        const config_setting_t *m = config_setting_get_elem (s, (unsigned) i);
+        const char *name = config_setting_name (m);
+        dlq_sink_config_t *sink = name ? dlqd_config_sink (c, name) : NULL;
+        const char *stream = NULL;
+        config_setting_lookup_string (s, "name", &stream);
+        if (sink && !dlq_sink_config_add_stream (sink, stream ? stream : "", m, err))
+            return false;
+    }
+    return true;
+}
+
+/* The policy members of a stream entry, without the per-sink groups. */
+static bool
+check_policy_members (const config_setting_t *s, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    dlq_setting_spec_t schema [16 + DLQ_SINKS_MAX];
+    size_t n = 0;
+    for (; policy_schema [n].name; n++)
+        schema [n] = policy_schema [n];
+    for (size_t i = 0; i < c->sink_count; i++)
+        schema [n++] = (dlq_setting_spec_t) { dlq_sink_config_name (c->sinks [i]), DLQ_SETTING_GROUP, 0, 0,
+                                              "this sink's settings for the stream" };
+    schema [n] = (dlq_setting_spec_t) { NULL };
+    return dlq_config_check_group (s, schema, err);
 }
 
 static bool
@@ -156,13 +214,15 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
             return dlq_config_fail (err, s, "expected a group { name = \"...\"; ... }");
         char *name = NULL;
         dlq_policy_t policy = c->defaults;
-        bool ok = dlq_config_check_group (s, policy_schema, err)
+        bool ok = check_policy_members (s, c, err)
                && dlq_config_string (s, policy_schema, "name", &name, err)
-               && read_policy (s, &policy, err);
+               && read_policy (s, c, &policy, err);
         if (ok && !name)
             ok = dlq_config_fail (err, s, "expected a name = \"stream name\"; setting");
         if (ok && dlq_policy_table_has (c->policies, name))
             ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name);
+        if (ok)
+            ok = check_stream_entry (s, c, err);
         if (ok)
             dlq_policy_table_set (c->policies, name, &policy);
         free (name);
@@ -173,11 +233,60 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
 }
 
 static bool
+read_sinks (const config_setting_t *group, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    if (!group)
+        return true;
+    int count = config_setting_length (group);
+    if (count > DLQ_SINKS_MAX)
+        return dlq_config_fail (err, group, "expected at most %d sinks", DLQ_SINKS_MAX);
+    c->sinks = dlq_calloc ((size_t) count + 1, sizeof (dlq_sink_config_t *));
+    const char *search = c->sink_search ? c->sink_search : dlqd_config_default_sink_search ();
+    for (int i = 0; i < count; i++) {
+        const config_setting_t *s = config_setting_get_elem (group, (unsigned) i);
+        if (config_setting_type (s) != CONFIG_TYPE_GROUP)
+            return dlq_config_fail (err, s, "expected a group { type = \"...\"; ... }");
+        if (strcmp (config_setting_name (s), "embedded") == 0)
+            return dlq_config_fail (err, s, "\"embedded\" is the name of the built-in store; "
+                                    "name this sink otherwise");
+        c->sinks [i] = dlq_sink_config_new (s, i, search, err);
+        if (!c->sinks [i])
+            return false;
+        c->sink_count++;
+    }
+    return true;
+}
+
+const char *
+dlqd_config_default_sink_search (void)
+{
+    static char search [PATH_MAX * 2 + 16];
+    char exe [PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+    exe [n > 0 ? n : 0] = '\0';
+    char *slash = strrchr (exe, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf (search, sizeof search, "%s/../plugins:%s", exe, DLQD_INSTALL_PLUGIN_DIR);
+    return search;
+}
+
+dlq_sink_config_t *
+dlqd_config_sink (const dlqd_config_t *config, const char *name)
+{
+    for (size_t i = 0; i < config->sink_count; i++)
+        if (strcmp (dlq_sink_config_name (config->sinks [i]), name) == 0)
+            return config->sinks [i];
+    return NULL;
+}
+
+static bool
 read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
 {
     char *primary = NULL;
     bool ok = dlq_config_check_group (root, top_schema, err)
            && read_gateway (config_setting_get_member (root, "gateway"), c, err)
+           && read_sinks (config_setting_get_member (root, "sinks"), c, err)
            && dlq_config_string (root, top_schema, "primary", &primary, err)
            && read_defaults (config_setting_get_member (root, "defaults"), c, err)
            && read_streams (config_setting_get_member (root, "streams"), c, err);
@@ -244,6 +353,10 @@ dlqd_config_destroy (dlqd_config_t **config_p)
     free (c->listen);
     free (c->data_dir);
     free (c->primary);
+    free (c->sink_search);
+    for (size_t i = 0; i < c->sink_count; i++)
+        dlq_sink_config_destroy (&c->sinks [i]);
+    free (c->sinks);
     dlq_policy_table_destroy (&c->policies);
     free (c);
     *config_p = NULL;

@@ -6,6 +6,7 @@
 #ifndef DLQD_CONFIG_H
 #define DLQD_CONFIG_H
 
+#include "sink_config.h"
 #include "stream_policy.h"
 
 #include <stddef.h>
@@ -30,6 +31,9 @@ typedef struct {
     int64_t             sweep_interval_ms;  /* expired-event sweep period */
     int64_t             sweep_batch;        /* rows deleted per sweep transaction */
     char               *primary;            /* the store answering queries */
+    char               *sink_search;        /* ':'-separated plugin directories */
+    dlq_sink_config_t **sinks;              /* configured sinks; index = chain bit */
+    size_t              sink_count;
     dlq_policy_t        defaults;           /* policy of streams not listed */
     dlq_policy_table_t *policies;           /* per-stream policy, default included */
 } dlqd_config_t;
@@ -38,6 +42,14 @@ typedef struct {
  * (caller destroys); otherwise *err_p receives a message that names the file,
  * line and setting and says what was expected (caller frees). */
 dlqd_config_result_t dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p);
+
+/* The plugin search path used when gateway.sink_dir is not set: the
+ * "plugins" directory beside the running program's directory (the build
+ * tree) and the installed plugin directory. */
+const char *dlqd_config_default_sink_search (void);
+
+/* The configured sink called name, or NULL. */
+dlq_sink_config_t *dlqd_config_sink (const dlqd_config_t *config, const char *name);
 
 /* Free a config; accepts NULL and NULLs the pointer. */
 void dlqd_config_destroy (dlqd_config_t **config_p);

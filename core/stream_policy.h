@@ -8,13 +8,17 @@
 #include "failed_event.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define DLQ_RETENTION_DAYS_MAX 36500
 
+#define DLQ_SINKS_MAX 64     /* a chain is a bit set over the configured sinks */
+
 typedef struct {
-    int  retention_days;            /* 0 = keep forever */
-    bool include_original_document;
-    bool include_stack_trace;
+    int      retention_days;            /* 0 = keep forever */
+    bool     include_original_document;
+    bool     include_stack_trace;
+    uint64_t chain;                     /* bit i: sink i delivers this stream's events */
 } dlq_policy_t;
 
 typedef struct dlq_policy_table dlq_policy_table_t;

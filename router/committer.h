@@ -11,16 +11,21 @@
 #define COMMITTER_H
 
 #include "commit_batch.h"
+#include "ledger_channel.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct dlq_committer dlq_committer_t;
 
-/* Open the store in data_dir as its writer and start the thread. NULL with a
- * message in err on failure (nothing left running). */
+/* Open the store in data_dir as its writer and start the thread. Ledger
+ * updates queued on ledger are committed with the next batch (or alone when
+ * no batch comes); after every commit the highest seq is published (8
+ * bytes, int64) on a PUB socket bound at tip_endpoint. NULL with a message
+ * in err on failure (nothing left running). */
 dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir,
                                     int64_t sweep_interval_ms, int64_t sweep_batch,
+                                    dlq_ledger_channel_t *ledger, const char *tip_endpoint,
                                     char *err, size_t err_len);
 
 /* The socket to poll for ZMQ_POLLIN: a committed batch is ready. */

@@ -18,7 +18,10 @@
 #include "dlq_time.h"
 #include "failed_event.h"
 #include "protocol.h"
+#include "ledger_channel.h"
 #include "query_service.h"
+#include "sink_chain.h"
+#include "dlq_uuid.h"
 #include "stream_policy.h"
 
 #include <errno.h>
@@ -42,6 +45,8 @@ struct dlq_gateway {
     dlq_counters_t       *counters;
     dlq_committer_t      *committer;
     dlq_query_service_t  *queries;
+    dlq_ledger_channel_t *ledger;       /* dispatchers -> committer */
+    dlq_sink_chain_t     *sinks;
     dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
     dlq_commit_batch_t   *spare;        /* the other batch, when not in the committer */
     bool                  committing;   /* a batch is in the committer */
@@ -183,6 +188,59 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
     dlq_buf_free (&body);
 }
 
+/* REDELIVER {"sink": S [, "streamName": X | "id": ID]}: check it here and
+ * hand it to that sink's dispatcher, which answers. */
+static void
+handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
+{
+    dlq_error_t err = { DLQ_OK, "", "" };
+    dlq_json_doc_t *doc = NULL;
+    dlq_json_error_t jerr;
+    int sink = -1;
+    size_t len = zmq_msg_size (&frames [3]);
+    dlq_json_result_t rc = len ? dlq_json_parse (zmq_msg_data (&frames [3]), len, &doc, &jerr)
+                               : DLQ_JSON_ERR_EMPTY;
+    const dlq_json_value_t *root = doc ? dlq_json_root (doc) : NULL;
+    if (rc == DLQ_JSON_ERR_EMPTY)
+        dlq_error_set (&err, DLQ_ERR_EMPTY_BODY, NULL, "REDELIVER needs {\"sink\": ...}");
+    else
+    if (rc == DLQ_JSON_ERR_UTF8)
+        dlq_error_set (&err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
+    else
+    if (rc != DLQ_JSON_OK)
+        dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
+    else
+    if (root->type != DLQ_JSON_OBJECT)
+        dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    else {
+        const dlq_json_value_t *name = dlq_json_get (root, "sink");
+        const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
+        const dlq_json_value_t *id = dlq_json_get (root, "id");
+        size_t known = (name != NULL) + (stream != NULL) + (id != NULL);
+        if (!name || name->type != DLQ_JSON_STRING
+        ||  (sink = dlq_sink_chain_find (self->sinks, name->str)) < 0)
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "sink", "sink must name a configured sink");
+        else
+        if (stream && id)
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "id", "give streamName or id, not both");
+        else
+        if (stream && (stream->type != DLQ_JSON_STRING || stream->len == 0))
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a non-empty string");
+        else
+        if (id && (id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, NULL)))
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
+        else
+        if (known != root->count)
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "unknown parameter (REDELIVER takes "
+                           "sink, streamName, id)");
+    }
+    dlq_json_doc_destroy (&doc);
+    if (err.code != DLQ_OK)
+        send_error (self, &frames [0], &frames [2], &err);
+    else
+        dlq_sink_chain_submit (self->sinks, (size_t) sink, frames);
+}
+
 /* Read one whole message: identity plus at most 4 frames kept. Returns the
  * number of frames after the identity (more than 3 when there were extra),
  * or -1 when no message is waiting. */
@@ -239,9 +297,12 @@ handle_request (dlq_gateway_t *self)
         if (verb == DLQ_VERB_PING)
             handle_ping (self, frames);
         else
+        if (verb == DLQ_VERB_REDELIVER)
+            handle_redeliver (self, frames);
+        else
         if (verb == DLQ_VERB_UNKNOWN) {
             dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
-                           "LIST, STATS or PING (upper case)");
+                           "LIST, STATS, PING or REDELIVER (upper case)");
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
@@ -266,23 +327,31 @@ read_burst (dlq_gateway_t *self, int max, bool draining)
 }
 
 /* Wait for commit and query completions; timeout_ms -1 waits forever. */
+/* Wait for commit, query and dispatcher completions; timeout_ms -1 waits
+ * forever. */
 static void
 poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, int64_t timeout_ms)
 {
     size_t nq = dlq_query_service_sockets (self->queries);
-    zmq_pollitem_t items [3 + 64];
+    size_t ns = dlq_sink_chain_count (self->sinks);
+    zmq_pollitem_t items [3 + 64 + 64];
     items [0] = (zmq_pollitem_t) { dlq_committer_socket (self->committer), 0, ZMQ_POLLIN, 0 };
     items [1] = (zmq_pollitem_t) { NULL, stop_fd, ZMQ_POLLIN, 0 };
     items [2] = (zmq_pollitem_t) { self->router, 0, read_router ? ZMQ_POLLIN : 0, 0 };
     for (size_t i = 0; i < nq; i++)
         items [3 + i] = (zmq_pollitem_t) { dlq_query_service_socket (self->queries, i), 0, ZMQ_POLLIN, 0 };
-    if (zmq_poll (items, (int) (3 + nq), (long) timeout_ms) < 0)
+    for (size_t i = 0; i < ns; i++)
+        items [3 + nq + i] = (zmq_pollitem_t) { dlq_sink_chain_socket (self->sinks, i), 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll (items, (int) (3 + nq + ns), (long) timeout_ms) < 0)
         return;                         /* EINTR: the caller looks at stop_fd again */
     if (items [0].revents & ZMQ_POLLIN)
         on_committed (self, draining);
     for (size_t i = 0; i < nq; i++)
         if (items [3 + i].revents & ZMQ_POLLIN)
             dlq_query_service_forward (self->queries, i, self->router);
+    for (size_t i = 0; i < ns; i++)
+        if (items [3 + nq + i].revents & ZMQ_POLLIN)
+            dlq_sink_chain_forward (self->sinks, i, self->router);
     if (items [2].revents & ZMQ_POLLIN)
         read_burst (self, READ_BURST, draining);
     maybe_commit (self, draining);
@@ -321,7 +390,8 @@ drain (dlq_gateway_t *self)
             break;
     }
     maybe_commit (self, true);
-    while (self->committing || self->gathering->count || dlq_query_service_outstanding (self->queries))
+    while (self->committing || self->gathering->count || dlq_query_service_outstanding (self->queries)
+        || dlq_sink_chain_outstanding (self->sinks))
         poll_once (self, -1, false, true, -1);
 }
 
@@ -395,15 +465,19 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->counters = dlq_counters_new ();
     self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch);
     self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch);
-    char err [512] = "";
+    char err [512] = "", tip [64];
+    snprintf (tip, sizeof tip, "inproc://dlq-spool-tip-%p", (void *) self);
+    self->ledger = dlq_ledger_channel_new ();
     self->committer = dlq_committer_new (self->ctx, config->data_dir, config->sweep_interval_ms,
-                                         config->sweep_batch, err, sizeof err);
+                                         config->sweep_batch, self->ledger, tip, err, sizeof err);
     if (self->committer)
-        self->queries = dlq_query_service_new (self->ctx, config->data_dir,
-                                               (size_t) config->query_threads, self->counters,
-                                               err, sizeof err);
-    if (!self->committer || !self->queries) {
-        *err_p = dlq_strdup (err);
+        self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, tip, err_p);
+    if (self->sinks)
+        self->queries = dlq_query_service_new (self->ctx, config, self->sinks,
+                                               self->counters, err, sizeof err);
+    if (!self->committer || !self->sinks || !self->queries) {
+        if (!*err_p)
+            *err_p = dlq_strdup (err);
         dlq_gateway_destroy (&self);
         return NULL;
     }
@@ -427,7 +501,11 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
         zmq_close (self->router);
     }
     dlq_query_service_destroy (&self->queries);
+    dlq_sink_chain_destroy (&self->sinks);          /* before the committer: they hand it updates */
     dlq_committer_destroy (&self->committer);
+    if (self->ledger)
+        dlq_ledger_channel_close (self->ledger);
+    dlq_ledger_channel_destroy (&self->ledger);
     dlq_commit_batch_destroy (&self->gathering);
     dlq_commit_batch_destroy (&self->spare);
     dlq_counters_destroy (&self->counters);

@@ -14,6 +14,7 @@ static const struct {
     { "LIST",  DLQ_VERB_LIST },
     { "STATS", DLQ_VERB_STATS },
     { "PING",  DLQ_VERB_PING },
+    { "REDELIVER", DLQ_VERB_REDELIVER },
 };
 
 dlq_verb_t

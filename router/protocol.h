@@ -19,7 +19,8 @@ typedef enum {
     DLQ_VERB_GET,
     DLQ_VERB_LIST,
     DLQ_VERB_STATS,
-    DLQ_VERB_PING
+    DLQ_VERB_PING,
+    DLQ_VERB_REDELIVER
 } dlq_verb_t;
 
 /* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */

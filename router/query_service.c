@@ -13,6 +13,7 @@
 #include "embedded_store.h"
 #include "failed_event.h"
 #include "protocol.h"
+#include "spool_ledger.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -28,6 +29,8 @@ typedef struct {
     const char      *data_dir;      /* the service's copy */
     dlq_embedded_t  *store;         /* used on the worker's thread only */
     dlq_counters_t  *counters;
+    const dlqd_config_t *config;
+    dlq_sink_chain_t *sinks;
     size_t           outstanding;   /* front end's count of requests in this worker */
     char             error [512];   /* why the store could not be opened */
 } worker_t;
@@ -92,6 +95,78 @@ store_unavailable (worker_t *w, dlq_error_t *err)
     return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
 }
 
+typedef struct {
+    const dlqd_config_t *config;
+    dlq_delivery_row_t  *rows;          /* per sink index; state PENDING = none */
+} rows_ctx_t;
+
+static void
+keep_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
+{
+    rows_ctx_t *ctx = arg;
+    dlq_sink_config_t *config = dlqd_config_sink (ctx->config, sink);
+    if (config)
+        ctx->rows [dlq_sink_config_index (config)] = *row;
+}
+
+/* One sink's delivery of the event: its row, else implied by the cursor. */
+static void
+format_delivery (dlq_buf_t *out, const char *sink, const dlq_delivery_row_t *row,
+                 int64_t seq, int64_t cursor)
+{
+    dlq_delivery_state_t state = row->state;
+    uint32_t attempts = row->attempts;
+    if (state == DLQ_DELIVERY_PENDING && seq <= cursor) {
+        state = DLQ_DELIVERY_DELIVERED;     /* handled at the first try */
+        attempts = 1;
+    }
+    dlq_buf_puts (out, "{\"sink\":");
+    dlq_json_write_string (out, sink, strlen (sink));
+    dlq_buf_printf (out, ",\"state\":\"%s\",\"attempts\":%u", dlq_delivery_state_name (state), attempts);
+    char iso [DLQ_TIME_ISO_LEN + 1];
+    if (state == DLQ_DELIVERY_RETRYING && dlq_time_format_iso (row->next_attempt_at, iso))
+        dlq_buf_printf (out, ",\"nextAttemptAt\":\"%s\"", iso);
+    if (row->last_error [0] && state != DLQ_DELIVERY_DELIVERED) {
+        dlq_buf_puts (out, ",\"lastError\":");
+        dlq_json_write_string (out, row->last_error, strlen (row->last_error));
+    }
+    dlq_buf_putc (out, '}');
+}
+
+/* ,"deliveries":[...] for every sink in the event's chain. */
+static void
+format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dlq_buf_t *out)
+{
+    const dlqd_config_t *config = w->config;
+    dlq_json_doc_t *doc = NULL;
+    int64_t seq = 0;
+    if (config->sink_count == 0 || dlq_json_parse (json, len, &doc, NULL) != DLQ_JSON_OK
+    ||  dlq_embedded_seq_of (w->store, id, &seq) != DLQ_STORE_OK) {
+        dlq_json_doc_destroy (&doc);
+        return;
+    }
+    const dlq_json_value_t *stream = dlq_json_get (dlq_json_root (doc), "streamName");
+    uint64_t chain = dlq_policy_table_lookup (config->policies, stream ? stream->str : "")->chain;
+    dlq_delivery_row_t rows [DLQ_SINKS_MAX];
+    memset (rows, 0, sizeof rows);
+    rows_ctx_t ctx = { config, rows };
+    dlq_embedded_rows_of_seq (w->store, seq, keep_row, &ctx);
+    dlq_buf_puts (out, ",\"deliveries\":[");
+    bool first = true;
+    for (size_t i = 0; i < config->sink_count; i++) {
+        if (!(chain & (1ULL << i)))
+            continue;
+        const char *name = dlq_sink_config_name (config->sinks [i]);
+        dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
+        dlq_embedded_sink_state (w->store, name, &state);
+        dlq_buf_puts (out, first ? "" : ",");
+        format_delivery (out, name, &rows [i], seq, state.cursor);
+        first = false;
+    }
+    dlq_buf_putc (out, ']');
+    dlq_json_doc_destroy (&doc);
+}
+
 static dlq_code_t
 do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -108,6 +183,7 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
+        format_deliveries (w, uuid, event.data, event.len, out);
         dlq_buf_putc (out, '}');
     }
     dlq_buf_free (&event);
@@ -176,6 +252,34 @@ do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* ,"sinks":{"name":{...},...}: ledger figures and live status per sink. */
+static void
+format_sinks (worker_t *w, dlq_buf_t *out)
+{
+    dlq_buf_puts (out, ",\"sinks\":{");
+    for (size_t i = 0; i < w->config->sink_count; i++) {
+        const dlq_sink_config_t *sink = w->config->sinks [i];
+        const char *name = dlq_sink_config_name (sink);
+        dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
+        dlq_embedded_sink_state (w->store, name, &state);
+        dlq_buf_puts (out, i ? "," : "");
+        dlq_json_write_string (out, name, strlen (name));
+        dlq_buf_printf (out, ":{\"type\":\"%s\",\"backlog\":%lld,\"delivered\":%llu,"
+                        "\"retrying\":%lld,\"failed\":%lld,\"redelivered\":%llu,",
+                        dlq_sink_config_ops (sink)->type,
+                        (long long) dlq_embedded_count_after (w->store, state.cursor),
+                        (unsigned long long) state.delivered,
+                        (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_RETRYING),
+                        (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_FAILED),
+                        (unsigned long long) state.redelivered);
+        dlq_sink_health_format (dlq_sink_chain_health (w->sinks, i), out);
+        dlq_buf_puts (out, ",\"counters\":{");
+        dlq_sink_config_format_counters (sink, out);
+        dlq_buf_puts (out, "}}");
+    }
+    dlq_buf_putc (out, '}');
+}
+
 static dlq_code_t
 do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -192,6 +296,7 @@ do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
         dlq_buf_append (out, streams.data, streams.len);
         dlq_buf_putc (out, ',');
         dlq_counters_format (w->counters, out);
+        format_sinks (w, out);
         dlq_buf_putc (out, '}');
     }
     dlq_buf_free (&streams);
@@ -275,15 +380,18 @@ run (void *pipe, void *arg)
 }
 
 dlq_query_service_t *
-dlq_query_service_new (void *zmq_ctx, const char *data_dir, size_t threads,
+dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chain_t *sinks,
                        dlq_counters_t *counters, char *err, size_t err_len)
 {
+    size_t threads = (size_t) config->query_threads;
     dlq_query_service_t *self = dlq_calloc (1, sizeof *self);
     self->workers = dlq_calloc (threads, sizeof (worker_t));
-    self->data_dir = dlq_strdup (data_dir);
+    self->data_dir = dlq_strdup (config->data_dir);
     for (size_t i = 0; i < threads; i++) {
         worker_t *w = &self->workers [i];
         w->counters = counters;
+        w->config = config;
+        w->sinks = sinks;
         w->data_dir = self->data_dir;
         snprintf (w->error, sizeof w->error, "cannot start a query thread");
         w->actor = dlq_actor_new (zmq_ctx, run, w);

@@ -10,16 +10,20 @@
 #define QUERY_SERVICE_H
 
 #include "counters.h"
+#include "dlqd_config.h"
+#include "sink_chain.h"
 
 #include <stddef.h>
 #include <zmq.h>
 
 typedef struct dlq_query_service dlq_query_service_t;
 
-/* Start threads workers over the store in data_dir. NULL with a message in
- * err on failure (nothing left running). */
-dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const char *data_dir, size_t threads,
-                                            dlq_counters_t *counters, char *err, size_t err_len);
+/* Start config->query_threads workers over the store in config->data_dir;
+ * sinks gives the live sink statuses for STATS and GET. NULL with a message
+ * in err on failure (nothing left running). */
+dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config,
+                                            dlq_sink_chain_t *sinks, dlq_counters_t *counters,
+                                            char *err, size_t err_len);
 
 /* Number of worker sockets, and socket i, to poll for ZMQ_POLLIN replies. */
 size_t dlq_query_service_sockets (const dlq_query_service_t *self);

@@ -606,7 +606,7 @@ Test (embedded_store, reopened_writer_keeps_data)
     cr_assert_gt (raw_count ("SELECT seq FROM events WHERE id = 'c'"),
                   raw_count ("SELECT seq FROM events WHERE id = 'b'"));
     cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
-    cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 1);
+    cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 2);
     cr_assert_eq (raw_count ("PRAGMA page_size"), 8192);
     cr_assert_eq (raw_count ("PRAGMA application_id"), 0x646c7164);
     dlq_embedded_destroy (&store);

@@ -10,16 +10,21 @@
  *  stop checkpoints from recycling the WAL, which would then grow).
  *
  *  seq is AUTOINCREMENT, so a deleted (swept) seq is never handed out again:
- *  the per-(seq, sink) delivery ledger that comes next can key on it, and a
- *  dispatcher's "delivered up to seq N" cursor stays meaningful. seq has
- *  gaps (an insert skipped as a duplicate still consumes a number), so
- *  nothing may assume it is dense.
+ *  the per-(sink, seq) delivery ledger (spool_ledger.c, schema version 2)
+ *  keys on it, and a dispatcher's "handled up to seq N" cursor stays
+ *  meaningful. seq has gaps (an insert skipped as a duplicate still consumes
+ *  a number), so nothing may assume it is dense.
+ *
+ *  This file owns the connection, the schema and its upgrades, the events
+ *  and stream_counts tables, and the one write transaction
+ *  (dlq_embedded_commit: a batch of events plus the dispatchers' ledger
+ *  updates; dlq_embedded_append is that with no updates). The ledger tables
+ *  and the spool reads live in spool_ledger.c; embedded_internal.h is what
+ *  the two share.
  */
-#include "embedded_store.h"
+#include "embedded_internal.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
-
-#include <sqlite3.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION   1
 #define APPLICATION_ID   0x646c7164         /* "dlqd" in the SQLite header */
 #define BUSY_TIMEOUT_MS  5000
-#define ERRMSG_MAX       512
 
 /* Page size of a new file (an existing file keeps its own). 1 KB bodies pack
  * 7 to an 8 KiB page but only 3 to a 4 KiB one, so fewer pages go through
@@ -47,6 +50,8 @@
 #define READER_CACHE_KIB 8192
 #define WAL_SIZE_LIMIT   (64 * 1024 * 1024)
 
+/* A new file is created at version 1 and then upgraded like any version 1
+ * file (embedded_ledger_upgrade), so a new and an upgraded store are alike. */
 static const char schema_v1 [] =
     "CREATE TABLE meta ("
     "  key   TEXT PRIMARY KEY,"
@@ -69,25 +74,6 @@ static const char schema_v1 [] =
     "  events      INTEGER NOT NULL"
     ") WITHOUT ROWID;"
     "INSERT INTO meta (key, value) VALUES ('schema_version', '1');";
-
-/* Every statement the store runs after open. The writing ones are prepared
- * by the writer only. */
-typedef enum {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_INSERT,
-    ST_COUNT_ADD,
-    ST_COUNT_SUB,
-    ST_COUNT_DROP,
-    ST_SWEEP,
-    ST_FIRST_READ,              /* statements from here on are read-only */
-    ST_GET = ST_FIRST_READ,
-    ST_LIST_FIRST,
-    ST_LIST_AFTER,
-    ST_STATS,
-    ST_STMT_COUNT
-} stmt_id_t;
 
 /* The list query: a range scan of events_by_stream, newest first. The
  * "after" form continues strictly below the cursor's (created_at, seq). It
@@ -120,25 +106,13 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
     [ST_COUNT_DROP] = "DELETE FROM stream_counts WHERE stream_name = ?1 AND events <= 0",
     [ST_SWEEP]      = "DELETE FROM events WHERE seq IN (SELECT seq FROM events"
                       " WHERE expires_at IS NOT NULL AND expires_at <= ?1"
-                      " ORDER BY expires_at LIMIT ?2) RETURNING stream_name",
+                      " ORDER BY expires_at LIMIT ?2) RETURNING seq, stream_name",
     [ST_GET]        = "SELECT body FROM events"
                       " WHERE id = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
     [ST_LIST_FIRST] = LIST_SELECT LIST_ORDER,
     [ST_LIST_AFTER] = LIST_AFTER,
     [ST_STATS]      = "SELECT stream_name, events FROM stream_counts ORDER BY stream_name",
 };
-
-struct dlq_embedded {
-    sqlite3             *db;
-    dlq_embedded_mode_t  mode;
-    char                *path;                  /* the database file */
-    char                *wal_path;              /* path + "-wal" */
-    sqlite3_stmt        *stmt [ST_STMT_COUNT];
-    const char         **names;                 /* append's scratch: stream names of new rows */
-    size_t               names_cap;
-    char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
-};
-
 
 /* ------------------------------------------------------------------------ */
 /* Errors */
@@ -150,19 +124,15 @@ copy_message (char *err, size_t err_len, const char *message)
         snprintf (err, err_len, "%s", message);
 }
 
-/* Record "<what> (<path>): <sqlite's message>" as the last error. */
-static void
-fail_sqlite (dlq_embedded_t *self, const char *what)
+void
+embedded_fail_sqlite (dlq_embedded_t *self, const char *what)
 {
     snprintf (self->errmsg, sizeof self->errmsg, "%s (%s): %s",
               what, self->path, sqlite3_errmsg (self->db));
 }
 
-static void
-fail_text (dlq_embedded_t *self, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
-
-static void
-fail_text (dlq_embedded_t *self, const char *fmt, ...)
+void
+embedded_fail_text (dlq_embedded_t *self, const char *fmt, ...)
 {
     va_list ap;
     va_start (ap, fmt);
@@ -174,35 +144,30 @@ fail_text (dlq_embedded_t *self, const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 /* Statements */
 
-/* Step a statement that returns no rows (or whose rows are ignored) and
- * reset it. Returns true on success. */
-static bool
-step_done (dlq_embedded_t *self, stmt_id_t id, const char *what)
+bool
+embedded_step_done (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *what)
 {
-    sqlite3_stmt *stmt = self->stmt [id];
     int rc;
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
         ;
     bool ok = rc == SQLITE_DONE;
     if (!ok)
-        fail_sqlite (self, what);
+        embedded_fail_sqlite (self, what);
     sqlite3_reset (stmt);
     return ok;
 }
 
-/* Reset a statement and drop its bindings, so it references no caller
- * memory (text is bound SQLITE_STATIC) once the call returns. */
-static void
-stmt_release (sqlite3_stmt *stmt)
+void
+embedded_stmt_release (sqlite3_stmt *stmt)
 {
     sqlite3_reset (stmt);
     sqlite3_clear_bindings (stmt);
 }
 
-static void
-bind_text (sqlite3_stmt *stmt, int index, const char *text)
+static bool
+step_done (dlq_embedded_t *self, stmt_id_t id, const char *what)
 {
-    sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC);
+    return embedded_step_done (self, self->stmt [id], what);
 }
 
 /* Roll back the open transaction, if SQLite has not already done so (it
@@ -216,18 +181,26 @@ rollback (dlq_embedded_t *self)
     }
 }
 
-static bool
-prepare_all (dlq_embedded_t *self)
+bool
+embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stmt **stmts,
+                  int first, int end)
 {
-    stmt_id_t first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : ST_FIRST_READ;
-    for (int id = first; id < ST_STMT_COUNT; id++) {
-        if (sqlite3_prepare_v3 (self->db, stmt_sql [id], -1, SQLITE_PREPARE_PERSISTENT,
-                                &self->stmt [id], NULL) != SQLITE_OK) {
-            fail_sqlite (self, "cannot prepare statement");
+    for (int id = first; id < end; id++) {
+        if (sqlite3_prepare_v3 (self->db, sql [id], -1, SQLITE_PREPARE_PERSISTENT,
+                                &stmts [id], NULL) != SQLITE_OK) {
+            embedded_fail_sqlite (self, "cannot prepare statement");
             return false;
         }
     }
     return true;
+}
+
+static bool
+prepare_all (dlq_embedded_t *self)
+{
+    int first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : ST_FIRST_READ;
+    return embedded_prepare (self, stmt_sql, self->stmt, first, ST_STMT_COUNT)
+        && embedded_ledger_prepare (self);
 }
 
 
@@ -239,7 +212,7 @@ static bool
 exec_sql (dlq_embedded_t *self, const char *sql, const char *what)
 {
     if (sqlite3_exec (self->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fail_sqlite (self, what);
+        embedded_fail_sqlite (self, what);
         return false;
     }
     return true;
@@ -253,7 +226,7 @@ query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len, co
     sqlite3_stmt *stmt = NULL;
     out [0] = '\0';
     if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        fail_sqlite (self, what);
+        embedded_fail_sqlite (self, what);
         return false;
     }
     int rc = sqlite3_step (stmt);
@@ -263,7 +236,7 @@ query_text (dlq_embedded_t *self, const char *sql, char *out, size_t out_len, co
         rc = SQLITE_DONE;
     }
     if (rc != SQLITE_DONE)
-        fail_sqlite (self, what);
+        embedded_fail_sqlite (self, what);
     sqlite3_finalize (stmt);
     return rc == SQLITE_DONE;
 }
@@ -294,7 +267,9 @@ parse_decimal (const char *s, size_t len, bool allow_minus, int64_t *out)
 }
 
 /* Check that an existing database is a dlqd store of a version this code
- * knows. Called inside a transaction by the writer. */
+ * knows (any up to SCHEMA_VERSION: the writer upgrades an older one, a
+ * reader reads it as it is); its version goes to self->schema_version.
+ * Called inside a transaction by the writer. */
 static bool
 check_schema (dlq_embedded_t *self)
 {
@@ -304,7 +279,8 @@ check_schema (dlq_embedded_t *self)
                      "cannot read the schema"))
         return false;
     if (strcmp (text, "1") != 0) {
-        fail_text (self, "%s is not a dlqd store (it has tables but no meta table)", self->path);
+        embedded_fail_text (self, "%s is not a dlqd store (it has tables but no meta table)",
+                            self->path);
         return false;
     }
     if (!query_text (self, "SELECT value FROM meta WHERE key = 'schema_version'",
@@ -312,15 +288,17 @@ check_schema (dlq_embedded_t *self)
         return false;
     int64_t version;
     if (!parse_decimal (text, strlen (text), false, &version) || version < 1) {
-        fail_text (self, "%s has an invalid schema_version '%s' in its meta table",
-                   self->path, text);
+        embedded_fail_text (self, "%s has an invalid schema_version '%s' in its meta table",
+                            self->path, text);
         return false;
     }
     if (version > SCHEMA_VERSION) {
-        fail_text (self, "%s has schema version %lld, newer than this dlqd supports (%d);"
-                   " upgrade dlqd to open it", self->path, (long long) version, SCHEMA_VERSION);
+        embedded_fail_text (self, "%s has schema version %lld, newer than this dlqd supports"
+                            " (%d); upgrade dlqd to open it",
+                            self->path, (long long) version, SCHEMA_VERSION);
         return false;
     }
+    self->schema_version = version;
     return true;
 }
 
@@ -336,8 +314,10 @@ database_is_empty (dlq_embedded_t *self, bool *empty)
     return true;
 }
 
-/* Writer: create schema v1 in a new file, or check an existing one, in one
- * IMMEDIATE transaction so two writers cannot race to create it. */
+/* Writer: create schema v1 in a new file, or check an existing one, then
+ * upgrade either to SCHEMA_VERSION, all in one IMMEDIATE transaction so two
+ * writers cannot race to create or upgrade it, and a failed upgrade leaves
+ * the file as it was. */
 static bool
 ensure_schema (dlq_embedded_t *self)
 {
@@ -350,10 +330,13 @@ ensure_schema (dlq_embedded_t *self)
         snprintf (sql, sizeof sql, "PRAGMA application_id = %d", APPLICATION_ID);
         ok = exec_sql (self, schema_v1, "cannot create the schema")
           && exec_sql (self, sql, "cannot set the application id");
+        self->schema_version = 1;
     }
     else
     if (ok)
         ok = check_schema (self);
+    if (ok && self->schema_version < 2)
+        ok = embedded_ledger_upgrade (self);
     if (ok)
         ok = exec_sql (self, "COMMIT", "cannot commit the schema");
     if (!ok && !sqlite3_get_autocommit (self->db))
@@ -369,8 +352,8 @@ verify_schema (dlq_embedded_t *self)
     if (!database_is_empty (self, &empty))
         return false;
     if (empty) {
-        fail_text (self, "%s holds no dlqd schema yet (no writer has initialised it)",
-                   self->path);
+        embedded_fail_text (self, "%s holds no dlqd schema yet (no writer has initialised it)",
+                            self->path);
         return false;
     }
     return check_schema (self);
@@ -396,9 +379,9 @@ configure_writer (dlq_embedded_t *self)
                      "cannot switch to WAL mode"))
         return false;
     if (strcmp (mode, "wal") != 0) {
-        fail_text (self, "%s: cannot switch to WAL mode (journal_mode is '%s');"
-                   " is data_dir on a filesystem without shared memory support?",
-                   self->path, mode);
+        embedded_fail_text (self, "%s: cannot switch to WAL mode (journal_mode is '%s');"
+                            " is data_dir on a filesystem without shared memory support?",
+                            self->path, mode);
         return false;
     }
     char sql [256];
@@ -428,12 +411,12 @@ sync_directory (dlq_embedded_t *self, const char *dir)
 {
     int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        fail_text (self, "cannot open data_dir %s: %s", dir, strerror (errno));
+        embedded_fail_text (self, "cannot open data_dir %s: %s", dir, strerror (errno));
         return false;
     }
     bool ok = fsync (fd) == 0 || errno == EINVAL || errno == EROFS;
     if (!ok)
-        fail_text (self, "cannot fsync data_dir %s: %s", dir, strerror (errno));
+        embedded_fail_text (self, "cannot fsync data_dir %s: %s", dir, strerror (errno));
     close (fd);
     return ok;
 }
@@ -449,16 +432,17 @@ open_connection (dlq_embedded_t *self)
     else {
         flags |= SQLITE_OPEN_READONLY;
         if (access (self->path, F_OK) != 0) {
-            fail_text (self, "cannot open %s: %s (no writer has created the store yet?)",
-                       self->path, strerror (errno));
+            embedded_fail_text (self, "cannot open %s: %s"
+                                " (no writer has created the store yet?)",
+                                self->path, strerror (errno));
             return false;
         }
     }
     if (sqlite3_open_v2 (self->path, &self->db, flags, NULL) != SQLITE_OK) {
         if (self->db)
-            fail_sqlite (self, "cannot open the store");
+            embedded_fail_sqlite (self, "cannot open the store");
         else
-            fail_text (self, "cannot open %s: out of memory in SQLite", self->path);
+            embedded_fail_text (self, "cannot open %s: out of memory in SQLite", self->path);
         return false;
     }
     sqlite3_extended_result_codes (self->db, 1);
@@ -509,6 +493,8 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
     dlq_embedded_t *self = *self_p;
     for (int id = 0; id < ST_STMT_COUNT; id++)
         sqlite3_finalize (self->stmt [id]);
+    for (int id = 0; id < LS_STMT_COUNT; id++)
+        sqlite3_finalize (self->ledger [id]);
     sqlite3_close (self->db);
     free (self->names);
     free (self->path);
@@ -538,13 +524,13 @@ static bool
 adjust_count (dlq_embedded_t *self, const char *stream, int64_t n, bool add)
 {
     sqlite3_stmt *stmt = self->stmt [add ? ST_COUNT_ADD : ST_COUNT_SUB];
-    bind_text (stmt, 1, stream);
+    embedded_bind_text (stmt, 1, stream);
     sqlite3_bind_int64 (stmt, 2, n);
     bool ok = step_done (self, add ? ST_COUNT_ADD : ST_COUNT_SUB, "cannot update stream_counts");
     sqlite3_clear_bindings (stmt);
     if (ok && !add) {
         stmt = self->stmt [ST_COUNT_DROP];
-        bind_text (stmt, 1, stream);
+        embedded_bind_text (stmt, 1, stream);
         ok = step_done (self, ST_COUNT_DROP, "cannot update stream_counts");
         sqlite3_clear_bindings (stmt);
     }
@@ -568,7 +554,7 @@ adjust_counts (dlq_embedded_t *self, const char **names, size_t count, bool add)
 
 
 /* ------------------------------------------------------------------------ */
-/* Append */
+/* Commit and append */
 
 static const char *
 missing_field (const dlq_event_t *event)
@@ -594,15 +580,15 @@ static bool
 insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
 {
     sqlite3_stmt *stmt = self->stmt [ST_INSERT];
-    bind_text (stmt, 1, event->id);
-    bind_text (stmt, 2, event->stream_name);
+    embedded_bind_text (stmt, 1, event->id);
+    embedded_bind_text (stmt, 2, event->stream_name);
     sqlite3_bind_int64 (stmt, 3, event->created_at);
     if (event->expires_at == DLQ_TIME_NONE)
         sqlite3_bind_null (stmt, 4);
     else
         sqlite3_bind_int64 (stmt, 4, event->expires_at);
-    bind_text (stmt, 5, event->status);
-    bind_text (stmt, 6, event->error_type);
+    embedded_bind_text (stmt, 5, event->status);
+    embedded_bind_text (stmt, 6, event->error_type);
     sqlite3_bind_text64 (stmt, 7, event->json, event->json_len, SQLITE_STATIC, SQLITE_UTF8);
     if (!step_done (self, ST_INSERT, "cannot insert event"))
         return false;
@@ -610,7 +596,7 @@ insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
     return true;
 }
 
-/* The body of append, run inside the open transaction. */
+/* The events part of a commit, run inside the open transaction. */
 static bool
 append_rows (dlq_embedded_t *self, dlq_event_t *const *events, size_t count, bool *duplicate)
 {
@@ -627,39 +613,68 @@ append_rows (dlq_embedded_t *self, dlq_event_t *const *events, size_t count, boo
     return adjust_counts (self, self->names, fresh, true);
 }
 
-dlq_store_result_t
-dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
-                     bool *duplicate, char *err, size_t err_len)
+/* Everything that can be refused before the transaction starts. */
+static bool
+check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+              dlq_ledger_update_t *const *updates, size_t update_count)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
-        fail_text (self, "append: %s is open read-only", self->path);
-        copy_message (err, err_len, self->errmsg);
-        return DLQ_STORE_ERROR;
+        embedded_fail_text (self, "commit: %s is open read-only", self->path);
+        return false;
     }
     for (size_t i = 0; i < count; i++) {
         const char *field = missing_field (events [i]);
         if (field) {
-            fail_text (self, "append: event %zu of the batch has no %s", i, field);
+            embedded_fail_text (self, "commit: event %zu of the batch has no %s", i, field);
+            return false;
+        }
+    }
+    return embedded_ledger_check (self, updates, update_count);
+}
+
+/* The one write transaction: the events first (so *last_seq_out covers
+ * them), then the ledger updates, then COMMIT, which fsyncs the WAL once for
+ * both. With no updates this is exactly the append of before schema v2: the
+ * ledger part costs nothing then. */
+dlq_store_result_t
+dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+                     bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
+                     int64_t *last_seq_out, char *err, size_t err_len)
+{
+    if (!check_commit (self, events, count, updates, update_count)) {
+        copy_message (err, err_len, self->errmsg);
+        return DLQ_STORE_ERROR;
+    }
+    if (count == 0 && update_count == 0) {
+        if (last_seq_out && !embedded_ledger_last_seq (self, last_seq_out)) {
             copy_message (err, err_len, self->errmsg);
             return DLQ_STORE_ERROR;
         }
-    }
-    if (count == 0)
         return DLQ_STORE_OK;
+    }
     if (count > self->names_cap) {
         self->names = dlq_realloc (self->names, count * sizeof *self->names);
         self->names_cap = count;
     }
-    bool ok = step_done (self, ST_BEGIN, "append: cannot begin")
-           && append_rows (self, events, count, duplicate)
-           && step_done (self, ST_COMMIT, "append: cannot commit");
-    stmt_release (self->stmt [ST_INSERT]);
+    bool ok = step_done (self, ST_BEGIN, "commit: cannot begin")
+           && (count == 0 || append_rows (self, events, count, duplicate))
+           && embedded_ledger_apply (self, updates, update_count)
+           && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
+           && step_done (self, ST_COMMIT, "commit: cannot commit");
+    embedded_stmt_release (self->stmt [ST_INSERT]);
     if (!ok) {
         rollback (self);
         copy_message (err, err_len, self->errmsg);
         return DLQ_STORE_ERROR;
     }
     return DLQ_STORE_OK;
+}
+
+dlq_store_result_t
+dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+                     bool *duplicate, char *err, size_t err_len)
+{
+    return dlq_embedded_commit (self, events, count, duplicate, NULL, 0, NULL, err, err_len);
 }
 
 
@@ -671,7 +686,7 @@ dlq_embedded_get (dlq_embedded_t *self, const char *id, int64_t now_ms, dlq_buf_
 {
     sqlite3_stmt *stmt = self->stmt [ST_GET];
     dlq_buf_reset (json_out);
-    bind_text (stmt, 1, id);
+    embedded_bind_text (stmt, 1, id);
     sqlite3_bind_int64 (stmt, 2, now_ms);
     dlq_store_result_t result;
     int rc = sqlite3_step (stmt);
@@ -684,10 +699,10 @@ dlq_embedded_get (dlq_embedded_t *self, const char *id, int64_t now_ms, dlq_buf_
     if (rc == SQLITE_DONE)
         result = DLQ_STORE_NOT_FOUND;
     else {
-        fail_sqlite (self, "get");
+        embedded_fail_sqlite (self, "get");
         result = DLQ_STORE_ERROR;
     }
-    stmt_release (stmt);
+    embedded_stmt_release (stmt);
     return result;
 }
 
@@ -738,7 +753,7 @@ collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
     }
     dlq_buf_putc (events_out, ']');
     if (rc != SQLITE_DONE) {
-        fail_sqlite (self, "list");
+        embedded_fail_sqlite (self, "list");
         return false;
     }
     return true;
@@ -752,7 +767,7 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
     dlq_buf_reset (events_out);
     dlq_buf_reset (next_cursor_out);
     if (limit == 0) {
-        fail_text (self, "list: limit must be at least 1");
+        embedded_fail_text (self, "list: limit must be at least 1");
         return DLQ_STORE_ERROR;
     }
     if (limit > (size_t) INT64_MAX - 1)
@@ -763,7 +778,7 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
         return DLQ_STORE_BAD_CURSOR;
 
     sqlite3_stmt *stmt = self->stmt [first ? ST_LIST_FIRST : ST_LIST_AFTER];
-    bind_text (stmt, 1, stream);
+    embedded_bind_text (stmt, 1, stream);
     sqlite3_bind_int64 (stmt, 2, now_ms);
     sqlite3_bind_int64 (stmt, 3, (int64_t) limit + 1);
     if (!first) {
@@ -771,7 +786,7 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
         sqlite3_bind_int64 (stmt, 5, seq);
     }
     bool ok = collect_page (self, stmt, limit, events_out, next_cursor_out);
-    stmt_release (stmt);
+    embedded_stmt_release (stmt);
     if (!ok) {
         dlq_buf_reset (events_out);
         dlq_buf_reset (next_cursor_out);
@@ -816,13 +831,13 @@ dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
     dlq_buf_putc (streams_out, '}');
     sqlite3_reset (stmt);
     if (rc != SQLITE_DONE) {
-        fail_sqlite (self, "stats");
+        embedded_fail_sqlite (self, "stats");
         dlq_buf_reset (streams_out);
         return DLQ_STORE_ERROR;
     }
     int64_t db_bytes, wal_bytes;
     if (!file_size (self->path, true, &db_bytes) || !file_size (self->wal_path, false, &wal_bytes)) {
-        fail_text (self, "stats: cannot stat %s: %s", self->path, strerror (errno));
+        embedded_fail_text (self, "stats: cannot stat %s: %s", self->path, strerror (errno));
         dlq_buf_reset (streams_out);
         return DLQ_STORE_ERROR;
     }
@@ -835,11 +850,12 @@ dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
 /* ------------------------------------------------------------------------ */
 /* Sweep */
 
-/* Delete the expired rows (inside the open transaction); the stream name of
- * each deleted row is copied into names, which the caller frees. */
+/* Delete the expired rows (inside the open transaction); the seq of each
+ * deleted row goes to seqs, its stream name is copied into names, which the
+ * caller frees. */
 static bool
 delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
-                char **names, size_t *deleted)
+                int64_t *seqs, char **names, size_t *deleted)
 {
     sqlite3_stmt *stmt = self->stmt [ST_SWEEP];
     sqlite3_bind_int64 (stmt, 1, now_ms);
@@ -848,35 +864,41 @@ delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
         if (*deleted == (size_t) max_rows)
             continue;           /* cannot happen: the subquery has LIMIT max_rows */
-        names [(*deleted)++] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 0),
-                                            (size_t) sqlite3_column_bytes (stmt, 0));
+        seqs [*deleted] = sqlite3_column_int64 (stmt, 0);
+        names [(*deleted)++] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 1),
+                                            (size_t) sqlite3_column_bytes (stmt, 1));
     }
     bool ok = rc == SQLITE_DONE;
     if (!ok)
-        fail_sqlite (self, "sweep: cannot delete");
-    stmt_release (stmt);
+        embedded_fail_sqlite (self, "sweep: cannot delete");
+    embedded_stmt_release (stmt);
     return ok;
 }
 
+/* The deliveries rows of the swept events go in the same transaction, so
+ * no ledger row outlives its event. */
 int64_t
 dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
-        fail_text (self, "sweep: %s is open read-only", self->path);
+        embedded_fail_text (self, "sweep: %s is open read-only", self->path);
         return -1;
     }
     if (max_rows <= 0)
         return 0;
     char **names = dlq_malloc ((size_t) max_rows * sizeof *names);
+    int64_t *seqs = dlq_malloc ((size_t) max_rows * sizeof *seqs);
     size_t deleted = 0;
     bool ok = step_done (self, ST_BEGIN, "sweep: cannot begin")
-           && delete_expired (self, now_ms, max_rows, names, &deleted)
+           && delete_expired (self, now_ms, max_rows, seqs, names, &deleted)
            && adjust_counts (self, (const char **) names, deleted, false)
+           && embedded_ledger_sweep_rows (self, seqs, deleted)
            && step_done (self, ST_COMMIT, "sweep: cannot commit");
     if (!ok)
         rollback (self);
     for (size_t i = 0; i < deleted; i++)
         free (names [i]);
     free (names);
+    free (seqs);
     return ok ? (int64_t) deleted : -1;
 }

@@ -6,7 +6,7 @@
  *  connections (one per query thread) answer GET / LIST / STATS concurrently
  *  with the writer, which WAL allows.
  *
- *  Schema (version 1; the meta table records it):
+ *  Schema (version 2; the meta table records it):
  *    events(seq INTEGER PRIMARY KEY AUTOINCREMENT  -- spool offset; never reused,
  *                                                  -- so a per-sink cursor stays valid
  *           id TEXT NOT NULL UNIQUE, stream_name TEXT NOT NULL,
@@ -15,7 +15,10 @@
  *           body TEXT NOT NULL)                     -- canonical JSON
  *    stream_counts(stream_name TEXT PRIMARY KEY, events INTEGER NOT NULL)
  *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
- *  Later issues add per-(seq, sink) delivery state keyed by seq.
+ *  Version 2 adds the delivery ledger keyed by (sink, seq): sink_state and
+ *  deliveries, see spool_ledger.h. A writer upgrades a version 1 file in
+ *  place when it opens it; readers open any version up to 2 and refuse a
+ *  newer one.
  *
  *  One object is used by one thread at a time.
  */
@@ -57,7 +60,8 @@ void dlq_embedded_destroy (dlq_embedded_t **self_p);
  * commit (durable on return). duplicate[i] is set true when an event with
  * the same id was already stored, by an earlier append or earlier in this
  * batch; such an event is not stored again. On DLQ_STORE_ERROR nothing of
- * the batch is stored. Writer only. */
+ * the batch is stored. Writer only. The same as dlq_embedded_commit
+ * (spool_ledger.h) with no ledger updates. */
 dlq_store_result_t dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events,
                                         size_t count, bool *duplicate,
                                         char *err, size_t err_len);

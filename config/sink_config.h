@@ -1,0 +1,64 @@
+/*  sink_config — one configured sink: its plugin, the gateway-owned
+ *  dispatch settings (retry, batch, timeout, circuit) and its own settings,
+ *  validated against the schema the plugin declares, with per-stream
+ *  overrides. Also the sink's own counters (host->count).
+ *
+ *  Precedence of a setting's value: the stream's override > the sink
+ *  section > the schema's default (as seed 001 has it).
+ */
+#ifndef SINK_CONFIG_H
+#define SINK_CONFIG_H
+
+#include "config_schema.h"
+#include "dlq_buf.h"
+#include "dlq_sink.h"
+#include "sink_plugin.h"
+
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How the gateway drives a sink (not the plugin's business). */
+typedef struct {
+    int64_t max_attempts;       /* deliveries tried per event before FAILED; 0 = forever */
+    int64_t backoff_ms;         /* ceiling of the first retry delay */
+    int64_t backoff_max_ms;     /* cap of the retry delay */
+    double  multiplier;         /* ceiling growth per attempt */
+    int64_t batch_max;          /* events per deliver call, at most */
+    int64_t linger_ms;          /* wait for a batch to fill before delivering */
+    int64_t timeout_ms;         /* a deliver call taking longer is retried */
+    int64_t circuit_failures;   /* consecutive failed batches that open the circuit */
+} dlq_sink_dispatch_t;
+
+/* Read sink `section` (a group named after the sink) of a config file:
+ * type (or type = "plugin" with path), dispatch settings, the plugin's own
+ * settings. search is the plugin directory search path. index is the sink's
+ * position among the configured sinks. NULL with err set on any problem. */
+dlq_sink_config_t *dlq_sink_config_new (const config_setting_t *section, int index,
+                                        const char *search, dlq_config_error_t *err);
+
+/* Read a stream's overrides of this sink's per-stream settings from group
+ * (the member of a streams entry named after the sink). */
+bool dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
+                                 const config_setting_t *group, dlq_config_error_t *err);
+
+/* Free; unloads the plugin. Accepts NULL and NULLs the pointer. */
+void dlq_sink_config_destroy (dlq_sink_config_t **self_p);
+
+const char *dlq_sink_config_name (const dlq_sink_config_t *self);
+int dlq_sink_config_index (const dlq_sink_config_t *self);
+const dlq_sink_ops_t *dlq_sink_config_ops (const dlq_sink_config_t *self);
+const dlq_sink_dispatch_t *dlq_sink_config_dispatch (const dlq_sink_config_t *self);
+
+/* Setting values, as the host table gives them to the plugin. */
+int64_t dlq_sink_config_int (const dlq_sink_config_t *self, const char *stream, const char *name);
+bool dlq_sink_config_bool (const dlq_sink_config_t *self, const char *stream, const char *name);
+const char *dlq_sink_config_string (const dlq_sink_config_t *self, const char *stream, const char *name);
+size_t dlq_sink_config_list (const dlq_sink_config_t *self, const char *stream, const char *name,
+                             const char *const **items);
+
+/* The sink's own counters: add n to name; append them as "name":n,... */
+void dlq_sink_config_count (const dlq_sink_config_t *self, const char *name, uint64_t n);
+void dlq_sink_config_format_counters (const dlq_sink_config_t *self, dlq_buf_t *out);
+
+#endif

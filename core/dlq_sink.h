@@ -1,0 +1,207 @@
+/*  dlq_sink.h — the sink plugin ABI, version 1.
+ *
+ *  A sink is a shared object that exports ONE symbol, DLQ_SINK_ENTRY
+ *  ("dlq_sink_entry"): a `const dlq_sink_ops_t` whose abi_version and
+ *  struct_size the gateway checks before it touches anything else. Built-in
+ *  sinks (noop, embedded, ...) are built and loaded exactly like third-party
+ *  ones. A plugin never links the daemon's symbols: everything it needs from
+ *  the host (logging, counters, clock, its configuration, output buffers)
+ *  comes through the dlq_sink_host_t table it is given at init.
+ *
+ *  Life of a sink instance (one per dispatcher thread, and one per query
+ *  thread for a sink that serves queries):
+ *      init (host, config, mode, &instance, err)   on the thread that uses it
+ *      deliver (instance, events, count, outcomes)  repeatedly, DELIVER mode
+ *      get / list / stats / sweep                   repeatedly, QUERY mode
+ *      destroy (instance)
+ *  The gateway owns retry: a sink classifies each event of a batch as OK,
+ *  RETRY (transient: connection lost, timeout, broker NACK) or FAIL
+ *  (permanent: the backend rejects this event as invalid) and returns; it
+ *  never sleeps to retry by itself. Delivery is at-least-once: a sink should
+ *  be idempotent on the event id where its backend allows.
+ *
+ *  This header is self-contained (C99, no dlqd internals) and is installed
+ *  with the pkg-config module dlqd-sink.
+ */
+#ifndef DLQ_SINK_H
+#define DLQ_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DLQ_SINK_ABI_VERSION 1
+#define DLQ_SINK_ENTRY "dlq_sink_entry"
+#define DLQ_SINK_TIME_NONE INT64_MIN            /* an absent timestamp */
+
+#if defined(__GNUC__)
+#   define DLQ_SINK_EXPORT __attribute__ ((visibility ("default")))
+#else
+#   define DLQ_SINK_EXPORT
+#endif
+
+/* What a sink says about one event of a batch. */
+typedef enum {
+    DLQ_SINK_OK = 0,            /* delivered (or already there: idempotent) */
+    DLQ_SINK_RETRY,             /* transient failure: the gateway retries later */
+    DLQ_SINK_FAIL               /* permanent failure: never retried automatically */
+} dlq_sink_result_t;
+
+/* What init and the store calls return. */
+typedef enum {
+    DLQ_SINK_STATUS_OK = 0,
+    DLQ_SINK_STATUS_NOT_FOUND,  /* store: no such (unexpired) event */
+    DLQ_SINK_STATUS_BAD_CURSOR, /* store: a LIST cursor this store did not issue */
+    DLQ_SINK_STATUS_ERROR       /* anything else; the message says what */
+} dlq_sink_status_t;
+
+typedef enum {
+    DLQ_SINK_MODE_DELIVER,      /* a dispatcher's instance: deliver is called */
+    DLQ_SINK_MODE_QUERY         /* a query thread's instance: the store calls are */
+} dlq_sink_mode_t;
+
+/* ---- configuration schema ---------------------------------------------- */
+
+typedef enum {
+    DLQ_SINK_SETTING_INT,
+    DLQ_SINK_SETTING_BOOL,
+    DLQ_SINK_SETTING_STRING,
+    DLQ_SINK_SETTING_STRING_LIST    /* ["a", "b"]: e.g. driver options "key=value" */
+} dlq_sink_setting_type_t;
+
+/* One setting of the sink's config section. The array ends with an entry
+ * whose name is NULL. The gateway validates the config against it (unknown
+ * keys, wrong types and values out of [min, max] are config errors) before
+ * the plugin sees anything. */
+typedef struct {
+    const char              *name;
+    dlq_sink_setting_type_t  type;
+    const char              *default_value; /* text form ("5672", "true", "x"), NULL = none */
+    int64_t                  min;           /* INT: value bounds; STRING: length bounds */
+    int64_t                  max;
+    bool                     per_stream;    /* may be overridden per stream */
+    const char              *description;   /* one line, for errors and docs */
+} dlq_sink_setting_t;
+
+/* ---- events ---------------------------------------------------------------- */
+
+/* One event as handed to deliver. Every pointer is valid during the call. */
+typedef struct {
+    const char *id;                 /* lowercase UUID */
+    const char *stream_name;
+    const char *operation_type;     /* NULL when absent */
+    const char *status;
+    const char *document_key;       /* extended JSON text, NULL when absent */
+    int32_t     attempts;           /* the worker's attempts (FailedEvent.attempts) */
+    int64_t     first_attempt_at;   /* ms since epoch, or DLQ_SINK_TIME_NONE */
+    int64_t     created_at;
+    int64_t     expires_at;         /* DLQ_SINK_TIME_NONE: kept forever */
+    int32_t     retention_days;     /* the stream policy's; 0 = forever */
+    const char *json;               /* the canonical JSON body: forward it as is */
+    size_t      json_len;
+    uint32_t    delivery_attempt;   /* 1 on the first try to this sink, 2 on the first retry, ... */
+} dlq_sink_event_t;
+
+/* A sink's verdict on one event, filled in by deliver. The gateway zeroes
+ * the array (all OK, empty messages) before the call. */
+typedef struct {
+    dlq_sink_result_t result;
+    char              message [240];    /* why, for RETRY and FAIL (the backend's words) */
+} dlq_sink_outcome_t;
+
+/* ---- host services ------------------------------------------------------ */
+
+typedef struct dlq_sink_config dlq_sink_config_t;  /* the sink's resolved settings */
+typedef struct dlq_sink_buf dlq_sink_buf_t;        /* an output buffer of the host */
+
+typedef enum {
+    DLQ_SINK_LOG_DEBUG,
+    DLQ_SINK_LOG_INFO,
+    DLQ_SINK_LOG_WARN,
+    DLQ_SINK_LOG_ERROR
+} dlq_sink_log_level_t;
+
+/* What the host offers a plugin. Check abi_version / struct_size before
+ * using members added after version 1. All functions are thread-safe. */
+typedef struct {
+    uint32_t abi_version;
+    uint32_t struct_size;
+    /* Log one line, prefixed with the sink instance's name. */
+    void        (*log) (const dlq_sink_config_t *config, dlq_sink_log_level_t level,
+                        const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+    /* Add n to the sink's own counter name (shown under the sink in STATS). */
+    void        (*count) (const dlq_sink_config_t *config, const char *name, uint64_t n);
+    /* Wall clock, ms since the epoch; monotonic clock in ms. */
+    int64_t     (*now_ms) (void);
+    int64_t     (*mono_ms) (void);
+    /* The instance name of the sink ("rabbit"), as in the config. */
+    const char *(*name) (const dlq_sink_config_t *config);
+    /* A setting's value for stream (NULL: the sink section's value). The
+     * precedence is: the stream's override > the sink section > the schema's
+     * default. The name must be in the schema with that type. STRING gives
+     * NULL when unset with no default. Strings live as long as the config. */
+    int64_t     (*config_int) (const dlq_sink_config_t *config, const char *stream, const char *name);
+    bool        (*config_bool) (const dlq_sink_config_t *config, const char *stream, const char *name);
+    const char *(*config_string) (const dlq_sink_config_t *config, const char *stream, const char *name);
+    size_t      (*config_list) (const dlq_sink_config_t *config, const char *stream, const char *name,
+                                const char *const **items);
+    /* Append len bytes to a host buffer (store calls write their JSON there). */
+    void        (*append) (dlq_sink_buf_t *buf, const char *data, size_t len);
+} dlq_sink_host_t;
+
+/* ---- store calls (sinks that can serve queries) -------------------------- */
+
+/* Output shapes are those of the wire protocol (README): get writes the
+ * canonical event JSON; list writes a JSON array of canonical events,
+ * newest first (createdAt desc), and the next page's opaque cursor (nothing
+ * when last page); stats writes a JSON object {"stream": count, ...}. */
+typedef struct {
+    dlq_sink_status_t (*get) (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_out);
+    dlq_sink_status_t (*list) (void *instance, const char *stream, size_t limit, const char *cursor,
+                               int64_t now_ms, dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out);
+    dlq_sink_status_t (*stats) (void *instance, dlq_sink_buf_t *streams_out,
+                                int64_t *events_out, int64_t *bytes_out);
+    /* Delete up to max_rows expired events; returns how many, or -1. */
+    int64_t           (*sweep) (void *instance, int64_t now_ms, int64_t max_rows);
+} dlq_sink_store_ops_t;
+
+/* ---- the entry ---------------------------------------------------------- */
+
+typedef struct {
+    uint32_t                    abi_version;    /* DLQ_SINK_ABI_VERSION */
+    uint32_t                    struct_size;    /* sizeof (dlq_sink_ops_t) */
+    const char                 *type;           /* "noop", "amqp", ... as in `type = "..."` */
+    const char                 *description;    /* one line */
+    const dlq_sink_setting_t   *settings;       /* the config schema */
+    uint32_t                    max_batch;      /* most events per deliver (0: no limit) */
+
+    /* Make an instance on the calling thread (connect, open files...). On
+     * failure return DLQ_SINK_STATUS_ERROR with a message in err: the
+     * gateway reports it (at startup: a startup error) and leaves nothing
+     * of the instance behind. */
+    dlq_sink_status_t (*init) (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
+                               dlq_sink_mode_t mode, void **instance, char *err, size_t err_len);
+
+    /* Deliver count events (1 to max_batch), setting outcomes [i] for each.
+     * deadline_mono_ms is when the gateway stops waiting (host->mono_ms
+     * clock): use it for I/O timeouts; a call that returns after it has all
+     * its events retried. NULL for a sink that only serves queries. */
+    void              (*deliver) (void *instance, const dlq_sink_event_t *events, size_t count,
+                                  dlq_sink_outcome_t *outcomes, int64_t deadline_mono_ms);
+
+    /* Free an instance (close connections). */
+    void              (*destroy) (void *instance);
+
+    /* NULL unless the sink can be the primary store. */
+    const dlq_sink_store_ops_t *store;
+} dlq_sink_ops_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,608 @@
+/*  dispatcher — read a sink's backlog, deliver batches, own the retries.
+ *
+ *  In memory the dispatcher keeps its read position (the cursor it will
+ *  write next), the retry queue (a heap by due time) and the circuit. On
+ *  disk (through the committer) it keeps the cursor, the attempted marker
+ *  and a row per event that needed a retry or failed. Before a batch of new
+ *  events goes out, the attempted marker covering them is made durable, so
+ *  that after a crash the events that may already have reached the sink are
+ *  known: delivering them again is counted as a redelivery.
+ */
+#include "dispatcher.h"
+
+#include "actor.h"
+#include "circuit.h"
+#include "dlq_alloc.h"
+#include "dlq_json.h"
+#include "dlq_log.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "retry_policy.h"
+#include "retry_queue.h"
+#include "sink_host.h"
+#include "spool_ledger.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIP_REFRESH_MS 1000     /* re-read the last seq from the store when idle this long */
+
+/* One event of the batch in hand. */
+typedef struct {
+    int64_t      seq;
+    dlq_event_t *event;
+    uint32_t     attempts;      /* tried before this batch */
+    bool         retry;         /* came from the retry queue */
+} slot_t;
+
+struct dlq_dispatcher {
+    dlq_dispatcher_args_t args;
+    char                 *data_dir;
+    char                 *tip_endpoint;
+    dlq_actor_t          *actor;
+    size_t                outstanding;
+    char                  error [512];
+
+    /* the dispatcher thread's state */
+    const dlq_sink_ops_t *ops;
+    const dlq_sink_dispatch_t *dispatch;
+    size_t                batch_max;        /* the lower of the config's and the plugin's */
+    dlq_embedded_t       *store;
+    void                 *instance;
+    void                 *tip_sub;
+    int64_t               tip;              /* highest committed seq known */
+    int64_t               tip_checked_ms;
+    int64_t               cursor;           /* every seq <= cursor is handled */
+    int64_t               attempted;        /* durable attempted marker */
+    int64_t               restart_cursor;   /* (restart_cursor, restart_attempted]: */
+    int64_t               restart_attempted;/*   may have reached the sink before a crash */
+    int64_t               linger_since;     /* when a partial batch started waiting, or 0 */
+    dlq_retry_queue_t    *retries;
+    dlq_retry_config_t    retry;
+    dlq_circuit_t         circuit;
+    dlq_rng_t             rng;
+    slot_t               *slots;
+    size_t                count;
+    dlq_sink_event_t     *events;
+    dlq_sink_outcome_t   *outcomes;
+};
+
+static const char *
+sink_name (const dlq_dispatcher_t *self)
+{
+    return dlq_sink_config_name (self->args.sink);
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+static void
+load_retry_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
+{
+    dlq_dispatcher_t *self = arg;
+    (void) sink;
+    int64_t wait = row->next_attempt_at == DLQ_TIME_NONE ? 0 : row->next_attempt_at - dlq_time_now_ms ();
+    dlq_retry_queue_push (self->retries, (dlq_retry_item_t) {
+        row->seq, row->attempts, dlq_time_mono_ms () + (wait > 0 ? wait : 0) });
+}
+
+static bool
+load_state (dlq_dispatcher_t *self)
+{
+    dlq_sink_state_t state;
+    if (dlq_embedded_sink_state (self->store, sink_name (self), &state) != DLQ_STORE_OK
+    ||  dlq_embedded_rows_of_sink (self->store, sink_name (self), DLQ_DELIVERY_RETRYING,
+                                   NULL, NULL, load_retry_row, self) < 0
+    ||  (self->tip = dlq_embedded_last_seq (self->store)) < 0) {
+        snprintf (self->error, sizeof self->error, "sink %s: cannot read its delivery state: %s",
+                  sink_name (self), dlq_embedded_last_error (self->store));
+        return false;
+    }
+    self->cursor = self->restart_cursor = state.cursor;
+    self->attempted = self->restart_attempted = state.attempted;
+    self->tip_checked_ms = dlq_time_mono_ms ();
+    return true;
+}
+
+/* ---- the ledger -------------------------------------------------------------- */
+
+static dlq_ledger_update_t *
+update_new (const dlq_dispatcher_t *self)
+{
+    dlq_ledger_update_t *u = dlq_calloc (1, sizeof *u);
+    snprintf (u->sink, sizeof u->sink, "%s", sink_name (self));
+    u->cursor = u->attempted = -1;
+    return u;
+}
+
+static dlq_delivery_row_t *
+add_row (dlq_ledger_update_t *u, size_t capacity, int64_t seq, dlq_delivery_state_t state,
+         uint32_t attempts, int64_t next_at, const char *error)
+{
+    if (!u->rows)
+        u->rows = dlq_calloc (capacity ? capacity : 1, sizeof (dlq_delivery_row_t));
+    dlq_delivery_row_t *row = &u->rows [u->row_count++];
+    row->seq = seq;
+    row->state = state;
+    row->attempts = attempts;
+    row->next_attempt_at = next_at;
+    row->updated_at = dlq_time_now_ms ();
+    snprintf (row->last_error, sizeof row->last_error, "%s", error ? error : "");
+    return row;
+}
+
+/* Make the attempted marker cover through before those events go out. */
+static bool
+mark_attempted (dlq_dispatcher_t *self, int64_t through)
+{
+    if (through <= self->attempted)
+        return true;
+    dlq_ledger_update_t *u = update_new (self);
+    u->attempted = through;
+    uint64_t ticket = dlq_ledger_channel_submit (self->args.ledger, u);
+    if (!dlq_ledger_channel_wait (self->args.ledger, ticket))
+        return false;
+    self->attempted = through;
+    return true;
+}
+
+/* ---- building a batch ---------------------------------------------------------- */
+
+static void
+add_slot (dlq_dispatcher_t *self, int64_t seq, dlq_event_t *event, uint32_t attempts, bool retry)
+{
+    self->slots [self->count++] = (slot_t) { seq, event, attempts, retry };
+}
+
+static void
+take_due_retries (dlq_dispatcher_t *self, int64_t now)
+{
+    dlq_retry_item_t item;
+    while (self->count < self->batch_max
+        && dlq_retry_queue_pop_due (self->retries, now, &item)) {
+        dlq_event_t *event = NULL;
+        if (dlq_embedded_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
+            add_slot (self, item.seq, event, item.attempts, true);
+        /* else: swept (expired) while waiting; its row went with it */
+    }
+}
+
+static bool
+in_chain (const dlq_dispatcher_t *self, const dlq_event_t *event, int64_t now_wall)
+{
+    const dlq_policy_t *policy = dlq_policy_table_lookup (self->args.policies, event->stream_name);
+    if (!(policy->chain & (1ULL << dlq_sink_config_index (self->args.sink))))
+        return false;
+    return event->expires_at == DLQ_TIME_NONE || event->expires_at > now_wall;
+}
+
+typedef struct {
+    dlq_dispatcher_t *self;
+    int64_t           now_wall;
+    int64_t           last_seq;
+} read_ctx_t;
+
+static void
+take_new_event (int64_t seq, dlq_event_t *event, void *arg)
+{
+    read_ctx_t *ctx = arg;
+    ctx->last_seq = seq;
+    if (in_chain (ctx->self, event, ctx->now_wall))
+        add_slot (ctx->self, seq, event, 0, false);
+    else
+        dlq_event_destroy (&event);
+}
+
+/* Read new events past the cursor into the batch; returns the highest seq
+ * read (the cursor once this batch is handled), or the cursor when none. */
+static int64_t
+take_new_events (dlq_dispatcher_t *self)
+{
+    read_ctx_t ctx = { self, dlq_time_now_ms (), self->cursor };
+    size_t room = self->batch_max - self->count;
+    if (room == 0 || self->tip <= self->cursor)
+        return self->cursor;
+    if (dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx) < 0) {
+        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool: %s", sink_name (self),
+                 dlq_embedded_last_error (self->store));
+        return self->cursor;
+    }
+    return ctx.last_seq;
+}
+
+/* ---- delivering ------------------------------------------------------------------ */
+
+static void
+fill_event (dlq_sink_event_t *out, const slot_t *slot, const dlq_policy_table_t *policies)
+{
+    const dlq_event_t *e = slot->event;
+    *out = (dlq_sink_event_t) {
+        .id = e->id, .stream_name = e->stream_name, .operation_type = e->operation_type,
+        .status = e->status, .document_key = e->document_key, .attempts = e->attempts,
+        .first_attempt_at = e->first_attempt_at, .created_at = e->created_at,
+        .expires_at = e->expires_at, .json = e->json, .json_len = e->json_len,
+        .retention_days = dlq_policy_table_lookup (policies, e->stream_name)->retention_days,
+        .delivery_attempt = slot->attempts + 1,
+    };
+}
+
+/* Call the sink; a call that overran its timeout has every event retried. */
+static void
+deliver (dlq_dispatcher_t *self)
+{
+    for (size_t i = 0; i < self->count; i++)
+        fill_event (&self->events [i], &self->slots [i], self->args.policies);
+    memset (self->outcomes, 0, self->count * sizeof *self->outcomes);
+    int64_t start = dlq_time_mono_ms ();
+    int64_t deadline = start + self->dispatch->timeout_ms;
+    self->ops->deliver (self->instance, self->events, self->count, self->outcomes, deadline);
+    int64_t took = dlq_time_mono_ms () - start;
+    if (took <= self->dispatch->timeout_ms)
+        return;
+    for (size_t i = 0; i < self->count; i++) {
+        self->outcomes [i].result = DLQ_SINK_RETRY;
+        snprintf (self->outcomes [i].message, sizeof self->outcomes [i].message,
+                  "timed out: the sink took %lld ms (timeout_ms %lld)", (long long) took,
+                  (long long) self->dispatch->timeout_ms);
+    }
+}
+
+/* Record one event's outcome in the update (and the retry queue). */
+static void
+record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
+        const dlq_sink_outcome_t *outcome)
+{
+    uint32_t attempts = slot->attempts + 1;
+    const char *why = outcome->message [0] ? outcome->message : "no reason given";
+    if (outcome->result == DLQ_SINK_OK) {
+        u->delivered++;
+        if (slot->retry)
+            add_row (u, self->count, slot->seq, DLQ_DELIVERY_DELIVERED, attempts, DLQ_TIME_NONE, NULL);
+        return;
+    }
+    if (outcome->result == DLQ_SINK_RETRY && !dlq_retry_exhausted (&self->retry, attempts)) {
+        int64_t delay = dlq_retry_delay (&self->retry, attempts, &self->rng);
+        add_row (u, self->count, slot->seq, DLQ_DELIVERY_RETRYING, attempts,
+                 dlq_time_now_ms () + delay, why);
+        dlq_retry_queue_push (self->retries, (dlq_retry_item_t) {
+            slot->seq, attempts, dlq_time_mono_ms () + delay });
+        return;
+    }
+    u->failed++;
+    add_row (u, self->count, slot->seq, DLQ_DELIVERY_FAILED, attempts, DLQ_TIME_NONE, why);
+    dlq_log (DLQ_LOG_WARN, "sink %s: event %s failed after %u attempts: %s", sink_name (self),
+             slot->event->id, attempts, why);
+}
+
+/* Send the batch in hand, record every outcome, move the cursor to through. */
+static void
+send_batch (dlq_dispatcher_t *self, int64_t through)
+{
+    dlq_ledger_update_t *u = update_new (self);
+    if (self->count) {
+        for (size_t i = 0; i < self->count; i++)
+            if (!self->slots [i].retry && self->slots [i].seq > self->restart_cursor
+            &&  self->slots [i].seq <= self->restart_attempted)
+                u->redelivered++;
+        deliver (self);
+        size_t retried = 0;
+        for (size_t i = 0; i < self->count; i++) {
+            record (self, u, &self->slots [i], &self->outcomes [i]);
+            retried += self->outcomes [i].result == DLQ_SINK_RETRY;
+        }
+        int64_t now = dlq_time_mono_ms ();
+        if (retried == self->count) {
+            dlq_circuit_failure (&self->circuit, now, &self->rng);
+            dlq_sink_health_set_error (self->args.status, self->outcomes [0].message, dlq_time_now_ms ());
+        }
+        else
+            dlq_circuit_success (&self->circuit, now);
+        dlq_sink_health_set_circuit (self->args.status, dlq_circuit_state_name (self->circuit.state));
+        for (size_t i = 0; i < self->count; i++)
+            if (self->outcomes [i].result == DLQ_SINK_FAIL)
+                dlq_sink_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
+    }
+    if (through > self->cursor)
+        u->cursor = self->cursor = through;
+    for (size_t i = 0; i < self->count; i++)
+        dlq_event_destroy (&self->slots [i].event);
+    self->count = 0;
+    if (u->cursor < 0 && u->row_count == 0 && !u->delivered && !u->failed && !u->redelivered)
+        dlq_ledger_update_destroy (&u);
+    else
+        dlq_ledger_channel_submit (self->args.ledger, u);
+}
+
+/* Is there something to send now? Sets *wait_ms to how long to sleep when not. */
+static bool
+work_ready (dlq_dispatcher_t *self, int64_t now, int64_t *wait_ms)
+{
+    *wait_ms = -1;
+    int64_t circuit_wait = dlq_circuit_wait_ms (&self->circuit, now);
+    if (circuit_wait != 0) {
+        *wait_ms = circuit_wait;        /* open (or a probe outstanding: cannot happen here) */
+        return false;
+    }
+    dlq_retry_item_t next;
+    bool retry_due = dlq_retry_queue_peek (self->retries, &next) && next.due_ms <= now;
+    int64_t backlog = self->tip - self->cursor;
+    if (!retry_due && backlog > 0 && backlog < (int64_t) self->batch_max && self->dispatch->linger_ms > 0) {
+        if (!self->linger_since)
+            self->linger_since = now;
+        int64_t left = self->linger_since + self->dispatch->linger_ms - now;
+        if (left > 0) {
+            *wait_ms = left;
+            return false;
+        }
+    }
+    if (retry_due || backlog > 0)
+        return true;
+    if (dlq_retry_queue_peek (self->retries, &next))
+        *wait_ms = next.due_ms - now;
+    return false;
+}
+
+/* Build and send one batch; the circuit has allowed it. */
+static void
+dispatch_once (dlq_dispatcher_t *self, int64_t now)
+{
+    self->linger_since = 0;
+    if (!dlq_circuit_allows (&self->circuit, now))
+        return;
+    take_due_retries (self, now);
+    int64_t through = take_new_events (self);
+    if (through > self->cursor && !mark_attempted (self, through)) {
+        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot record the delivery attempt; holding the batch",
+                 sink_name (self));
+        for (size_t i = 0; i < self->count; i++)
+            dlq_event_destroy (&self->slots [i].event);
+        self->count = 0;
+        return;
+    }
+    send_batch (self, through);
+}
+
+/* ---- REDELIVER ----------------------------------------------------------------- */
+
+typedef struct {
+    dlq_dispatcher_t    *self;
+    dlq_ledger_update_t *update;
+    size_t               capacity;
+} requeue_ctx_t;
+
+static void
+requeue_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
+{
+    requeue_ctx_t *ctx = arg;
+    (void) sink;
+    if (ctx->update->row_count == ctx->capacity) {
+        ctx->capacity = ctx->capacity ? ctx->capacity * 2 : 64;
+        ctx->update->rows = dlq_realloc (ctx->update->rows, ctx->capacity * sizeof (dlq_delivery_row_t));
+    }
+    dlq_delivery_row_t *copy = &ctx->update->rows [ctx->update->row_count++];
+    *copy = *row;
+    copy->state = DLQ_DELIVERY_RETRYING;
+    copy->attempts = 0;
+    copy->next_attempt_at = dlq_time_now_ms ();
+    copy->updated_at = copy->next_attempt_at;
+    dlq_retry_queue_push (ctx->self->retries, (dlq_retry_item_t) { row->seq, 0, dlq_time_mono_ms () });
+}
+
+/* Answer {"sink":...,"streamName"?:...,"id"?:...} with {"sink":...,"requeued":n}. */
+static void
+redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
+{
+    dlq_json_doc_t *doc = NULL;
+    dlq_json_parse (zmq_msg_data ((zmq_msg_t *) body), zmq_msg_size (body), &doc, NULL);
+    const dlq_json_value_t *root = doc ? dlq_json_root (doc) : NULL;
+    const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
+    const dlq_json_value_t *id = dlq_json_get (root, "id");
+    requeue_ctx_t ctx = { self, update_new (self), 0 };
+    ssize_t n = dlq_embedded_rows_of_sink (self->store, sink_name (self), DLQ_DELIVERY_FAILED,
+                                           stream ? stream->str : NULL, id ? id->str : NULL,
+                                           requeue_row, &ctx);
+    dlq_json_doc_destroy (&doc);
+    if (ctx.update->row_count)
+        dlq_ledger_channel_submit (self->args.ledger, ctx.update);
+    else
+        dlq_ledger_update_destroy (&ctx.update);
+    dlq_buf_puts (out, "{\"sink\":");
+    dlq_json_write_string (out, sink_name (self), strlen (sink_name (self)));
+    dlq_buf_printf (out, ",\"requeued\":%lld}", (long long) (n < 0 ? 0 : n));
+    if (n > 0)
+        dlq_log (DLQ_LOG_INFO, "sink %s: %lld failed deliveries requeued", sink_name (self), (long long) n);
+}
+
+/* Read one request from the pipe; false on the stop message. */
+static bool
+handle_pipe (dlq_dispatcher_t *self, void *pipe)
+{
+    zmq_msg_t frames [4];
+    size_t n = 0;
+    int more = 1;
+    while (more && n < 4) {
+        zmq_msg_init (&frames [n]);
+        if (zmq_msg_recv (&frames [n], pipe, 0) < 0) {
+            zmq_msg_close (&frames [n]);
+            if (zmq_errno () == EINTR)
+                continue;
+            break;
+        }
+        more = zmq_msg_more (&frames [n]);
+        n++;
+    }
+    bool go_on = n == 4;
+    if (go_on) {
+        dlq_buf_t out = DLQ_BUF_INIT;
+        redeliver (self, &frames [3], &out);
+        zmq_msg_send (&frames [0], pipe, ZMQ_SNDMORE);
+        zmq_send (pipe, "OK", 2, ZMQ_SNDMORE);
+        zmq_msg_send (&frames [2], pipe, ZMQ_SNDMORE);
+        zmq_send (pipe, out.data, out.len, 0);
+        dlq_buf_free (&out);
+    }
+    for (size_t i = 0; i < n; i++)
+        zmq_msg_close (&frames [i]);
+    return go_on;
+}
+
+static void
+drain_tip (dlq_dispatcher_t *self)
+{
+    int64_t seq;
+    while (zmq_recv (self->tip_sub, &seq, sizeof seq, ZMQ_DONTWAIT) == sizeof seq)
+        if (seq > self->tip)
+            self->tip = seq;
+}
+
+/* ---- the actor --------------------------------------------------------------------- */
+
+static bool
+start (dlq_dispatcher_t *self)
+{
+    self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
+    if (!self->store || !load_state (self))
+        return false;
+    char why [512] = "";
+    if (self->ops->init (dlq_sink_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
+                         why, sizeof why) != DLQ_SINK_STATUS_OK) {
+        snprintf (self->error, sizeof self->error, "sink %s (%s): init failed: %s", sink_name (self),
+                  self->ops->type, why [0] ? why : "no reason given");
+        self->instance = NULL;
+        return false;
+    }
+    self->tip_sub = zmq_socket (self->args.zmq_ctx, ZMQ_SUB);
+    zmq_setsockopt (self->tip_sub, ZMQ_SUBSCRIBE, "", 0);
+    zmq_connect (self->tip_sub, self->tip_endpoint);
+    return true;
+}
+
+static void
+stop (dlq_dispatcher_t *self)
+{
+    if (self->instance)
+        self->ops->destroy (self->instance);
+    self->instance = NULL;
+    if (self->tip_sub)
+        zmq_close (self->tip_sub);
+    self->tip_sub = NULL;
+    dlq_embedded_destroy (&self->store);
+}
+
+static void
+run (void *pipe, void *arg)
+{
+    dlq_dispatcher_t *self = arg;
+    bool ok = start (self);
+    dlq_actor_ready (pipe, ok);
+    if (!ok) {
+        stop (self);
+        return;
+    }
+    while (true) {
+        int64_t now = dlq_time_mono_ms (), wait_ms;
+        if (work_ready (self, now, &wait_ms)) {
+            dispatch_once (self, now);
+            wait_ms = 0;
+        }
+        if (wait_ms < 0 || wait_ms > TIP_REFRESH_MS)
+            wait_ms = TIP_REFRESH_MS;
+        zmq_pollitem_t items [2] = { { pipe, 0, ZMQ_POLLIN, 0 }, { self->tip_sub, 0, ZMQ_POLLIN, 0 } };
+        if (zmq_poll (items, 2, (long) wait_ms) < 0)
+            continue;
+        if ((items [0].revents & ZMQ_POLLIN) && !handle_pipe (self, pipe))
+            break;
+        if (items [1].revents & ZMQ_POLLIN)
+            drain_tip (self);
+        if (dlq_time_mono_ms () - self->tip_checked_ms >= TIP_REFRESH_MS) {
+            int64_t last = dlq_embedded_last_seq (self->store);
+            self->tip = last > self->tip ? last : self->tip;
+            self->tip_checked_ms = dlq_time_mono_ms ();
+        }
+    }
+    stop (self);
+}
+
+dlq_dispatcher_t *
+dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *err, size_t err_len)
+{
+    dlq_dispatcher_t *self = dlq_calloc (1, sizeof *self);
+    self->args = *args;
+    self->data_dir = dlq_strdup (args->data_dir);
+    self->tip_endpoint = dlq_strdup (args->tip_endpoint);
+    self->ops = dlq_sink_config_ops (args->sink);
+    self->dispatch = dlq_sink_config_dispatch (args->sink);
+    self->retry = (dlq_retry_config_t) { self->dispatch->max_attempts, self->dispatch->backoff_ms,
+                                         self->dispatch->backoff_max_ms, self->dispatch->multiplier };
+    dlq_circuit_init (&self->circuit, (uint32_t) self->dispatch->circuit_failures, &self->retry);
+    dlq_rng_seed (&self->rng);
+    self->retries = dlq_retry_queue_new ();
+    size_t max = (size_t) self->dispatch->batch_max;
+    if (self->ops->max_batch && self->ops->max_batch < max)
+        max = self->ops->max_batch;
+    self->batch_max = max;
+    self->slots = dlq_calloc (max, sizeof (slot_t));
+    self->events = dlq_calloc (max, sizeof (dlq_sink_event_t));
+    self->outcomes = dlq_calloc (max, sizeof (dlq_sink_outcome_t));
+    snprintf (self->error, sizeof self->error, "sink %s: cannot start its dispatcher thread",
+              dlq_sink_config_name (args->sink));
+    self->actor = dlq_actor_new (args->zmq_ctx, run, self);
+    if (!self->actor) {
+        snprintf (err, err_len, "%s", self->error);
+        self->actor = NULL;
+        dlq_dispatcher_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void *dlq_dispatcher_socket (dlq_dispatcher_t *self) { return dlq_actor_pipe (self->actor); }
+
+void
+dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4])
+{
+    self->outstanding++;
+    for (int i = 0; i < 4; i++)
+        zmq_msg_send (&frames [i], dlq_actor_pipe (self->actor), i < 3 ? ZMQ_SNDMORE : 0);
+}
+
+void
+dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out)
+{
+    int more = 1;
+    while (more) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, dlq_actor_pipe (self->actor), 0) < 0) {
+            zmq_msg_close (&frame);
+            if (zmq_errno () == EINTR)
+                continue;
+            return;
+        }
+        more = zmq_msg_more (&frame);
+        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
+        zmq_msg_close (&frame);
+    }
+    self->outstanding--;
+}
+
+size_t dlq_dispatcher_outstanding (const dlq_dispatcher_t *self) { return self->outstanding; }
+
+void
+dlq_dispatcher_destroy (dlq_dispatcher_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_dispatcher_t *self = *self_p;
+    dlq_actor_destroy (&self->actor);
+    dlq_retry_queue_destroy (&self->retries);
+    free (self->slots);
+    free (self->events);
+    free (self->outcomes);
+    free (self->data_dir);
+    free (self->tip_endpoint);
+    free (self);
+    *self_p = NULL;
+}

@@ -1,0 +1,60 @@
+/*  dispatcher — one sink's delivery loop, on its own thread (an actor) with
+ *  its own sink instance and its own read connection to the spool.
+ *
+ *  It reads the sink's backlog (events past the sink's cursor) in seq order,
+ *  skips events whose stream's chain does not name the sink, delivers
+ *  batches, and records the outcome of each event in the delivery ledger
+ *  (through the committer). The router owns retry: RETRY outcomes are tried
+ *  again after a capped exponential backoff with full jitter, up to
+ *  max_attempts; a circuit breaker stops sending after consecutive failed
+ *  batches and probes with one batch at the backoff interval. A dead sink
+ *  never slows ingest or another sink: its backlog waits on disk.
+ *
+ *  The owner forwards REDELIVER requests ([identity][verb][request id]
+ *  [body]) to the dispatcher and forwards its replies to the ROUTER.
+ */
+#ifndef DISPATCHER_H
+#define DISPATCHER_H
+
+#include "ledger_channel.h"
+#include "sink_config.h"
+#include "sink_health.h"
+#include "stream_policy.h"
+
+#include <stddef.h>
+#include <zmq.h>
+
+typedef struct {
+    void                     *zmq_ctx;
+    const char               *data_dir;
+    const char               *tip_endpoint;     /* the committer's PUB of the last seq */
+    const dlq_sink_config_t  *sink;
+    const dlq_policy_table_t *policies;
+    dlq_ledger_channel_t     *ledger;
+    dlq_sink_health_t        *status;
+} dlq_dispatcher_args_t;
+
+typedef struct dlq_dispatcher dlq_dispatcher_t;
+
+/* Start the dispatcher: open the spool, init the sink instance, load the
+ * sink's cursor and retry queue. NULL with a message in err when the sink's
+ * init fails (a startup error) or the spool cannot be read. */
+dlq_dispatcher_t *dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *err, size_t err_len);
+
+/* The socket to poll for replies to forwarded requests. */
+void *dlq_dispatcher_socket (dlq_dispatcher_t *self);
+
+/* Forward a REDELIVER request (the four messages move in). */
+void dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4]);
+
+/* Move one finished reply to out (a ROUTER socket). */
+void dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out);
+
+/* Requests submitted and not yet answered. */
+size_t dlq_dispatcher_outstanding (const dlq_dispatcher_t *self);
+
+/* Stop after the batch in hand (its outcome is recorded) and free. Accepts
+ * NULL and NULLs the pointer. */
+void dlq_dispatcher_destroy (dlq_dispatcher_t **self_p);
+
+#endif

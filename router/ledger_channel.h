@@ -1,0 +1,52 @@
+/*  ledger_channel — how dispatchers hand their delivery-ledger updates to
+ *  the committer, which writes them in the same transaction (and fsync) as
+ *  the next batch of events: one writer, no extra commits under load.
+ *
+ *  A dispatcher submits an update and gets a ticket; it may wait until the
+ *  update is durable (dlq_ledger_channel_wait). The committer polls the
+ *  channel's file descriptor, takes every queued update, commits, and marks
+ *  them durable. Thread-safe.
+ */
+#ifndef LEDGER_CHANNEL_H
+#define LEDGER_CHANNEL_H
+
+#include "spool_ledger.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dlq_ledger_channel dlq_ledger_channel_t;
+
+dlq_ledger_channel_t *dlq_ledger_channel_new (void);
+void dlq_ledger_channel_destroy (dlq_ledger_channel_t **self_p);
+
+/* Queue update (ownership moves in; freed after the commit). Returns a
+ * ticket for dlq_ledger_channel_wait. */
+uint64_t dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_update_t *update);
+
+/* Wait until the update with ticket is committed. false when the commit
+ * failed or the channel was closed (the update is then lost: the caller's
+ * state on disk did not move). */
+bool dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket);
+
+/* Committer side: a descriptor that is readable while updates are queued. */
+int dlq_ledger_channel_fd (dlq_ledger_channel_t *self);
+
+/* Committer side: take every queued update (*count_out of them; the array
+ * and the updates are the caller's until dlq_ledger_channel_done). */
+dlq_ledger_update_t **dlq_ledger_channel_take (dlq_ledger_channel_t *self, size_t *count_out,
+                                               uint64_t *last_ticket_out);
+
+/* Committer side: the updates taken up to last_ticket were committed (ok)
+ * or not; frees them and wakes the waiters. */
+void dlq_ledger_channel_done (dlq_ledger_channel_t *self, dlq_ledger_update_t **updates,
+                              size_t count, uint64_t last_ticket, bool ok);
+
+/* Wake every waiter with failure (shutdown). */
+void dlq_ledger_channel_close (dlq_ledger_channel_t *self);
+
+/* Free an update and its rows. */
+void dlq_ledger_update_destroy (dlq_ledger_update_t **update_p);
+
+#endif

@@ -1,0 +1,80 @@
+/*  retry_queue — min-heap of retry items by due time. */
+#include "retry_queue.h"
+
+#include "dlq_alloc.h"
+
+#include <stdlib.h>
+
+struct dlq_retry_queue {
+    dlq_retry_item_t *items;
+    size_t            count;
+    size_t            capacity;
+};
+
+dlq_retry_queue_t *dlq_retry_queue_new (void) { return dlq_calloc (1, sizeof (dlq_retry_queue_t)); }
+
+void
+dlq_retry_queue_destroy (dlq_retry_queue_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free ((*self_p)->items);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+static void
+swap (dlq_retry_item_t *a, dlq_retry_item_t *b)
+{
+    dlq_retry_item_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void
+dlq_retry_queue_push (dlq_retry_queue_t *self, dlq_retry_item_t item)
+{
+    if (self->count == self->capacity) {
+        self->capacity = self->capacity ? self->capacity * 2 : 64;
+        self->items = dlq_realloc (self->items, self->capacity * sizeof *self->items);
+    }
+    size_t i = self->count++;
+    self->items [i] = item;
+    while (i > 0 && self->items [(i - 1) / 2].due_ms > self->items [i].due_ms) {
+        swap (&self->items [(i - 1) / 2], &self->items [i]);
+        i = (i - 1) / 2;
+    }
+}
+
+bool
+dlq_retry_queue_peek (const dlq_retry_queue_t *self, dlq_retry_item_t *item)
+{
+    if (self->count == 0)
+        return false;
+    *item = self->items [0];
+    return true;
+}
+
+bool
+dlq_retry_queue_pop_due (dlq_retry_queue_t *self, int64_t now_ms, dlq_retry_item_t *item)
+{
+    if (self->count == 0 || self->items [0].due_ms > now_ms)
+        return false;
+    *item = self->items [0];
+    self->items [0] = self->items [--self->count];
+    size_t i = 0;
+    while (true) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < self->count && self->items [l].due_ms < self->items [m].due_ms)
+            m = l;
+        if (r < self->count && self->items [r].due_ms < self->items [m].due_ms)
+            m = r;
+        if (m == i)
+            break;
+        swap (&self->items [i], &self->items [m]);
+        i = m;
+    }
+    return true;
+}
+
+size_t dlq_retry_queue_size (const dlq_retry_queue_t *self) { return self->count; }

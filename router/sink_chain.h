@@ -1,0 +1,38 @@
+/*  sink_chain — the configured sinks at run time: one dispatcher and one
+ *  live status per sink, in config order (the order of the chain bits).
+ */
+#ifndef SINK_CHAIN_H
+#define SINK_CHAIN_H
+
+#include "dlqd_config.h"
+#include "ledger_channel.h"
+#include "sink_health.h"
+
+#include <stddef.h>
+#include <zmq.h>
+
+typedef struct dlq_sink_chain dlq_sink_chain_t;
+
+/* Start a dispatcher per configured sink. NULL with *err_p set (caller
+ * frees) when a sink cannot start; none is left running then. */
+dlq_sink_chain_t *dlq_sink_chain_new (void *zmq_ctx, const dlqd_config_t *config,
+                                      dlq_ledger_channel_t *ledger, const char *tip_endpoint,
+                                      char **err_p);
+
+/* Stop every dispatcher; accepts NULL and NULLs the pointer. */
+void dlq_sink_chain_destroy (dlq_sink_chain_t **self_p);
+
+/* Number of sinks; the index of the sink called name, or -1. */
+size_t dlq_sink_chain_count (const dlq_sink_chain_t *self);
+int dlq_sink_chain_find (const dlq_sink_chain_t *self, const char *name);
+
+/* Sink i's live status (shared with the query threads). */
+dlq_sink_health_t *dlq_sink_chain_health (const dlq_sink_chain_t *self, size_t i);
+
+/* Requests to dispatchers: submit to sink i, poll socket i, forward replies. */
+void dlq_sink_chain_submit (dlq_sink_chain_t *self, size_t i, zmq_msg_t frames [4]);
+void *dlq_sink_chain_socket (dlq_sink_chain_t *self, size_t i);
+void dlq_sink_chain_forward (dlq_sink_chain_t *self, size_t i, void *out);
+size_t dlq_sink_chain_outstanding (const dlq_sink_chain_t *self);
+
+#endif

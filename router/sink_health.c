@@ -1,0 +1,69 @@
+/*  sink_health — a sink's live state, shared with the query threads. */
+#include "sink_health.h"
+
+#include "dlq_alloc.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dlq_sink_health {
+    pthread_mutex_t lock;
+    char            circuit [16];
+    char            last_error [256];
+    int64_t         last_error_at;
+};
+
+dlq_sink_health_t *
+dlq_sink_health_new (void)
+{
+    dlq_sink_health_t *self = dlq_calloc (1, sizeof *self);
+    pthread_mutex_init (&self->lock, NULL);
+    snprintf (self->circuit, sizeof self->circuit, "closed");
+    self->last_error_at = DLQ_TIME_NONE;
+    return self;
+}
+
+void
+dlq_sink_health_destroy (dlq_sink_health_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    pthread_mutex_destroy (&(*self_p)->lock);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+void
+dlq_sink_health_set_circuit (dlq_sink_health_t *self, const char *state)
+{
+    pthread_mutex_lock (&self->lock);
+    snprintf (self->circuit, sizeof self->circuit, "%s", state);
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_sink_health_set_error (dlq_sink_health_t *self, const char *error, int64_t at_ms)
+{
+    pthread_mutex_lock (&self->lock);
+    snprintf (self->last_error, sizeof self->last_error, "%s", error);
+    self->last_error_at = at_ms;
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_sink_health_format (dlq_sink_health_t *self, dlq_buf_t *out)
+{
+    pthread_mutex_lock (&self->lock);
+    dlq_buf_printf (out, "\"circuit\":\"%s\"", self->circuit);
+    char iso [DLQ_TIME_ISO_LEN + 1];
+    if (self->last_error_at != DLQ_TIME_NONE && dlq_time_format_iso (self->last_error_at, iso)) {
+        dlq_buf_puts (out, ",\"lastError\":");
+        dlq_json_write_string (out, self->last_error, strlen (self->last_error));
+        dlq_buf_printf (out, ",\"lastErrorAt\":\"%s\"", iso);
+    }
+    pthread_mutex_unlock (&self->lock);
+}

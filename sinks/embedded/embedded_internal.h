@@ -1,0 +1,135 @@
+/*  embedded_internal — what embedded_store.c and spool_ledger.c share.
+ *
+ *  Private to this directory: the layout of the store object, the two
+ *  statement tables and the error / statement helpers. embedded_store.c owns
+ *  the connection, the schema, the events and stream_counts tables and the
+ *  one write transaction (dlq_embedded_commit); spool_ledger.c owns the
+ *  tables of schema version 2 (sink_state, deliveries) and the spool reads a
+ *  dispatcher makes, and adds its part to that transaction.
+ */
+#ifndef EMBEDDED_INTERNAL_H
+#define EMBEDDED_INTERNAL_H
+
+#include "embedded_store.h"
+#include "spool_ledger.h"
+
+#include <sqlite3.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERRMSG_MAX       512
+
+/* The version the ledger tables arrived with; also the newest this code
+ * knows. */
+#define SCHEMA_VERSION   2
+
+/* The store's statements (embedded_store.c). The writing ones are prepared
+ * by the writer only. */
+typedef enum {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_INSERT,
+    ST_COUNT_ADD,
+    ST_COUNT_SUB,
+    ST_COUNT_DROP,
+    ST_SWEEP,
+    ST_FIRST_READ,              /* statements from here on are read-only */
+    ST_GET = ST_FIRST_READ,
+    ST_LIST_FIRST,
+    ST_LIST_AFTER,
+    ST_STATS,
+    ST_STMT_COUNT
+} stmt_id_t;
+
+/* The ledger's statements (spool_ledger.c): writing ones (writer only), then
+ * reads of the events table (every connection), then reads of the ledger
+ * tables (not prepared by a reader of a version 1 file, which has none). */
+typedef enum {
+    LS_STATE_UPSERT,
+    LS_ROW_UPSERT,
+    LS_SWEEP_ROWS,
+    LS_FIRST_READ,
+    LS_LAST_SEQ = LS_FIRST_READ,
+    LS_READ_AFTER,
+    LS_READ_SEQ,
+    LS_COUNT_AFTER,
+    LS_SEQ_OF,
+    LS_FIRST_LEDGER_READ,
+    LS_SINK_STATE = LS_FIRST_LEDGER_READ,
+    LS_COUNT_STATE,
+    LS_ROWS_OF_SINK,
+    LS_ROWS_OF_SINK_ID,
+    LS_ROWS_OF_SEQ,
+    LS_STMT_COUNT
+} ledger_stmt_id_t;
+
+struct dlq_embedded {
+    sqlite3             *db;
+    dlq_embedded_mode_t  mode;
+    char                *path;                  /* the database file */
+    char                *wal_path;              /* path + "-wal" */
+    int64_t              schema_version;        /* of the file once open (the writer upgrades it) */
+    sqlite3_stmt        *stmt [ST_STMT_COUNT];
+    sqlite3_stmt        *ledger [LS_STMT_COUNT];
+    const char         **names;                 /* commit's scratch: stream names of new rows */
+    size_t               names_cap;
+    char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
+};
+
+
+/* Helpers (embedded_store.c) ---------------------------------------------- */
+
+/* Record "<what> (<path>): <sqlite's message>" as the last error. */
+void embedded_fail_sqlite (dlq_embedded_t *self, const char *what);
+
+/* Record a formatted message as the last error. */
+void embedded_fail_text (dlq_embedded_t *self, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Step a statement that returns no rows (or whose rows are ignored) and
+ * reset it. Returns true on success. */
+bool embedded_step_done (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *what);
+
+/* Reset a statement and drop its bindings, so it references no caller
+ * memory (text is bound SQLITE_STATIC) once the call returns. */
+void embedded_stmt_release (sqlite3_stmt *stmt);
+
+/* Prepare sql [first .. end) into stmts [first .. end), once per connection. */
+bool embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stmt **stmts,
+                       int first, int end);
+
+static inline void
+embedded_bind_text (sqlite3_stmt *stmt, int index, const char *text)
+{
+    sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC);
+}
+
+
+/* Ledger (spool_ledger.c) ------------------------------------------------- */
+
+/* Writer, inside the schema transaction: bring a version 1 schema to
+ * version 2 (idempotent) and record the new version. */
+bool embedded_ledger_upgrade (dlq_embedded_t *self);
+
+/* Prepare the ledger statements this connection can run. */
+bool embedded_ledger_prepare (dlq_embedded_t *self);
+
+/* Check update_count ledger updates before the transaction starts; false
+ * with the last error set when one is malformed. */
+bool embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
+                            size_t update_count);
+
+/* Apply checked ledger updates inside the open transaction. */
+bool embedded_ledger_apply (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
+                            size_t update_count);
+
+/* The highest seq ever assigned, inside or outside a transaction. */
+bool embedded_ledger_last_seq (dlq_embedded_t *self, int64_t *seq_out);
+
+/* Sweep, inside its transaction: drop the deliveries rows of swept events. */
+bool embedded_ledger_sweep_rows (dlq_embedded_t *self, const int64_t *seqs, size_t count);
+
+#endif

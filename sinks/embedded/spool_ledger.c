@@ -1,0 +1,590 @@
+/*  spool_ledger — the delivery ledger (schema version 2) and the spool reads.
+ *
+ *  Two tables beside events (spool_ledger.h has the model):
+ *    sink_state  one row per sink: cursor, attempted marker, counters;
+ *    deliveries  one row per (sink, seq) only for events that were not
+ *                delivered at the first try, so the common case writes no
+ *                row at all.
+ *  Writes are part of the writer's commit transaction (embedded_store.c
+ *  starts and commits it; embedded_ledger_apply adds the updates), and the
+ *  sweep drops the rows of the events it deletes in its own transaction.
+ *
+ *  Like the rest of the store, every statement is prepared once per
+ *  connection and every value is bound. A reader of a version 1 file (one no
+ *  writer has opened since the upgrade) has no ledger tables: it prepares
+ *  the reads of the events table only, and the ledger reads fail with a
+ *  message saying so.
+ *
+ *  Reads that call back run the callback while their statement is open, so
+ *  a callback must not call into the same store object, with one exception:
+ *  dlq_embedded_read_after decodes its whole page first and calls back once
+ *  the statement is reset, so a bad body fails the call before any event is
+ *  handed out.
+ */
+#include "embedded_internal.h"
+#include "dlq_alloc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Version 1 -> 2. IF NOT EXISTS keeps it idempotent; it runs inside the
+ * writer's schema transaction, so it happens whole or not at all.
+ *
+ * deliveries is WITHOUT ROWID, clustered on (sink, seq): a row is found by
+ * its key with no rowid hop. deliveries_by_state serves a sink's rows in one
+ * state in seq order (rows_of_sink, count_state; the index holds the key
+ * columns, so counting reads the index only); deliveries_by_seq serves
+ * rows_of_seq and the sweep (its entries are (seq, sink), so sinks come out
+ * in name order). */
+static const char schema_v2 [] =
+    "CREATE TABLE IF NOT EXISTS sink_state ("
+    "  sink        TEXT    PRIMARY KEY,"
+    "  cursor      INTEGER NOT NULL,"
+    "  attempted   INTEGER NOT NULL,"
+    "  delivered   INTEGER NOT NULL,"
+    "  failed      INTEGER NOT NULL,"
+    "  redelivered INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS deliveries ("
+    "  sink            TEXT    NOT NULL,"
+    "  seq             INTEGER NOT NULL,"
+    "  state           TEXT    NOT NULL,"
+    "  attempts        INTEGER NOT NULL,"
+    "  last_error      TEXT,"
+    "  next_attempt_at INTEGER,"
+    "  updated_at      INTEGER NOT NULL,"
+    "  PRIMARY KEY (sink, seq)"
+    ") WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS deliveries_by_state ON deliveries (sink, state, seq);"
+    "CREATE INDEX IF NOT EXISTS deliveries_by_seq ON deliveries (seq);"
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
+
+#define ROW_COLUMNS "d.seq, d.state, d.attempts, d.next_attempt_at, d.updated_at, d.last_error"
+
+/* Parameters of the rows_of_sink pair: ?1 sink, ?2 state, ?3 stream or
+ * NULL, ?4 id. Without an id the rows drive the join and a LEFT JOIN keeps
+ * the rows of swept events (which no stream filter can match); INDEXED BY,
+ * because without statistics SQLite prefers walking all of the sink's rows
+ * by primary key (already in seq order) and filtering on state, which reads
+ * every delivered and failed row to find the few retrying ones. With an id
+ * the event is found by its unique index and its row by key. */
+static const char *const ledger_sql [LS_STMT_COUNT] = {
+    /* A negative cursor or marker means "no change": max() keeps the stored
+     * one, and a new sink starts at 0. */
+    [LS_STATE_UPSERT]    = "INSERT INTO sink_state (sink, cursor, attempted, delivered, failed,"
+                           " redelivered) VALUES (?1, max(?2, 0), max(?3, 0), ?4, ?5, ?6)"
+                           " ON CONFLICT (sink) DO UPDATE SET"
+                           " cursor = max(cursor, excluded.cursor),"
+                           " attempted = max(attempted, excluded.attempted),"
+                           " delivered = delivered + excluded.delivered,"
+                           " failed = failed + excluded.failed,"
+                           " redelivered = redelivered + excluded.redelivered",
+    [LS_ROW_UPSERT]      = "INSERT INTO deliveries (sink, seq, state, attempts, last_error,"
+                           " next_attempt_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                           " ON CONFLICT (sink, seq) DO UPDATE SET"
+                           " state = excluded.state, attempts = excluded.attempts,"
+                           " last_error = excluded.last_error,"
+                           " next_attempt_at = excluded.next_attempt_at,"
+                           " updated_at = excluded.updated_at",
+    [LS_SWEEP_ROWS]      = "DELETE FROM deliveries WHERE seq = ?1",
+    /* sqlite_sequence holds the highest seq ever handed out, even once
+     * those rows are swept; max(seq) only guards against a tampered one. */
+    [LS_LAST_SEQ]        = "SELECT max(coalesce((SELECT seq FROM sqlite_sequence"
+                           " WHERE name = 'events'), 0), coalesce((SELECT max(seq) FROM events), 0))",
+    [LS_READ_AFTER]      = "SELECT seq, created_at, body FROM events WHERE seq > ?1"
+                           " ORDER BY seq LIMIT ?2",
+    [LS_READ_SEQ]        = "SELECT created_at, body FROM events WHERE seq = ?1",
+    [LS_COUNT_AFTER]     = "SELECT count(*) FROM events WHERE seq > ?1",
+    [LS_SEQ_OF]          = "SELECT seq FROM events WHERE id = ?1",
+    [LS_SINK_STATE]      = "SELECT cursor, attempted, delivered, failed, redelivered"
+                           " FROM sink_state WHERE sink = ?1",
+    [LS_COUNT_STATE]     = "SELECT count(*) FROM deliveries WHERE sink = ?1 AND state = ?2",
+    [LS_ROWS_OF_SINK]    = "SELECT " ROW_COLUMNS " FROM deliveries AS d"
+                           " INDEXED BY deliveries_by_state"
+                           " LEFT JOIN events AS e ON e.seq = d.seq"
+                           " WHERE d.sink = ?1 AND d.state = ?2"
+                           " AND (?3 IS NULL OR e.stream_name = ?3)"
+                           " ORDER BY d.seq",
+    [LS_ROWS_OF_SINK_ID] = "SELECT " ROW_COLUMNS " FROM events AS e"
+                           " JOIN deliveries AS d ON d.sink = ?1 AND d.seq = e.seq"
+                           " WHERE e.id = ?4 AND d.state = ?2"
+                           " AND (?3 IS NULL OR e.stream_name = ?3)",
+    [LS_ROWS_OF_SEQ]     = "SELECT " ROW_COLUMNS ", d.sink FROM deliveries AS d"
+                           " WHERE d.seq = ?1 ORDER BY d.sink",
+};
+
+static const char *const state_names [] = {
+    [DLQ_DELIVERY_PENDING]   = "pending",
+    [DLQ_DELIVERY_DELIVERED] = "delivered",
+    [DLQ_DELIVERY_RETRYING]  = "retrying",
+    [DLQ_DELIVERY_FAILED]    = "failed",
+};
+
+#define STATE_COUNT (sizeof state_names / sizeof state_names [0])
+
+
+/* ------------------------------------------------------------------------ */
+/* States */
+
+const char *
+dlq_delivery_state_name (dlq_delivery_state_t state)
+{
+    return (size_t) state < STATE_COUNT ? state_names [state] : "unknown";
+}
+
+bool
+dlq_delivery_state_parse (const char *name, dlq_delivery_state_t *state)
+{
+    for (size_t i = 0; name && i < STATE_COUNT; i++) {
+        if (strcmp (name, state_names [i]) == 0) {
+            *state = (dlq_delivery_state_t) i;
+            return true;
+        }
+    }
+    return false;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Schema and statements */
+
+bool
+embedded_ledger_upgrade (dlq_embedded_t *self)
+{
+    if (sqlite3_exec (self->db, schema_v2, NULL, NULL, NULL) != SQLITE_OK) {
+        embedded_fail_sqlite (self, "cannot upgrade the schema to version 2");
+        return false;
+    }
+    self->schema_version = 2;
+    return true;
+}
+
+bool
+embedded_ledger_prepare (dlq_embedded_t *self)
+{
+    int first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : LS_FIRST_READ;
+    int end = self->schema_version >= 2 ? LS_STMT_COUNT : LS_FIRST_LEDGER_READ;
+    return embedded_prepare (self, ledger_sql, self->ledger, first, end);
+}
+
+/* The statement id of this connection, or NULL (last error set) when it
+ * has none: a ledger read on a reader of a version 1 file. */
+static sqlite3_stmt *
+ledger_stmt (dlq_embedded_t *self, ledger_stmt_id_t id, const char *what)
+{
+    sqlite3_stmt *stmt = self->ledger [id];
+    if (!stmt)
+        embedded_fail_text (self, "%s: %s has schema version %lld, without the delivery ledger;"
+                            " opening it with a dlqd writer upgrades it",
+                            what, self->path, (long long) self->schema_version);
+    return stmt;
+}
+
+/* Step a bound one-row, one-integer query and release it. *found (may be
+ * NULL when a row always comes) tells whether there was a row. */
+static bool
+query_int64 (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *what,
+             int64_t *out, bool *found)
+{
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64 (stmt, 0);
+    if (found)
+        *found = rc == SQLITE_ROW;
+    bool ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+    if (!ok)
+        embedded_fail_sqlite (self, what);
+    embedded_stmt_release (stmt);
+    return ok;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Writing */
+
+bool
+embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
+                       size_t update_count)
+{
+    for (size_t i = 0; i < update_count; i++) {
+        const dlq_ledger_update_t *u = updates [i];
+        size_t name_len = u ? strnlen (u->sink, sizeof u->sink) : 0;
+        const char *problem = NULL;
+        if (!u)
+            problem = "is NULL";
+        else
+        if (name_len == 0 || name_len == sizeof u->sink)
+            problem = "has an empty or unterminated sink name";
+        else
+        if (u->delivered > INT64_MAX || u->failed > INT64_MAX || u->redelivered > INT64_MAX)
+            problem = "has a counter beyond INT64_MAX";
+        else
+        if (u->row_count && !u->rows)
+            problem = "has rows but no row array";
+        for (size_t r = 0; !problem && r < u->row_count; r++) {
+            if (u->rows [r].seq < 1)
+                problem = "has a row with a seq below 1";
+            else
+            if ((size_t) u->rows [r].state >= STATE_COUNT)
+                problem = "has a row with an unknown state";
+        }
+        if (problem) {
+            embedded_fail_text (self, "commit: ledger update %zu %s", i, problem);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+upsert_state (dlq_embedded_t *self, const dlq_ledger_update_t *u)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_STATE_UPSERT];
+    embedded_bind_text (stmt, 1, u->sink);
+    sqlite3_bind_int64 (stmt, 2, u->cursor);
+    sqlite3_bind_int64 (stmt, 3, u->attempted);
+    sqlite3_bind_int64 (stmt, 4, (int64_t) u->delivered);
+    sqlite3_bind_int64 (stmt, 5, (int64_t) u->failed);
+    sqlite3_bind_int64 (stmt, 6, (int64_t) u->redelivered);
+    bool ok = embedded_step_done (self, stmt, "commit: cannot update sink_state");
+    sqlite3_clear_bindings (stmt);
+    return ok;
+}
+
+/* last_error is bound up to its first NUL or the end of its array, so an
+ * unterminated one is cut rather than overrun. */
+static bool
+upsert_row (dlq_embedded_t *self, const char *sink, const dlq_delivery_row_t *row)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_ROW_UPSERT];
+    size_t error_len = strnlen (row->last_error, sizeof row->last_error);
+    embedded_bind_text (stmt, 1, sink);
+    sqlite3_bind_int64 (stmt, 2, row->seq);
+    embedded_bind_text (stmt, 3, state_names [row->state]);
+    sqlite3_bind_int64 (stmt, 4, row->attempts);
+    if (error_len)
+        sqlite3_bind_text (stmt, 5, row->last_error, (int) error_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (stmt, 5);
+    if (row->next_attempt_at == DLQ_TIME_NONE)
+        sqlite3_bind_null (stmt, 6);
+    else
+        sqlite3_bind_int64 (stmt, 6, row->next_attempt_at);
+    sqlite3_bind_int64 (stmt, 7, row->updated_at);
+    bool ok = embedded_step_done (self, stmt, "commit: cannot update deliveries");
+    sqlite3_clear_bindings (stmt);
+    return ok;
+}
+
+bool
+embedded_ledger_apply (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
+                       size_t update_count)
+{
+    for (size_t i = 0; i < update_count; i++) {
+        const dlq_ledger_update_t *u = updates [i];
+        if (!upsert_state (self, u))
+            return false;
+        for (size_t r = 0; r < u->row_count; r++)
+            if (!upsert_row (self, u->sink, &u->rows [r]))
+                return false;
+    }
+    return true;
+}
+
+bool
+embedded_ledger_sweep_rows (dlq_embedded_t *self, const int64_t *seqs, size_t count)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_SWEEP_ROWS];
+    for (size_t i = 0; i < count; i++) {
+        sqlite3_bind_int64 (stmt, 1, seqs [i]);
+        if (!embedded_step_done (self, stmt, "sweep: cannot delete deliveries"))
+            return false;
+    }
+    return true;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Reading the spool */
+
+bool
+embedded_ledger_last_seq (dlq_embedded_t *self, int64_t *seq_out)
+{
+    return query_int64 (self, self->ledger [LS_LAST_SEQ], "last_seq", seq_out, NULL);
+}
+
+int64_t
+dlq_embedded_last_seq (dlq_embedded_t *self)
+{
+    int64_t seq = -1;
+    return embedded_ledger_last_seq (self, &seq) ? seq : -1;
+}
+
+int64_t
+dlq_embedded_count_after (dlq_embedded_t *self, int64_t after)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_COUNT_AFTER];
+    int64_t count = -1;
+    sqlite3_bind_int64 (stmt, 1, after);
+    return query_int64 (self, stmt, "count_after", &count, NULL) ? count : -1;
+}
+
+dlq_store_result_t
+dlq_embedded_seq_of (dlq_embedded_t *self, const char *id, int64_t *seq_out)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_SEQ_OF];
+    bool found = false;
+    embedded_bind_text (stmt, 1, id);
+    if (!query_int64 (self, stmt, "seq_of", seq_out, &found))
+        return DLQ_STORE_ERROR;
+    return found ? DLQ_STORE_OK : DLQ_STORE_NOT_FOUND;
+}
+
+/* Decode the body stored under seq. created_at stands in for "now", though
+ * a stored body always has createdAt and id, so no default is used. The
+ * stored bytes become event->json as they are: they are the canonical
+ * encoding the event was acknowledged with, and sinks forward exactly that.
+ * A body that does not decode means the file was damaged or written by
+ * something else: that is an error naming the seq, not an event to skip. */
+static dlq_event_t *
+decode_stored (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, int64_t seq,
+               int created_col, int body_col)
+{
+    const char *body = (const char *) sqlite3_column_text (stmt, body_col);
+    size_t len = (size_t) sqlite3_column_bytes (stmt, body_col);
+    if (!body) {
+        embedded_fail_sqlite (self, what);
+        return NULL;
+    }
+    dlq_error_t derr = { .code = DLQ_OK };
+    dlq_event_t *event = dlq_event_decode (body, len, sqlite3_column_int64 (stmt, created_col),
+                                           &derr);
+    if (!event) {
+        embedded_fail_text (self, "%s: the stored body of seq %lld in %s does not decode"
+                            " (%s%s%s): the store is damaged",
+                            what, (long long) seq, self->path, derr.message,
+                            derr.field [0] ? " at " : "", derr.field);
+        return NULL;
+    }
+    event->json = dlq_strndup (body, len);
+    event->json_len = len;
+    return event;
+}
+
+dlq_store_result_t
+dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_out)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_READ_SEQ];
+    *event_out = NULL;
+    sqlite3_bind_int64 (stmt, 1, seq);
+    dlq_store_result_t result = DLQ_STORE_OK;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        *event_out = decode_stored (self, "read_seq", stmt, seq, 0, 1);
+        if (!*event_out)
+            result = DLQ_STORE_ERROR;
+    }
+    else
+    if (rc == SQLITE_DONE)
+        result = DLQ_STORE_NOT_FOUND;
+    else {
+        embedded_fail_sqlite (self, "read_seq");
+        result = DLQ_STORE_ERROR;
+    }
+    embedded_stmt_release (stmt);
+    return result;
+}
+
+/* One page of read_after, decoded before anything is handed out. */
+typedef struct {
+    int64_t      *seqs;
+    dlq_event_t **events;
+    size_t        count;
+    size_t        cap;
+} spool_page_t;
+
+static void
+page_push (spool_page_t *page, int64_t seq, dlq_event_t *event)
+{
+    if (page->count == page->cap) {
+        page->cap = page->cap ? page->cap * 2 : 64;
+        page->seqs = dlq_realloc (page->seqs, page->cap * sizeof *page->seqs);
+        page->events = dlq_realloc (page->events, page->cap * sizeof *page->events);
+    }
+    page->seqs [page->count] = seq;
+    page->events [page->count++] = event;
+}
+
+/* Step the bound read_after statement into page; false (last error set)
+ * on a SQLite error or a body that does not decode. */
+static bool
+read_page (dlq_embedded_t *self, sqlite3_stmt *stmt, spool_page_t *page)
+{
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        int64_t seq = sqlite3_column_int64 (stmt, 0);
+        dlq_event_t *event = decode_stored (self, "read_after", stmt, seq, 1, 2);
+        if (!event)
+            return false;
+        page_push (page, seq, event);
+    }
+    if (rc != SQLITE_DONE) {
+        embedded_fail_sqlite (self, "read_after");
+        return false;
+    }
+    return true;
+}
+
+/* The page is read whole, and the statement reset, before fn sees the first
+ * event: a damaged body fails the call with nothing handed out (and the
+ * message names its seq), and fn may use the store. */
+ssize_t
+dlq_embedded_read_after (dlq_embedded_t *self, int64_t after, size_t limit,
+                         dlq_spool_event_fn *fn, void *arg)
+{
+    sqlite3_stmt *stmt = self->ledger [LS_READ_AFTER];
+    if (limit == 0)
+        return 0;
+    if (limit > (size_t) SSIZE_MAX)
+        limit = (size_t) SSIZE_MAX;
+    sqlite3_bind_int64 (stmt, 1, after);
+    sqlite3_bind_int64 (stmt, 2, (int64_t) limit);
+    spool_page_t page = { 0 };
+    bool ok = read_page (self, stmt, &page);
+    embedded_stmt_release (stmt);
+    for (size_t i = 0; i < page.count; i++) {
+        if (ok)
+            fn (page.seqs [i], page.events [i], arg);
+        else
+            dlq_event_destroy (&page.events [i]);
+    }
+    free (page.seqs);
+    free (page.events);
+    return ok ? (ssize_t) page.count : -1;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Reading the ledger */
+
+dlq_store_result_t
+dlq_embedded_sink_state (dlq_embedded_t *self, const char *sink, dlq_sink_state_t *out)
+{
+    sqlite3_stmt *stmt = ledger_stmt (self, LS_SINK_STATE, "sink_state");
+    if (!stmt)
+        return DLQ_STORE_ERROR;
+    memset (out, 0, sizeof *out);
+    embedded_bind_text (stmt, 1, sink);
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        out->cursor = sqlite3_column_int64 (stmt, 0);
+        out->attempted = sqlite3_column_int64 (stmt, 1);
+        out->delivered = (uint64_t) sqlite3_column_int64 (stmt, 2);
+        out->failed = (uint64_t) sqlite3_column_int64 (stmt, 3);
+        out->redelivered = (uint64_t) sqlite3_column_int64 (stmt, 4);
+        rc = SQLITE_DONE;
+    }
+    if (rc != SQLITE_DONE)
+        embedded_fail_sqlite (self, "sink_state");
+    embedded_stmt_release (stmt);
+    return rc == SQLITE_DONE ? DLQ_STORE_OK : DLQ_STORE_ERROR;
+}
+
+int64_t
+dlq_embedded_count_state (dlq_embedded_t *self, const char *sink, dlq_delivery_state_t state)
+{
+    sqlite3_stmt *stmt = ledger_stmt (self, LS_COUNT_STATE, "count_state");
+    if (!stmt)
+        return -1;
+    if ((size_t) state >= STATE_COUNT) {
+        embedded_fail_text (self, "count_state: unknown state %d", (int) state);
+        return -1;
+    }
+    int64_t count = -1;
+    embedded_bind_text (stmt, 1, sink);
+    embedded_bind_text (stmt, 2, state_names [state]);
+    return query_int64 (self, stmt, "count_state", &count, NULL) ? count : -1;
+}
+
+/* Fill row from the ROW_COLUMNS of the current result row. A state this
+ * code does not know means a damaged (or newer) file: an error naming the
+ * row. */
+static bool
+fetch_row (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, dlq_delivery_row_t *row)
+{
+    const char *state = (const char *) sqlite3_column_text (stmt, 1);
+    const char *error = (const char *) sqlite3_column_text (stmt, 5);
+    row->seq = sqlite3_column_int64 (stmt, 0);
+    if (!dlq_delivery_state_parse (state, &row->state)) {
+        embedded_fail_text (self, "%s: the deliveries row of seq %lld in %s has an unknown"
+                            " state '%s'", what, (long long) row->seq, self->path,
+                            state ? state : "");
+        return false;
+    }
+    row->attempts = (uint32_t) sqlite3_column_int64 (stmt, 2);
+    row->next_attempt_at = sqlite3_column_type (stmt, 3) == SQLITE_NULL
+                         ? DLQ_TIME_NONE : sqlite3_column_int64 (stmt, 3);
+    row->updated_at = sqlite3_column_int64 (stmt, 4);
+    snprintf (row->last_error, sizeof row->last_error, "%s", error ? error : "");
+    return true;
+}
+
+/* Step a bound rows statement, calling fn once per row; sink_col is the
+ * column of the sink name, or -1 to pass sink. Returns how many, or -1. */
+static ssize_t
+each_row (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, const char *sink,
+          int sink_col, dlq_delivery_row_fn *fn, void *arg)
+{
+    dlq_delivery_row_t row;
+    ssize_t rows = 0;
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        if (!fetch_row (self, what, stmt, &row)) {
+            embedded_stmt_release (stmt);
+            return -1;
+        }
+        const char *name = sink_col < 0 ? sink : (const char *) sqlite3_column_text (stmt, sink_col);
+        fn (name ? name : "", &row, arg);
+        rows++;
+    }
+    if (rc != SQLITE_DONE)
+        embedded_fail_sqlite (self, what);
+    embedded_stmt_release (stmt);
+    return rc == SQLITE_DONE ? rows : -1;
+}
+
+ssize_t
+dlq_embedded_rows_of_sink (dlq_embedded_t *self, const char *sink, dlq_delivery_state_t state,
+                           const char *stream, const char *id,
+                           dlq_delivery_row_fn *fn, void *arg)
+{
+    sqlite3_stmt *stmt = ledger_stmt (self, id ? LS_ROWS_OF_SINK_ID : LS_ROWS_OF_SINK,
+                                      "rows_of_sink");
+    if (!stmt)
+        return -1;
+    if ((size_t) state >= STATE_COUNT) {
+        embedded_fail_text (self, "rows_of_sink: unknown state %d", (int) state);
+        return -1;
+    }
+    embedded_bind_text (stmt, 1, sink);
+    embedded_bind_text (stmt, 2, state_names [state]);
+    if (stream)
+        embedded_bind_text (stmt, 3, stream);
+    else
+        sqlite3_bind_null (stmt, 3);
+    if (id)
+        embedded_bind_text (stmt, 4, id);
+    return each_row (self, "rows_of_sink", stmt, sink, -1, fn, arg);
+}
+
+ssize_t
+dlq_embedded_rows_of_seq (dlq_embedded_t *self, int64_t seq, dlq_delivery_row_fn *fn, void *arg)
+{
+    sqlite3_stmt *stmt = ledger_stmt (self, LS_ROWS_OF_SEQ, "rows_of_seq");
+    if (!stmt)
+        return -1;
+    sqlite3_bind_int64 (stmt, 1, seq);
+    return each_row (self, "rows_of_seq", stmt, NULL, 6, fn, arg);
+}

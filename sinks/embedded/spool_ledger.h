@@ -1,0 +1,130 @@
+/*  spool_ledger — per-sink delivery state in the embedded store (schema v2).
+ *
+ *  For each sink a CURSOR: every event with seq <= cursor has been handled
+ *  by that sink (delivered, skipped because its stream's chain does not name
+ *  the sink, expired, or recorded as a row below). Events past the cursor
+ *  are that sink's backlog, waiting on disk. An ATTEMPTED marker: the highest
+ *  seq ever handed to the sink; after a crash, events in (cursor, attempted]
+ *  may have reached the sink already, so delivering them again counts as a
+ *  redelivery. A ROW per (sink, seq) only for events that did not succeed at
+ *  the first try: retrying (attempts, next attempt time, last error),
+ *  failed, or delivered after retries. So the common case (delivered at the
+ *  first try) costs no row at all.
+ *
+ *    sink_state(sink TEXT PRIMARY KEY, cursor INTEGER, attempted INTEGER,
+ *               delivered INTEGER, failed INTEGER, redelivered INTEGER)
+ *    deliveries(sink TEXT, seq INTEGER, state TEXT, attempts INTEGER,
+ *               last_error TEXT, next_attempt_at INTEGER, updated_at INTEGER,
+ *               PRIMARY KEY (sink, seq))
+ *
+ *  Writes happen only on the writer connection, inside the committer's
+ *  transaction (dlq_embedded_commit), so ledger changes ride the same fsync
+ *  as the next batch of events. Reads work on any connection.
+ */
+#ifndef SPOOL_LEDGER_H
+#define SPOOL_LEDGER_H
+
+#include "embedded_store.h"
+#include "failed_event.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DLQ_SINK_NAME_MAX 64
+#define DLQ_DELIVERY_ERROR_MAX 240
+
+typedef enum {
+    DLQ_DELIVERY_PENDING = 0,   /* not tried yet (no row: seq > cursor) */
+    DLQ_DELIVERY_DELIVERED,     /* the sink said OK */
+    DLQ_DELIVERY_RETRYING,      /* RETRY; tried again at next_attempt_at */
+    DLQ_DELIVERY_FAILED         /* FAIL, or RETRY with max_attempts used up */
+} dlq_delivery_state_t;
+
+/* "pending", "delivered", "retrying", "failed". Pure. */
+const char *dlq_delivery_state_name (dlq_delivery_state_t state);
+
+/* Parse a state name; false when it is none of them. */
+bool dlq_delivery_state_parse (const char *name, dlq_delivery_state_t *state);
+
+typedef struct {
+    int64_t              seq;
+    dlq_delivery_state_t state;
+    uint32_t             attempts;          /* deliveries tried so far */
+    int64_t              next_attempt_at;   /* wall ms; DLQ_TIME_NONE unless retrying */
+    int64_t              updated_at;        /* wall ms */
+    char                 last_error [DLQ_DELIVERY_ERROR_MAX];
+} dlq_delivery_row_t;
+
+/* One dispatcher's changes, applied atomically with the next commit. */
+typedef struct {
+    char                sink [DLQ_SINK_NAME_MAX];
+    int64_t             cursor;             /* new cursor; ignored unless > the stored one */
+    int64_t             attempted;          /* new marker; ignored unless > the stored one */
+    uint64_t            delivered;          /* counters to add */
+    uint64_t            failed;
+    uint64_t            redelivered;
+    dlq_delivery_row_t *rows;               /* upserted (sink, seq) rows */
+    size_t              row_count;
+} dlq_ledger_update_t;
+
+typedef struct {
+    int64_t  cursor;
+    int64_t  attempted;
+    uint64_t delivered;
+    uint64_t failed;
+    uint64_t redelivered;
+} dlq_sink_state_t;
+
+/* Writer: in ONE transaction, append count events (as dlq_embedded_append
+ * does, duplicate[] likewise; count may be 0) and apply update_count ledger
+ * updates; then commit (durable on return). *last_seq_out (may be NULL)
+ * receives the highest seq in the store after the commit. On
+ * DLQ_STORE_ERROR nothing of either is stored. */
+dlq_store_result_t dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events,
+                                        size_t count, bool *duplicate,
+                                        dlq_ledger_update_t *const *updates, size_t update_count,
+                                        int64_t *last_seq_out, char *err, size_t err_len);
+
+/* The highest seq ever assigned (0 for an empty store), or -1 on error. */
+int64_t dlq_embedded_last_seq (dlq_embedded_t *self);
+
+/* A sink's cursor, marker and counters (all zero for a sink never seen). */
+dlq_store_result_t dlq_embedded_sink_state (dlq_embedded_t *self, const char *sink,
+                                            dlq_sink_state_t *out);
+
+/* Called once per event read; the event moves to the callee (it destroys it). */
+typedef void (dlq_spool_event_fn) (int64_t seq, dlq_event_t *event, void *arg);
+
+/* Read up to limit events with seq > after in seq order, expired or not,
+ * decoding each stored body; returns how many (0: none), or -1 on error. */
+ssize_t dlq_embedded_read_after (dlq_embedded_t *self, int64_t after, size_t limit,
+                                 dlq_spool_event_fn *fn, void *arg);
+
+/* Read the event with this seq; DLQ_STORE_NOT_FOUND once it was swept. */
+dlq_store_result_t dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_out);
+
+/* Number of events with seq > after (a sink's backlog), or -1. */
+int64_t dlq_embedded_count_after (dlq_embedded_t *self, int64_t after);
+
+/* Number of a sink's rows in state, or -1. */
+int64_t dlq_embedded_count_state (dlq_embedded_t *self, const char *sink, dlq_delivery_state_t state);
+
+/* Called once per row read. */
+typedef void (dlq_delivery_row_fn) (const char *sink, const dlq_delivery_row_t *row, void *arg);
+
+/* A sink's rows in state (e.g. every RETRYING row, to rebuild the retry
+ * queue at start), in seq order, optionally only those of events of stream
+ * (NULL: all) or of the event id (NULL: all). Returns how many, or -1. */
+ssize_t dlq_embedded_rows_of_sink (dlq_embedded_t *self, const char *sink, dlq_delivery_state_t state,
+                                   const char *stream, const char *id,
+                                   dlq_delivery_row_fn *fn, void *arg);
+
+/* Every sink's row for the event seq (for GET). Returns how many, or -1. */
+ssize_t dlq_embedded_rows_of_seq (dlq_embedded_t *self, int64_t seq, dlq_delivery_row_fn *fn, void *arg);
+
+/* The seq of the event id (expired or not); DLQ_STORE_NOT_FOUND when none. */
+dlq_store_result_t dlq_embedded_seq_of (dlq_embedded_t *self, const char *id, int64_t *seq_out);
+
+#endif

@@ -1,0 +1,46 @@
+/*  bad_sinks — plugins that are wrong on purpose, one per BAD_KIND, to test
+ *  that the loader refuses them cleanly:
+ *    1 abi      an ABI version this dlqd does not speak
+ *    2 size     a dlq_sink_ops_t of the wrong size
+ *    3 init     a plugin whose init fails
+ *    4 noentry  a shared object without the entry symbol
+ */
+#include "dlq_sink.h"
+
+#include <stdio.h>
+
+static dlq_sink_status_t
+bad_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_sink_mode_t mode,
+          void **instance, char *err, size_t err_len)
+{
+    (void) host, (void) config, (void) mode;
+    *instance = NULL;
+    if (BAD_KIND == 3) {
+        snprintf (err, err_len, "cannot reach the backend at 192.0.2.1:1 (on purpose)");
+        return DLQ_SINK_STATUS_ERROR;
+    }
+    return DLQ_SINK_STATUS_OK;
+}
+
+static void
+bad_deliver (void *instance, const dlq_sink_event_t *events, size_t count,
+             dlq_sink_outcome_t *outcomes, int64_t deadline_mono_ms)
+{
+    (void) instance, (void) events, (void) count, (void) outcomes, (void) deadline_mono_ms;
+}
+
+static void bad_destroy (void *instance) { (void) instance; }
+
+#if BAD_KIND == 4
+DLQ_SINK_EXPORT const dlq_sink_ops_t not_the_entry = {
+#else
+DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
+#endif
+    .abi_version = BAD_KIND == 1 ? 99 : DLQ_SINK_ABI_VERSION,
+    .struct_size = BAD_KIND == 2 ? sizeof (dlq_sink_ops_t) - 8 : sizeof (dlq_sink_ops_t),
+    .type        = "bad",
+    .description = "a plugin that is wrong on purpose",
+    .init        = bad_init,
+    .deliver     = bad_deliver,
+    .destroy     = bad_destroy,
+};

@@ -1,0 +1,117 @@
+/*  test_sink_plugin — the loader refuses a wrong plugin cleanly, naming the
+ *  file and the cause; a sink section is validated against the plugin's
+ *  schema; a sink whose init fails stops dlqd at startup with the reason.
+ */
+#include "dlqd_config.h"
+#include "sink_plugin.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define PLUGIN(type) DLQD_PLUGIN_DIR "/libdlq_sink_" type ".so"
+
+static void
+expect_refused (const char *path, const char *cause)
+{
+    char err [1024] = "";
+    dlq_sink_plugin_t *p = dlq_sink_plugin_load (path, err, sizeof err);
+    cr_expect_null (p, "%s was loaded", path);
+    dlq_sink_plugin_destroy (&p);
+    cr_expect_not_null (strstr (err, path), "the error names the file: %s", err);
+    cr_expect_not_null (strstr (err, cause), "the error says '%s': %s", cause, err);
+}
+
+Test (sink_plugin, wrong_plugins_are_refused_with_the_cause)
+{
+    expect_refused (PLUGIN ("bad_abi"), "ABI version 99");
+    expect_refused (PLUGIN ("bad_size"), "dlq_sink_ops_t is");
+    expect_refused (PLUGIN ("bad_noentry"), "does not export the symbol dlq_sink_entry");
+    expect_refused (DLQD_PLUGIN_DIR "/no-such-plugin.so", "cannot load");
+}
+
+Test (sink_plugin, built_in_sinks_load_by_type)
+{
+    char err [1024] = "";
+    dlq_sink_plugin_t *p = dlq_sink_plugin_find ("noop", "/nonexistent:" DLQD_PLUGIN_DIR, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_expect_str_eq (dlq_sink_plugin_ops (p)->type, "noop");
+    cr_expect_eq (dlq_sink_plugin_ops (p)->abi_version, DLQ_SINK_ABI_VERSION);
+    dlq_sink_plugin_destroy (&p);
+    cr_expect_null (p);
+    cr_expect_null (dlq_sink_plugin_find ("nosuch", DLQD_PLUGIN_DIR, err, sizeof err));
+    cr_expect_not_null (strstr (err, "no sink of type \"nosuch\""), "%s", err);
+}
+
+/* Load a config with text; returns the error (caller frees) or NULL. */
+static char *
+config_error (const char *text)
+{
+    char dir [256], path [320];
+    test_tmpdir (dir);
+    snprintf (path, sizeof path, "%s/dlqd.conf", dir);
+    FILE *f = fopen (path, "w");
+    fprintf (f, "gateway: { sink_dir = \"%s\"; };\n%s\n", DLQD_PLUGIN_DIR, text);
+    fclose (f);
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    dlqd_config_load (path, &c, &err);
+    dlqd_config_destroy (&c);
+    test_rmtree (dir);
+    return err;
+}
+
+static void
+expect_config_error (const char *text, const char *needle)
+{
+    char *err = config_error (text);
+    cr_expect_not_null (err, "accepted: %s", text);
+    if (err)
+        cr_expect_not_null (strstr (err, needle), "'%s' not in: %s", needle, err);
+    free (err);
+}
+
+Test (sink_plugin, sink_sections_follow_the_plugin_schema)
+{
+    char *ok = config_error ("sinks: { a: { type = \"scripted\"; retry_times = 3; retry = { max_attempts = 0; }; };"
+                             " b: { type = \"noop\"; }; };\n"
+                             "defaults: { chain = [\"a\", \"b\"]; };\n"
+                             "streams = ( { name = \"s\"; chain = [\"b\"]; } );");
+    cr_expect_null (ok, "%s", ok);
+    free (ok);
+    expect_config_error ("sinks: { a: { type = \"scripted\"; retry_tims = 3; }; };", "sinks.a.retry_tims: unknown setting");
+    expect_config_error ("sinks: { a: { type = \"scripted\"; retry_times = -1; }; };", "sinks.a.retry_times: expected an integer from 0");
+    expect_config_error ("sinks: { a: { type = \"scripted\"; down = \"yes\"; }; };", "sinks.a.down: expected true or false");
+    expect_config_error ("sinks: { a: { type = \"noop\"; retry = { backoff_ms = 0; }; }; };", "sinks.a.retry.backoff_ms");
+    expect_config_error ("sinks: { a: { type = \"noop\"; retry = { multiplier = 0.5; }; }; };", "multiplier");
+    expect_config_error ("sinks: { a: { type = \"nosuch\"; }; };", "no sink of type \"nosuch\"");
+    expect_config_error ("sinks: { a: { path = \"/x.so\"; }; };", "type");
+    expect_config_error ("sinks: { a: { type = \"plugin\"; path = \"" PLUGIN ("bad_abi") "\"; }; };", "ABI version 99");
+    expect_config_error ("sinks: { a: { type = \"noop\"; }; };\ndefaults: { chain = [\"b\"]; };", "names sink \"b\"");
+    expect_config_error ("sinks: { a: { type = \"scripted\"; }; };\n"
+                         "streams = ( { name = \"s\"; a = { retry_times = 1; }; } );", "streams.[0].a.retry_times: unknown setting");
+    expect_config_error ("sinks: { embedded: { type = \"noop\"; }; };", "built-in store");
+}
+
+Test (sink_plugin, a_sink_whose_init_fails_stops_dlqd_at_startup)
+{
+    char dir [256], conf [320], cmd [1024];
+    test_tmpdir (dir);
+    snprintf (conf, sizeof conf, "%s/dlqd.conf", dir);
+    FILE *f = fopen (conf, "w");
+    fprintf (f, "gateway: { listen = [\"tcp://127.0.0.1:%d\"]; data_dir = \"%s/data\"; };\n"
+                "sinks: { broken: { type = \"plugin\"; path = \"%s\"; }; };\n", test_free_port (), dir, PLUGIN ("bad_init"));
+    fclose (f);
+    snprintf (cmd, sizeof cmd, "%s -c %s > %s/out 2>&1", DLQD_BINARY, conf, dir);
+    int status = system (cmd);
+    char out [400];
+    snprintf (out, sizeof out, "%s/out", dir);
+    char *log = test_read_file (out, NULL);
+    cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 1, "dlqd exits 1: %s", log);
+    cr_expect_not_null (strstr (log, "sink broken (bad): init failed: cannot reach the backend"), "%s", log);
+    free (log);
+    test_rmtree (dir);
+}
