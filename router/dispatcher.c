@@ -44,7 +44,7 @@ struct dlq_dispatcher {
     char                 *tip_endpoint;
     dlq_actor_t          *actor;
     size_t                outstanding;
-    char                  error [512];
+    char                  error [1024];
 
     /* the dispatcher thread's state */
     const dlq_sink_ops_t *ops;
@@ -465,7 +465,7 @@ start (dlq_dispatcher_t *self)
     self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
     if (!self->store || !load_state (self))
         return false;
-    char why [512] = "";
+    char why [256] = "";
     if (self->ops->init (dlq_sink_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
                          why, sizeof why) != DLQ_SINK_STATUS_OK) {
         snprintf (self->error, sizeof self->error, "sink %s (%s): init failed: %s", sink_name (self),

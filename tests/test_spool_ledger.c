@@ -252,7 +252,8 @@ raw_count (const char *sql)
 {
     sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
     sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
+    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s",
+                  sqlite3_errmsg (db));
     cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
     int64_t value = sqlite3_column_int64 (stmt, 0);
     sqlite3_finalize (stmt);
@@ -1034,7 +1035,8 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
             u.row_count = 1;
             dlq_ledger_update_t *updates [] = { &u };
             dlq_event_t *event = make_event (4, "s", NO_EXPIRY);
-            cr_assert_eq (commit (store, &event, 1, updates, 1), 4, "seq goes on after the old ones");
+            cr_assert_eq (commit (store, &event, 1, updates, 1), 4,
+                          "seq goes on after the old ones");
             dlq_event_destroy (&event);
         }
         cr_assert_eq (state_of (store, "a").cursor, 2);
@@ -1145,7 +1147,8 @@ plan_contains (sqlite3 *db, const char *sql, const char *needle, char *plan, siz
     char eqp [1024];
     snprintf (eqp, sizeof eqp, "EXPLAIN QUERY PLAN %s", sql);
     sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, eqp, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
+    cr_assert_eq (sqlite3_prepare_v2 (db, eqp, -1, &stmt, NULL), SQLITE_OK, "%s",
+                  sqlite3_errmsg (db));
     bool found = false;
     plan [0] = '\0';
     while (sqlite3_step (stmt) == SQLITE_ROW) {

@@ -17,6 +17,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0
 echo "== unit + integration tests"
 (cd "$root/build" && ctest --output-on-failure -j2) || status=1
+echo "== the out-of-tree example plugin, built against the installed headers"
+contrib/scripts/test-plugins.sh "$root/build" || status=1
 echo "== every test again under ASan + UBSan"
 (cd "$root/build-asan" && ctest --output-on-failure -j2) || status=1
 exit $status

@@ -92,7 +92,8 @@ static const char *const ledger_sql [LS_STMT_COUNT] = {
     /* sqlite_sequence holds the highest seq ever handed out, even once
      * those rows are swept; max(seq) only guards against a tampered one. */
     [LS_LAST_SEQ]        = "SELECT max(coalesce((SELECT seq FROM sqlite_sequence"
-                           " WHERE name = 'events'), 0), coalesce((SELECT max(seq) FROM events), 0))",
+                           " WHERE name = 'events'), 0),"
+                           " coalesce((SELECT max(seq) FROM events), 0))",
     [LS_READ_AFTER]      = "SELECT seq, created_at, body FROM events WHERE seq > ?1"
                            " ORDER BY seq LIMIT ?2",
     [LS_READ_SEQ]        = "SELECT created_at, body FROM events WHERE seq = ?1",
@@ -169,7 +170,7 @@ embedded_ledger_prepare (dlq_embedded_t *self)
     return embedded_prepare (self, ledger_sql, self->ledger, first, end);
 }
 
-/* The statement id of this connection, or NULL (last error set) when it
+/* Statement id of this connection, or NULL (last error set) when it
  * has none: a ledger read on a reader of a version 1 file. */
 static sqlite3_stmt *
 ledger_stmt (dlq_embedded_t *self, ledger_stmt_id_t id, const char *what)
@@ -208,6 +209,10 @@ bool
 embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
                        size_t update_count)
 {
+    if (update_count && !updates) {
+        embedded_fail_text (self, "commit: %zu ledger updates but no array", update_count);
+        return false;
+    }
     for (size_t i = 0; i < update_count; i++) {
         const dlq_ledger_update_t *u = updates [i];
         size_t name_len = u ? strnlen (u->sink, sizeof u->sink) : 0;
@@ -545,7 +550,8 @@ each_row (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, const char
             embedded_stmt_release (stmt);
             return -1;
         }
-        const char *name = sink_col < 0 ? sink : (const char *) sqlite3_column_text (stmt, sink_col);
+        const char *name = sink_col < 0 ? sink
+                         : (const char *) sqlite3_column_text (stmt, sink_col);
         fn (name ? name : "", &row, arg);
         rows++;
     }
