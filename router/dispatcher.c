@@ -204,12 +204,14 @@ take_new_events (dlq_dispatcher_t *self)
     size_t room = self->batch_max - self->count;
     if (room == 0 || self->tip <= self->cursor)
         return self->cursor;
-    if (dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx) < 0) {
+    ssize_t n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
+    if (n < 0) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool: %s", sink_name (self),
                  dlq_embedded_last_error (self->store));
         return self->cursor;
     }
-    return ctx.last_seq;
+    /* nothing left past the cursor: the events up to the tip were swept */
+    return n == 0 ? self->tip : ctx.last_seq;
 }
 
 /* ---- delivering ------------------------------------------------------------------ */
