@@ -11,14 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static test_dlqd_t d;
 
+/* Every event goes to the scripted test sink "s", which fails the events
+ * of stream "bad" for good and takes the others. */
 static void
 start (void)
 {
     memset (&d, 0, sizeof d);
-    cr_assert (test_dlqd_start (&d, NULL, "defaults: { retention_days = 0; };"), "dlqd did not start");
+    cr_assert (test_dlqd_start (&d, NULL, "sinks: { s: { type = \"scripted\"; fail_stream = \"bad\"; }; };\n"
+                                          "defaults: { retention_days = 0; chain = [\"s\"]; };"),
+               "dlqd did not start");
 }
 
 static void stop (void) { test_dlqd_cleanup (&d); }
@@ -193,4 +199,90 @@ Test (client, dlqctl_reports_a_gateway_that_is_gone)
     snprintf (args, sizeof args, "--timeout 300 ping");
     cr_expect_eq (dlqctl (args, NULL, &out), 2, "%s", out);
     free (out);
+}
+
+/* sinks.s.<field> of a STATS reply as text (a number's digits), "" when
+ * it is not there; caller frees. */
+static char *
+sink_figure (dlq_client_t *c, const char *field)
+{
+    char *stats = NULL;
+    size_t len = 0;
+    cr_assert_eq (dlq_client_stats (c, &stats, &len), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (stats, len, &doc, NULL), DLQ_JSON_OK, "%s", stats);
+    const dlq_json_value_t *v = dlq_json_get (dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), "s"), field);
+    char *text = strdup (v && v->str ? v->str : "");
+    dlq_json_doc_destroy (&doc);
+    free (stats);
+    return text;
+}
+
+/* Ask STATS until sinks.s.<field> is text (same) or is no longer text
+ * (!same), for 10 s at most; says whether it came to that. */
+static bool
+wait_sink_figure (dlq_client_t *c, const char *field, const char *text, bool same)
+{
+    struct timespec start, now;
+    clock_gettime (CLOCK_MONOTONIC, &start);
+    do {
+        char *got = sink_figure (c, field);
+        bool done = (strcmp (got, text) == 0) == same;
+        free (got);
+        if (done)
+            return true;
+        usleep (20 * 1000);
+        clock_gettime (CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - start.tv_sec < 10);
+    return false;
+}
+
+Test (client, dlqctl_redeliver_and_the_sink_tables)
+{
+    dlq_client_t *c = dlq_client_new (d.endpoint);
+    cr_assert_not_null (c);
+    char id [DLQ_CLIENT_ID_SIZE], args [128];
+    dlq_client_uuid_v7 (id);
+    char *body = event_json (id, "bad", 1);
+    cr_assert_eq (dlq_client_put (c, body, strlen (body), NULL, NULL), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
+    free (body);
+    cr_assert (wait_sink_figure (c, "failed", "1", true), "the scripted sink fails the event of stream bad");
+
+    char *out = NULL;
+    cr_expect_eq (dlqctl ("stats", NULL, &out), 0, "%s", out);
+    cr_expect_not_null (strstr (out, "\nSINK  TYPE      BACKLOG  DELIVERED  RETRYING  FAILED  REDELIVERED  CIRCUIT  LAST ERROR\n"),
+                        "%s", out);
+    cr_expect_not_null (strstr (out, "\ns     scripted  0        "), "%s", out);
+    cr_expect_not_null (strstr (out, "  1       0            closed   scripted permanent failure\n"), "%s", out);
+    free (out);
+
+    snprintf (args, sizeof args, "get %s", id);
+    cr_expect_eq (dlqctl (args, NULL, &out), 0, "%s", out);
+    cr_expect_not_null (strstr (out, "\"streamName\": \"bad\""), "%s", out);
+    cr_expect_not_null (strstr (out, "}\n\nSINK  STATE   ATTEMPTS  NEXT ATTEMPT  LAST ERROR\n"
+                                     "s     failed  1         -             scripted permanent failure\n"), "%s", out);
+    free (out);
+
+    cr_expect_eq (dlqctl ("redeliver --sink s --stream good", NULL, &out), 0, "%s", out);
+    cr_expect_str_eq (out, "requeued 0 failed deliveries to s\n");
+    free (out);
+    char *failed_at = sink_figure (c, "lastErrorAt");
+    cr_expect_eq (dlqctl ("redeliver --sink s --stream bad", NULL, &out), 0, "%s", out);
+    cr_expect_str_eq (out, "requeued 1 failed deliveries to s\n");
+    free (out);
+    cr_expect (wait_sink_figure (c, "lastErrorAt", failed_at, false), "the requeued delivery was tried again");
+    cr_expect (wait_sink_figure (c, "failed", "1", true), "and failed again");
+    free (failed_at);
+
+    cr_expect_eq (dlqctl ("redeliver --sink nosuch", NULL, &out), 1, "%s", out);
+    cr_expect_str_eq (out, "dlqctl: INVALID_REQUEST: sink must name a configured sink (sink)\n");
+    free (out);
+    int64_t requeued = -1;
+    cr_expect_eq (dlq_client_redeliver (c, "s", NULL, "not-a-uuid", &requeued), DLQ_CLIENT_ERR_SERVER);
+    cr_expect_str_eq (dlq_client_error_code (c), "INVALID_REQUEST");
+    cr_expect_str_eq (dlq_client_error_field (c), "id");
+    cr_expect_eq (requeued, -1, "untouched on failure");
+    cr_expect_eq (dlq_client_redeliver (c, "s", NULL, id, &requeued), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
+    cr_expect_eq (requeued, 1);
+    dlq_client_destroy (&c);
 }

@@ -336,8 +336,24 @@ junk_then_answer (fake_t *fake, request_t *req)
     fake_reply_stored (fake, req, true);
 }
 
+/* REDELIVER as a gateway whose sink "s" has 3 failed deliveries: sink
+ * "nosuch" is not configured, and sink "mute" gets a reply without a
+ * count. */
+static void
+answer_redeliver (fake_t *fake, request_t *req)
+{
+    if (strstr (req->body, "\"sink\":\"nosuch\""))
+        fake_reply (fake, req, "ERR", "{\"code\":\"INVALID_REQUEST\",\"message\":\"sink must name a configured sink\","
+                    "\"field\":\"sink\"}");
+    else
+    if (strstr (req->body, "\"sink\":\"mute\""))
+        fake_reply (fake, req, "OK", "{\"sink\":\"mute\"}");
+    else
+        fake_reply (fake, req, "OK", "{\"sink\":\"s\",\"requeued\":3}");
+}
+
 /* A gateway that stores every PUT and answers the query verbs with fixed
- * bodies. */
+ * bodies, REDELIVER as answer_redeliver. */
 static void
 answer_queries (fake_t *fake, request_t *req)
 {
@@ -356,12 +372,16 @@ answer_queries (fake_t *fake, request_t *req)
     if (strcmp (req->verb, "PING") == 0)
         fake_reply (fake, req, "OK", "{\"pong\":true,\"version\":\"0.1.0\",\"protocol\":1}");
     else
+    if (strcmp (req->verb, "REDELIVER") == 0)
+        answer_redeliver (fake, req);
+    else
         fake_reply (fake, req, "ERR", "{\"code\":\"UNKNOWN_VERB\",\"message\":\"no\"}");
 }
 
 /* What dlqctl's tests talk to: PUTs are stored, except that an event of
  * error type "bad" is rejected and one of stream "dup" is a duplicate; a
  * LIST page has one event and a next cursor; a pong tells maxMessageBytes;
+ * STATS tells two sinks, and GET of event "e2" its deliveries to them;
  * the rest as answer_queries. */
 static void
 dlqctl_gateway (fake_t *fake, request_t *req)
@@ -383,6 +403,21 @@ dlqctl_gateway (fake_t *fake, request_t *req)
     if (strcmp (req->verb, "PING") == 0)
         fake_reply (fake, req, "OK", "{\"pong\":true,\"version\":\"0.1.0\",\"protocol\":1,\"maxMessageBytes\":1048576}");
     else
+    if (strcmp (req->verb, "STATS") == 0)
+        fake_reply (fake, req, "OK",
+                    "{\"events\":2,\"sinks\":{\"s\":{\"type\":\"scripted\",\"backlog\":0,\"delivered\":5,"
+                    "\"retrying\":1,\"failed\":2,\"redelivered\":0,\"circuit\":\"half-open\",\"lastError\":"
+                    "\"scripted\\npermanent failure of a sink whose error message goes on and on\","
+                    "\"lastErrorAt\":\"2026-06-09T14:32:13.500Z\",\"counters\":{\"calls\":8}},"
+                    "\"archive\":{\"type\":\"jsonl\",\"backlog\":12,\"delivered\":0,\"retrying\":0,\"failed\":0,"
+                    "\"redelivered\":1234567,\"circuit\":\"closed\",\"counters\":{}}}}");
+    else
+    if (strcmp (req->verb, "GET") == 0 && strstr (req->body, "\"e2\""))
+        fake_reply (fake, req, "OK",
+                    "{\"event\":{\"id\":\"e2\"},\"deliveries\":[{\"sink\":\"s\",\"state\":\"retrying\","
+                    "\"attempts\":2,\"nextAttemptAt\":\"2026-06-09T14:32:13.500Z\",\"lastError\":\"timeout\"},"
+                    "{\"sink\":\"archive\",\"state\":\"delivered\",\"attempts\":1}]}");
+    else
         answer_queries (fake, req);
 }
 
@@ -403,6 +438,23 @@ run_dlqctl (const char *dir, const char *args, char **out, char **err)
     cr_assert (*out && *err);
     cr_assert (WIFEXITED (status), "dlqctl did not exit normally: %s", command);
     return WEXITSTATUS (status);
+}
+
+/* Run "dlqctl -e <fake's endpoint> ARGS" in dir and check its exit status
+ * and its standard output and error (each only when not NULL). */
+static void
+expect_dlqctl (const char *dir, const fake_t *fake, const char *args, int status,
+               const char *want_out, const char *want_err)
+{
+    char command [1024], *out, *err;
+    snprintf (command, sizeof command, "-e %s %s", fake->endpoint, args);
+    cr_assert_eq (run_dlqctl (dir, command, &out, &err), status, "dlqctl %s\nstdout: %s\nstderr: %s", args, out, err);
+    if (want_out)
+        cr_assert_str_eq (out, want_out, "dlqctl %s\nstdout:\n%s", args, out);
+    if (want_err)
+        cr_assert_str_eq (err, want_err, "dlqctl %s\nstderr:\n%s", args, err);
+    free (out);
+    free (err);
 }
 
 static void
@@ -715,6 +767,12 @@ Test (client, query_calls_send_their_bodies_and_return_raw_replies)
     cr_assert_eq (len, strlen (body));
     free (body);
 
+    cr_assert_eq (dlq_client_get_reply (client, "e1", &body, &len), DLQ_CLIENT_OK);
+    cr_assert_str_eq (body, "{\"event\":{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}}");
+    cr_assert_eq (len, strlen (body));
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{\"id\":\"e1\"}");
+
     cr_assert_eq (dlq_client_list (client, "ord\"ers", 50, "17.1", &body, NULL), DLQ_CLIENT_OK);
     cr_assert_str_eq (body, "{\"events\":[],\"nextCursor\":\"17.2\"}");
     free (body);
@@ -737,6 +795,46 @@ Test (client, query_calls_send_their_bodies_and_return_raw_replies)
     fake_stop (fake);
     cr_assert_str_eq (fake->last_verb, "PING");
     cr_assert_str_eq (fake->last_body, "");
+    fake_destroy (&fake);
+}
+
+Test (client, redeliver_sends_its_filter_and_returns_the_count)
+{
+    static const struct {
+        const char *sink, *stream, *id, *body;
+    } calls [] = {
+        { "s\"1", NULL, NULL, "{\"sink\":\"s\\\"1\"}" },
+        { "s", "bad", NULL, "{\"sink\":\"s\",\"streamName\":\"bad\"}" },
+        { "s", NULL, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+          "{\"sink\":\"s\",\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}" },
+    };
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    for (size_t i = 0; i < sizeof calls / sizeof calls [0]; i++) {
+        int64_t requeued = -1;
+        cr_assert_eq (dlq_client_redeliver (client, calls [i].sink, calls [i].stream, calls [i].id, &requeued),
+                      DLQ_CLIENT_OK, "%s", dlq_client_error_message (client));
+        cr_assert_eq (requeued, 3);
+        cr_assert_str_eq (fake->last_verb, "REDELIVER");
+        cr_assert_str_eq (fake->last_body, calls [i].body);
+    }
+    cr_assert_eq (dlq_client_redeliver (client, "s", NULL, NULL, NULL), DLQ_CLIENT_OK, "no place for the count");
+
+    int sent = fake->received;
+    cr_assert_eq (dlq_client_redeliver (client, "s", "bad", "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", NULL),
+                  DLQ_CLIENT_ERR_ARGS);
+    cr_assert_neq (strstr (dlq_client_error_message (client), "not both"), NULL);
+    cr_assert_eq (dlq_client_redeliver (client, NULL, NULL, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (fake->received, sent, "nothing sent for bad arguments");
+
+    cr_assert_eq (dlq_client_redeliver (client, "nosuch", "bad", NULL, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_assert_str_eq (dlq_client_error_code (client), "INVALID_REQUEST");
+    cr_assert_str_eq (dlq_client_error_message (client), "sink must name a configured sink");
+    cr_assert_str_eq (dlq_client_error_field (client), "sink");
+    cr_assert_eq (dlq_client_redeliver (client, "mute", NULL, NULL, NULL), DLQ_CLIENT_ERR_PROTOCOL);
+    cr_assert_neq (strstr (dlq_client_error_message (client), "requeued"), NULL);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
     fake_destroy (&fake);
 }
 
@@ -923,6 +1021,60 @@ Test (dlqctl, exit_statuses_for_errors)
     cr_assert_str_eq (err, "dlqctl: INVALID_EVENT: error.type is \"required\" \xc3\xa9 (error.type)\n");
     free (out);
     free (err);
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, redeliver_prints_the_count_and_sends_the_filter)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "redeliver --sink s", 0, "requeued 3 failed deliveries to s\n", "");
+    cr_assert_str_eq (fake->last_body, "{\"sink\":\"s\"}");
+    expect_dlqctl (dir, fake, "redeliver --sink s -s bad", 0, "requeued 3 failed deliveries to s\n", "");
+    cr_assert_str_eq (fake->last_body, "{\"sink\":\"s\",\"streamName\":\"bad\"}");
+    expect_dlqctl (dir, fake, "redeliver --id 0190f1d2-6c4e-7a01-8b2c-3d4e5f607182 --sink s --json", 0,
+                   "{\"sink\":\"s\",\"requeued\":3}\n", "");
+    cr_assert_str_eq (fake->last_body, "{\"sink\":\"s\",\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}");
+
+    expect_dlqctl (dir, fake, "redeliver --sink nosuch --stream bad", 1, "",
+                   "dlqctl: INVALID_REQUEST: sink must name a configured sink (sink)\n");
+    expect_dlqctl (dir, fake, "redeliver --sink mute", 2, "",
+                   "dlqctl: PROTOCOL: REDELIVER reply without a \"requeued\" count\n");
+    int sent = fake->received;
+    expect_dlqctl (dir, fake, "redeliver --stream bad", 64, "",
+                   "dlqctl: redeliver: --sink is required\nTry 'dlqctl redeliver --help'.\n");
+    expect_dlqctl (dir, fake, "redeliver --sink s --stream bad --id x", 64, "",
+                   "dlqctl: redeliver: give --stream or --id, not both\nTry 'dlqctl redeliver --help'.\n");
+    expect_dlqctl (dir, fake, "redeliver --sink s bad", 64, NULL, NULL);
+    expect_dlqctl (dir, fake, "redeliver --help", 0, NULL, "");
+    fake_stop (fake);
+    cr_assert_eq (fake->received, sent, "usage errors send nothing");
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, stats_and_get_show_the_sinks)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "stats", 0,
+        "events stored  2\n"
+        "\n"
+        "SINK     TYPE      BACKLOG  DELIVERED  RETRYING  FAILED  REDELIVERED  CIRCUIT    LAST ERROR\n"
+        "s        scripted  0        5          1         2       0            half-open  "
+        "scripted permanent failure of a sink whose error message go\xe2\x80\xa6\n"
+        "archive  jsonl     12       0          0         0       1234567      closed     -\n", "");
+    expect_dlqctl (dir, fake, "get e2", 0,
+        "{\n  \"id\": \"e2\"\n}\n"
+        "\n"
+        "SINK     STATE      ATTEMPTS  NEXT ATTEMPT              LAST ERROR\n"
+        "s        retrying   2         2026-06-09T14:32:13.500Z  timeout\n"
+        "archive  delivered  1         -                         -\n", "");
+    expect_dlqctl (dir, fake, "get e2 --json", 0, "{\"id\":\"e2\"}\n", "");
     fake_stop (fake);
     fake_destroy (&fake);
     test_rmtree (dir);

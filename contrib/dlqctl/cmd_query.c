@@ -2,6 +2,7 @@
  *  page), the reply shown as a table, a summary or pretty JSON.
  */
 #include "cmd_query.h"
+#include "cmd_sinks.h"
 #include "json_view.h"
 #include "table.h"
 
@@ -10,14 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 static const char get_usage [] =
     "usage: dlqctl get ID\n"
     "\n"
     "Show the stored event with this id, pretty-printed (as the gateway sent\n"
-    "it with --json).\n";
+    "it with --json). When the gateway has sinks, a table of the event's\n"
+    "deliveries follows: for each sink of its chain the STATE (pending,\n"
+    "delivered, retrying or failed), ATTEMPTS, NEXT ATTEMPT (retrying) and\n"
+    "LAST ERROR.\n";
 
 static const char list_usage [] =
     "usage: dlqctl list --stream S [--limit N] [--cursor C] [--all]\n"
@@ -37,7 +39,11 @@ static const char stats_usage [] =
     "usage: dlqctl stats\n"
     "\n"
     "Show the gateway's event counts, store size, counters and uptime\n"
-    "(the gateway's reply as is with --json).\n";
+    "(the gateway's reply as is with --json). When the gateway has sinks, a\n"
+    "table of them follows: SINK, TYPE, BACKLOG (events not yet handed to\n"
+    "the sink), DELIVERED, RETRYING, FAILED (for good: see 'dlqctl\n"
+    "redeliver'), REDELIVERED, CIRCUIT (closed, open or half-open) and\n"
+    "LAST ERROR.\n";
 
 static const char ping_usage [] =
     "usage: dlqctl ping\n"
@@ -100,17 +106,23 @@ parse_reply (const char *verb, const char *body, size_t len)
 
 /* ---- get ------------------------------------------------------------- */
 
+/* Pretty-print the event of a GET reply, then its deliveries when the
+ * gateway tells them. */
 static int
-show_event (const char *event, size_t len)
+show_event (const char *reply, size_t len)
 {
-    dlq_json_doc_t *doc = parse_reply ("GET", event, len);
+    dlq_json_doc_t *doc = parse_reply ("GET", reply, len);
     if (!doc)
         return DLQCTL_EXIT_NO_ANSWER;
+    const dlq_json_value_t *root = dlq_json_root (doc);
+    const dlq_json_value_t *deliveries = dlq_json_get (root, "deliveries");
     dlq_buf_t out = DLQ_BUF_INIT;
-    json_view_pretty (&out, dlq_json_root (doc), 2);
+    json_view_pretty (&out, dlq_json_get (root, "event"), 2);
     dlq_buf_putc (&out, '\n');
     fwrite (out.data, 1, out.len, stdout);
     dlq_buf_free (&out);
+    if (deliveries)
+        sinks_print_deliveries (deliveries);
     dlq_json_doc_destroy (&doc);
     return DLQCTL_EXIT_OK;
 }
@@ -126,16 +138,17 @@ cmd_get (dlqctl_t *ctl, int argc, char **argv)
         return dlqctl_usage_error ("get", "wants exactly one event id");
     if ((status = dlqctl_connect (ctl)) != DLQCTL_EXIT_OK)
         return status;
-    char *event = NULL;
+    char *body = NULL;
     size_t len = 0;
-    dlq_client_result_t result = dlq_client_get (ctl->client, argv [first], &event, &len);
+    dlq_client_result_t result = ctl->json ? dlq_client_get (ctl->client, argv [first], &body, &len)
+                                           : dlq_client_get_reply (ctl->client, argv [first], &body, &len);
     if (result != DLQ_CLIENT_OK)
         return dlqctl_fail (ctl, result);
     if (ctl->json)
-        printf ("%s\n", event);
+        printf ("%s\n", body);
     else
-        status = show_event (event, len);
-    free (event);
+        status = show_event (body, len);
+    free (body);
     return status;
 }
 
@@ -200,17 +213,6 @@ parse_list_args (dlqctl_t *ctl, int argc, char **argv, list_args_t *args)
     return ARGS_OK;
 }
 
-/* The MESSAGE column gets what is left of a terminal's width (at least
- * 20 characters), or 60 when stdout is not a terminal. */
-static size_t
-message_width (size_t used)
-{
-    struct winsize ws;
-    if (!isatty (STDOUT_FILENO) || ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
-        return 60;
-    return ws.ws_col > used + 20 ? ws.ws_col - used : 20;
-}
-
 static void
 init_columns (table_column_t *columns)
 {
@@ -228,7 +230,7 @@ init_columns (table_column_t *columns)
         columns [i] = fixed [i];
         used += fixed [i].width + 2;
     }
-    columns [COL_MESSAGE].width = message_width (used);
+    columns [COL_MESSAGE].width = table_rest_width (used);
 }
 
 static void
@@ -236,12 +238,7 @@ print_event_row (const table_column_t *columns, const dlq_json_value_t *event)
 {
     dlq_buf_t text [COL_COUNT];
     const char *cells [COL_COUNT];
-    for (int i = 0; i < COL_COUNT; i++) {
-        dlq_buf_t empty = DLQ_BUF_INIT;
-        text [i] = empty;
-        json_view_text (&text [i], json_view_path (event, row_paths [i]), "-");
-        cells [i] = text [i].data;
-    }
+    json_view_cells (event, row_paths, COL_COUNT, text, cells);
     table_print_row (stdout, columns, COL_COUNT, cells);
     for (int i = 0; i < COL_COUNT; i++)
         dlq_buf_free (&text [i]);
@@ -395,11 +392,12 @@ stats_value (dlq_buf_t *out, const dlq_json_value_t *member)
 }
 
 /* Print the members of obj, one per line, labels aligned, nested objects
- * indented below their label. */
+ * indented below their label; but not the top-level "sinks". */
 static void
 print_stats_object (dlq_buf_t *out, const dlq_json_value_t *obj, int depth)
 {
     size_t width = 0;
+    const dlq_json_value_t *sinks = depth == 0 ? dlq_json_get (obj, "sinks") : NULL;
     for (const dlq_json_value_t *m = obj->child; m; m = m->next) {
         const char *label = depth == 0 ? stats_label (m) : NULL;
         size_t len = label ? strlen (label) : m->key_len;
@@ -407,6 +405,8 @@ print_stats_object (dlq_buf_t *out, const dlq_json_value_t *obj, int depth)
             width = len;
     }
     for (const dlq_json_value_t *m = obj->child; m; m = m->next) {
+        if (m == sinks)
+            continue;                               /* cmd_stats shows it as a table */
         const char *label = depth == 0 ? stats_label (m) : NULL;
         size_t len = label ? strlen (label) : m->key_len;
         dlq_buf_printf (out, "%*s", depth * 2, "");
@@ -439,9 +439,12 @@ cmd_stats (dlqctl_t *ctl, int argc, char **argv)
     else
     if (doc) {
         dlq_buf_t out = DLQ_BUF_INIT;
+        const dlq_json_value_t *sinks = dlq_json_get (dlq_json_root (doc), "sinks");
         print_stats_object (&out, dlq_json_root (doc), 0);
         fwrite (out.data ? out.data : "", 1, out.len, stdout);
         dlq_buf_free (&out);
+        if (sinks)
+            sinks_print_stats (sinks);
     }
     else
         status = DLQCTL_EXIT_NO_ANSWER;

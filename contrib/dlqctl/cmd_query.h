@@ -7,14 +7,16 @@
 
 #include "dlqctl.h"
 
-/* get ID: the stored event, pretty-printed (raw with --json). */
+/* get ID: the stored event, pretty-printed, and a table of its deliveries
+ * when the gateway has sinks (the event alone, raw, with --json). */
 int cmd_get (dlqctl_t *ctl, int argc, char **argv);
 
 /* list --stream S [--limit N] [--cursor C] [--all]: a table of a stream's
  * events and the next cursor (raw pages with --json). */
 int cmd_list (dlqctl_t *ctl, int argc, char **argv);
 
-/* stats: the gateway's counters, readable (raw with --json). */
+/* stats: the gateway's counters, readable, and a table of its sinks when
+ * it has some (raw with --json). */
 int cmd_stats (dlqctl_t *ctl, int argc, char **argv);
 
 /* ping: "pong from E (version V, protocol P, max message N bytes) in X ms"

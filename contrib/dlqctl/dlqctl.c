@@ -3,11 +3,12 @@
  *      dlqctl [--endpoint E] [--json] [--timeout MS] COMMAND [ARGS]
  *
  *  Parses the global options, connects a libdlq client and hands over to
- *  the command (cmd_put.c, cmd_query.c).
+ *  the command (cmd_put.c, cmd_query.c, cmd_sinks.c).
  */
 #include "dlqctl.h"
 #include "cmd_put.h"
 #include "cmd_query.h"
+#include "cmd_sinks.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -23,10 +24,12 @@ static const char usage_text [] =
     "\n"
     "commands:\n"
     "  put [--no-ids] [FILE|-]     store FailedEvents, one JSON object per line\n"
-    "  get ID                      show one stored event\n"
+    "  get ID                      show one stored event (and its deliveries)\n"
     "  list --stream S [--limit N] [--cursor C] [--all]\n"
     "                              list a stream's events, newest first\n"
-    "  stats                       show the gateway's counters\n"
+    "  stats                       show the gateway's counters (and sinks)\n"
+    "  redeliver --sink S [--stream X | --id ID]\n"
+    "                              deliver again what failed for good at a sink\n"
     "  ping                        check that the gateway answers\n"
     "\n"
     "options:\n"
@@ -50,11 +53,12 @@ typedef struct {
 } command_t;
 
 static const command_t commands [] = {
-    { "put",   cmd_put   },
-    { "get",   cmd_get   },
-    { "list",  cmd_list  },
-    { "stats", cmd_stats },
-    { "ping",  cmd_ping  },
+    { "put",       cmd_put       },
+    { "get",       cmd_get       },
+    { "list",      cmd_list      },
+    { "stats",     cmd_stats     },
+    { "ping",      cmd_ping      },
+    { "redeliver", cmd_redeliver },
 };
 
 dlqctl_exit_t

@@ -35,6 +35,22 @@ json_view_text (dlq_buf_t *out, const dlq_json_value_t *v, const char *fallback)
         dlq_json_write (out, v);
 }
 
+void
+json_view_cells (const dlq_json_value_t *obj, const char *const *paths, size_t count,
+                 dlq_buf_t *text, const char **cells)
+{
+    for (size_t i = 0; i < count; i++) {
+        dlq_buf_t empty = DLQ_BUF_INIT;
+        text [i] = empty;
+        if (paths [i])
+            json_view_text (&text [i], json_view_path (obj, paths [i]), "-");
+        else
+        if (obj->key)
+            dlq_buf_append (&text [i], obj->key, obj->key_len);
+        cells [i] = text [i].data;
+    }
+}
+
 static void
 newline_indent (dlq_buf_t *out, int spaces)
 {

@@ -2,7 +2,7 @@
  *  the project's JSON parser (core/dlq_json.h).
  *
  *  Field lookup by dotted path ("error.type"), a value as display text,
- *  and an indenting pretty-printer.
+ *  the cells of a table row, and an indenting pretty-printer.
  */
 #ifndef JSON_VIEW_H
 #define JSON_VIEW_H
@@ -21,6 +21,13 @@ const dlq_json_value_t *json_view_path (const dlq_json_value_t *obj, const char 
  * number's source text, true/false/null, or compact JSON for a container;
  * fallback when v is NULL. */
 void json_view_text (dlq_buf_t *out, const dlq_json_value_t *v, const char *fallback);
+
+/* The cells of a table row made from obj: text[i] (count buffers, which
+ * this initialises; free each with dlq_buf_free) receives the display
+ * text of the value at paths[i] ("-" when missing), or obj's own member
+ * name for a NULL path, and cells[i] points at it (NULL when empty). */
+void json_view_cells (const dlq_json_value_t *obj, const char *const *paths, size_t count,
+                      dlq_buf_t *text, const char **cells);
 
 /* Append v as indented JSON: one member or element per line, indent
  * spaces per level, "key": value with a space after the colon, empty

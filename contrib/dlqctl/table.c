@@ -1,7 +1,9 @@
-/*  table — fitted, padded columns of text for dlqctl's list output. */
+/*  table — fitted, padded columns of text for dlqctl's tables. */
 #include "table.h"
 
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #define ELLIPSIS "\xe2\x80\xa6"     /* U+2026, one character wide */
 
@@ -45,6 +47,35 @@ sanitize (dlq_buf_t *out, const char *s)
         unsigned char c = (unsigned char) *s;
         dlq_buf_putc (out, c < 0x20 || c == 0x7F ? ' ' : (char) c);
     }
+}
+
+size_t
+table_rest_width (size_t used)
+{
+    struct winsize ws;
+    if (!isatty (STDOUT_FILENO) || ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+        return 60;
+    return ws.ws_col > used + 20 ? ws.ws_col - used : 20;
+}
+
+void
+table_fit_columns (table_column_t *columns, size_t count, const char *const *cells, size_t rows)
+{
+    size_t used = 0;
+    for (size_t i = 0; i + 1 < count; i++) {
+        size_t need = char_count (columns [i].title);
+        for (size_t r = 0; r < rows; r++) {
+            const char *cell = cells [r * count + i];
+            size_t n = char_count (cell ? cell : "-");
+            if (n > need)
+                need = n;
+        }
+        if (need < columns [i].width)
+            columns [i].width = need;
+        used += columns [i].width + 2;
+    }
+    if (count)
+        columns [count - 1].width = table_rest_width (used);
 }
 
 void

@@ -5,7 +5,9 @@
  *  made to fit: control characters become spaces and text too wide is cut
  *  at a character boundary, marked with "…" (at the end, or at the start
  *  for columns whose tail matters more, such as Java exception class
- *  names). Widths count code points, not bytes.
+ *  names). Widths count code points, not bytes. Tables whose rows are all
+ *  known up front (the sinks of `stats`, the deliveries of `get`) can
+ *  have their columns narrowed to what the cells need.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -21,6 +23,17 @@ typedef struct {
     size_t      width;          /* in characters; the last column is not padded */
     bool        keep_tail;      /* cut the start rather than the end */
 } table_column_t;
+
+/* The width left for a last column after used characters of others: the
+ * rest of the terminal's width (at least 20), or 60 when stdout is not a
+ * terminal. */
+size_t table_rest_width (size_t used);
+
+/* Size the columns of a table whose cells are all known: rows x count
+ * cells, row after row (NULL cells count as "-"). Each column but the
+ * last is narrowed to its title or widest cell, its width being the most
+ * it may keep; the last gets table_rest_width() of the others. */
+void table_fit_columns (table_column_t *columns, size_t count, const char *const *cells, size_t rows);
 
 /* Append s fitted into width characters to out (no padding). */
 void table_fit (dlq_buf_t *out, const char *s, size_t width, bool keep_tail);

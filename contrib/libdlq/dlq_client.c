@@ -322,54 +322,94 @@ hand_over_body (dlqc_outcome_t *outcome, char **body_out, size_t *len_out)
     outcome->body = NULL;
 }
 
-dlq_client_result_t
-dlq_client_get (dlq_client_t *self, const char *id, char **event_out, size_t *len_out)
+/* Append "key":value-as-a-JSON-string to the request object being built
+ * at request + n: the first member (n == 0) opens it with '{', the others
+ * follow a ','. Returns the new length. request must have room for
+ * strlen (key) + 6 * strlen (value) + 6 more bytes. */
+static size_t
+add_member (char *request, size_t n, const char *key, const char *value)
+{
+    request [n] = n ? ',' : '{';
+    n++;
+    n += (size_t) sprintf (request + n, "\"%s\":", key);
+    return n + dlqc_json_escape (request + n, value, strlen (value));
+}
+
+/* Close the request object built with add_member (one more byte, and the
+ * NUL); returns its length. */
+static size_t
+end_request (char *request, size_t n)
+{
+    request [n++] = '}';
+    request [n] = '\0';
+    return n;
+}
+
+/* Room for a request object of the string members whose values are given
+ * (NULL: absent), with 64 bytes for keys, punctuation and numbers. */
+static char *
+request_buffer (const char *a, const char *b, const char *c)
+{
+    size_t values = (a ? strlen (a) : 0) + (b ? strlen (b) : 0) + (c ? strlen (c) : 0);
+    return dlqc_malloc (6 * values + 64);
+}
+
+/* GET {"id":...}: on OK *out receives a copy of the reply's "event" object
+ * or, when whole, the whole reply body (caller frees), and *len_out (if
+ * not NULL) its length. A reply without an "event" object is
+ * ERR_PROTOCOL. */
+static dlq_client_result_t
+get_event (dlq_client_t *self, const char *id, bool whole, char **out, size_t *len_out)
 {
     if (!self)
         return DLQ_CLIENT_ERR_ARGS;
-    if (!id || !event_out)
+    if (!id || !out)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no id or no place for the event");
-    size_t id_len = strlen (id);
-    char *request = dlqc_malloc (6 * id_len + 16);
-    memcpy (request, "{\"id\":", 6);
-    size_t n = 6 + dlqc_json_escape (request + 6, id, id_len);
-    request [n++] = '}';
+    char *request = request_buffer (id, NULL, NULL);
+    size_t n = end_request (request, add_member (request, 0, "id", id));
     dlqc_outcome_t outcome;
     dlq_client_result_t result = call_for_body (self, "GET", request, n, &outcome);
     free (request);
-    dlqc_json_span_t span;
+    dlqc_json_span_t event;
+    if (result == DLQ_CLIENT_OK
+        && !(dlqc_json_member (outcome.body, outcome.body_len, "event", &event) && event.type == DLQC_JSON_OBJECT))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "GET reply without an \"event\" object");
+    else
+    if (result == DLQ_CLIENT_OK && whole)
+        hand_over_body (&outcome, out, len_out);
+    else
     if (result == DLQ_CLIENT_OK) {
-        if (dlqc_json_member (outcome.body, outcome.body_len, "event", &span) && span.type == DLQC_JSON_OBJECT) {
-            *event_out = dlqc_strndup (span.start, span.len);
-            if (len_out)
-                *len_out = span.len;
-        }
-        else
-            result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "GET reply without an \"event\" object");
+        *out = dlqc_strndup (event.start, event.len);
+        if (len_out)
+            *len_out = event.len;
     }
     dlqc_outcome_clear (&outcome);
     return result;
+}
+
+dlq_client_result_t
+dlq_client_get (dlq_client_t *self, const char *id, char **event_out, size_t *len_out)
+{
+    return get_event (self, id, false, event_out, len_out);
+}
+
+dlq_client_result_t
+dlq_client_get_reply (dlq_client_t *self, const char *id, char **body_out, size_t *len_out)
+{
+    return get_event (self, id, true, body_out, len_out);
 }
 
 /* Build a LIST body: {"streamName":...,"limit":N,"cursor":...}; caller frees. */
 static char *
 list_request (const char *stream_name, unsigned limit, const char *cursor, size_t *len_out)
 {
-    size_t stream_len = strlen (stream_name);
-    size_t cursor_len = cursor ? strlen (cursor) : 0;
-    char *request = dlqc_malloc (6 * (stream_len + cursor_len) + 64);
-    size_t n = 0;
-    n += (size_t) sprintf (request + n, "{\"streamName\":");
-    n += dlqc_json_escape (request + n, stream_name, stream_len);
+    char *request = request_buffer (stream_name, cursor, NULL);
+    size_t n = add_member (request, 0, "streamName", stream_name);
     if (limit)
         n += (size_t) sprintf (request + n, ",\"limit\":%u", limit);
-    if (cursor) {
-        n += (size_t) sprintf (request + n, ",\"cursor\":");
-        n += dlqc_json_escape (request + n, cursor, cursor_len);
-    }
-    request [n++] = '}';
-    request [n] = '\0';
-    *len_out = n;
+    if (cursor)
+        n = add_member (request, n, "cursor", cursor);
+    *len_out = end_request (request, n);
     return request;
 }
 
@@ -403,6 +443,38 @@ dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out)
     dlq_client_result_t result = call_for_body (self, "STATS", "", 0, &outcome);
     if (result == DLQ_CLIENT_OK)
         hand_over_body (&outcome, body_out, len_out);
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+dlq_client_result_t
+dlq_client_redeliver (dlq_client_t *self, const char *sink, const char *stream_name, const char *id,
+                      int64_t *requeued_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!sink)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no sink");
+    if (stream_name && id)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "give a stream name or an id, not both");
+    char *request = request_buffer (sink, stream_name, id);
+    size_t n = add_member (request, 0, "sink", sink);
+    if (stream_name)
+        n = add_member (request, n, "streamName", stream_name);
+    if (id)
+        n = add_member (request, n, "id", id);
+    n = end_request (request, n);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_for_body (self, "REDELIVER", request, n, &outcome);
+    free (request);
+    dlqc_json_span_t span;
+    int64_t requeued = -1;
+    if (result == DLQ_CLIENT_OK
+        && !(dlqc_json_member (outcome.body, outcome.body_len, "requeued", &span)
+             && dlqc_json_int (&span, &requeued) && requeued >= 0))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "REDELIVER reply without a \"requeued\" count");
+    if (result == DLQ_CLIENT_OK && requeued_out)
+        *requeued_out = requeued;
     dlqc_outcome_clear (&outcome);
     return result;
 }

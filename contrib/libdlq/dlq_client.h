@@ -9,8 +9,8 @@
  *
  *  Two ways to talk to the gateway, usable on the same client:
  *
- *    * blocking calls (put, get, list, stats, ping) send one request and
- *      wait for its reply;
+ *    * blocking calls (put, get, list, stats, ping, redeliver) send one
+ *      request and wait for its reply;
  *    * pipelined PUTs: dlq_client_put_async() submits without waiting, up to
  *      a window of requests in flight (default 1000), and dlq_client_poll()
  *      / dlq_client_flush() hand each completion to a callback.
@@ -181,6 +181,15 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_put (dlq_client_t *self, const 
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_get (dlq_client_t *self, const char *id,
                                                       char **event_out, size_t *len_out);
 
+/* Like dlq_client_get(), but on OK *body_out receives the whole reply body
+ * (NUL-terminated, owned by the caller: free() it; its length in *len_out
+ * if not NULL): {"event":{...},"deliveries":[...]}, where "deliveries"
+ * (only from a gateway with sinks) tells, for each sink of the event's
+ * chain, {"sink","state","attempts"} and, when they apply,
+ * "nextAttemptAt" and "lastError". */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_get_reply (dlq_client_t *self, const char *id,
+                                                            char **body_out, size_t *len_out);
+
 /* List a stream's events, newest first. limit 0 means the gateway's
  * default (100); cursor NULL asks for the first page, otherwise pass the
  * "nextCursor" of the previous page. On OK, *body_out receives the raw
@@ -190,10 +199,24 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_list (dlq_client_t *self, const
                                                        unsigned limit, const char *cursor,
                                                        char **body_out, size_t *len_out);
 
-/* Fetch the gateway's counters. On OK, *body_out receives the raw reply
+/* Fetch the gateway's counters (and, from a gateway with sinks, each
+ * sink's figures under "sinks"). On OK, *body_out receives the raw reply
  * body (NUL-terminated JSON object, owned by the caller: free() it) and
  * *len_out (if not NULL) its length. */
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out);
+
+/* Deliver again the deliveries to the sink named sink that ended failed:
+ * all of them when stream_name and id are NULL, else only those of the
+ * events of stream stream_name, or only that of the event with this id
+ * (give one of the two at most: both is ERR_ARGS, and nothing is sent).
+ * They are queued for delivery at once, as if new. On OK, *requeued_out
+ * (if not NULL) receives how many were queued (0 when none matched). A
+ * sink the gateway does not have is ERR_SERVER with code
+ * "INVALID_REQUEST" and field "sink"; ERR_PROTOCOL when the reply has no
+ * "requeued" count. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_redeliver (dlq_client_t *self, const char *sink,
+                                                            const char *stream_name, const char *id,
+                                                            int64_t *requeued_out);
 
 /* Check that the gateway answers. On OK, *pong_out (if not NULL) receives
  * its version, protocol and the round trip time. ERR_PROTOCOL when the
