@@ -20,7 +20,7 @@
 
 static const dlq_setting_spec_t top_schema [] = {
     { "gateway",  DLQ_SETTING_GROUP, 0, 0, "the gateway's sockets, data directory and limits" },
-    { "primary",  DLQ_SETTING_STRING, 1, 64, "the store that answers queries: \"embedded\"" },
+    { "primary",  DLQ_SETTING_STRING, 1, 64, "the store that answers queries: \"embedded\" or a sink that can" },
     { "defaults", DLQ_SETTING_GROUP, 0, 0, "the stream policy of every stream not listed in streams" },
     { "streams",  DLQ_SETTING_LIST, 0, 0, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )" },
     { "sinks",    DLQ_SETTING_GROUP, 0, 0, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }" },
@@ -293,10 +293,18 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     if (primary) {
         free (c->primary);
         c->primary = primary;
-        if (ok && strcmp (primary, "embedded") != 0)
-            ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
-                                  "expected \"embedded\" (the only store of this release), got \"%s\"",
-                                  primary);
+        if (ok && strcmp (primary, "embedded") != 0) {
+            c->primary_sink = dlqd_config_sink (c, primary);
+            if (!c->primary_sink)
+                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
+                                      "expected \"embedded\" or the name of a sink in sinks, got \"%s\"",
+                                      primary);
+            else
+            if (!dlq_sink_config_ops (c->primary_sink)->store)
+                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
+                                      "sink \"%s\" (type %s) cannot answer queries", primary,
+                                      dlq_sink_config_ops (c->primary_sink)->type);
+        }
     }
     if (ok && c->max_frame_bytes == 0)
         c->max_frame_bytes = 4 * c->max_message_bytes + 65536;

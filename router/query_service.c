@@ -12,6 +12,7 @@
 #include "dlq_uuid.h"
 #include "embedded_store.h"
 #include "failed_event.h"
+#include "primary_store.h"
 #include "protocol.h"
 #include "spool_ledger.h"
 
@@ -27,7 +28,8 @@
 typedef struct {
     dlq_actor_t     *actor;
     const char      *data_dir;      /* the service's copy */
-    dlq_embedded_t  *store;         /* used on the worker's thread only */
+    dlq_embedded_t  *store;         /* the spool: ledger state; used on the worker's thread only */
+    dlq_primary_t   *primary;       /* answers GET / LIST / STATS: the spool or a sink */
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
     dlq_sink_chain_t *sinks;
@@ -91,7 +93,7 @@ check_members (const request_t *req, const char *const *allowed, dlq_error_t *er
 static dlq_code_t
 store_unavailable (worker_t *w, dlq_error_t *err)
 {
-    dlq_log (DLQ_LOG_ERROR, "query failed: %s", dlq_embedded_last_error (w->store));
+    dlq_log (DLQ_LOG_ERROR, "query failed: %s", dlq_primary_last_error (w->primary));
     return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be read");
 }
 
@@ -179,7 +181,7 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (!id || id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, uuid))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
     dlq_buf_t event = DLQ_BUF_INIT;
-    dlq_store_result_t rc = dlq_embedded_get (w->store, uuid, dlq_time_now_ms (), &event);
+    dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, dlq_time_now_ms (), &event);
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
@@ -231,7 +233,7 @@ do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (code != DLQ_OK)
         return code;
     dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    dlq_store_result_t rc = dlq_embedded_list (w->store, stream, (size_t) limit, cursor,
+    dlq_store_result_t rc = dlq_primary_list (w->primary, stream, (size_t) limit, cursor,
                                                dlq_time_now_ms (), &events, &next);
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"events\":");
@@ -289,7 +291,7 @@ do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
         return code;
     dlq_buf_t streams = DLQ_BUF_INIT;
     int64_t events = 0, bytes = 0;
-    dlq_store_result_t rc = dlq_embedded_stats (w->store, &streams, &events, &bytes);
+    dlq_store_result_t rc = dlq_primary_stats (w->primary, &streams, &events, &bytes);
     if (rc == DLQ_STORE_OK) {
         dlq_buf_printf (out, "{\"events\":%lld,\"storeBytes\":%lld,\"streams\":",
                         (long long) events, (long long) bytes);
@@ -351,9 +353,13 @@ run (void *pipe, void *arg)
 {
     worker_t *w = arg;
     w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
-    dlq_actor_ready (pipe, w->store != NULL);
-    if (!w->store)
+    if (w->store)
+        w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
+    dlq_actor_ready (pipe, w->primary != NULL);
+    if (!w->primary) {
+        dlq_embedded_destroy (&w->store);
         return;
+    }
     while (true) {
         zmq_msg_t frames [4];
         size_t n = 0;
@@ -376,6 +382,7 @@ run (void *pipe, void *arg)
         if (n != 4)
             break;
     }
+    dlq_primary_close (&w->primary);
     dlq_embedded_destroy (&w->store);
 }
 

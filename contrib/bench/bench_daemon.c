@@ -43,7 +43,7 @@ free_port (void)
 }
 
 static bool
-write_config (bench_daemon_t *self, const char *dir, char *err, size_t err_len)
+write_config (bench_daemon_t *self, const char *dir, const char *extra, char *err, size_t err_len)
 {
     FILE *file = fopen (self->config_path, "w");
     if (!file) {
@@ -53,6 +53,8 @@ write_config (bench_daemon_t *self, const char *dir, char *err, size_t err_len)
     fprintf (file, "# written by dlqd_bench\n"
                    "gateway: { listen = [\"%s\"]; data_dir = \"%s/gateway\"; };\n",
              self->endpoint, dir);
+    if (extra)
+        fprintf (file, "%s\n", extra);
     return fclose (file) == 0;
 }
 
@@ -138,7 +140,8 @@ wait_ready (bench_daemon_t *self, void *zmq_ctx, int ready_ms, char *err, size_t
 
 bool
 bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
-                    const char *dir, int ready_ms, char *err, size_t err_len)
+                    const char *dir, const char *extra_config, int ready_ms,
+                    char *err, size_t err_len)
 {
     memset (self, 0, sizeof *self);
     int port = free_port ();
@@ -149,7 +152,7 @@ bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
     snprintf (self->config_path, sizeof self->config_path, "%s/dlqd.conf", dir);
     snprintf (self->log_path, sizeof self->log_path, "%s/dlqd.log", dir);
-    if (!write_config (self, dir, err, err_len))
+    if (!write_config (self, dir, extra_config, err, err_len))
         return false;
     fflush (NULL);
     self->pid = fork ();

@@ -1,7 +1,8 @@
 /*  bench_daemon — a private dlqd for one benchmark run.
  *
  *  Writes a minimal config (one loopback endpoint on a free port, data_dir
- *  inside the benchmark's temp dir), fork/execs dlqd with its output in a
+ *  inside the benchmark's temp dir, plus whatever the caller adds, e.g. a
+ *  sink chain), fork/execs dlqd with its output in a
  *  log file, waits until it answers PING, and at the end stops it with
  *  SIGTERM and checks that it drained and exited 0.
  */
@@ -21,10 +22,13 @@ typedef struct {
 } bench_daemon_t;
 
 /* Start binary with a config in dir and data in dir/gateway, then wait up
- * to ready_ms for a PING reply. False with a message in err (the daemon is
- * stopped again and its log tail included). */
+ * to ready_ms for a PING reply. extra_config (may be NULL) is appended to
+ * the config as it is: top-level libconfig settings such as sinks and
+ * defaults. False with a message in err (the daemon is stopped again and
+ * its log tail included). */
 bool bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
-                         const char *dir, int ready_ms, char *err, size_t err_len);
+                         const char *dir, const char *extra_config, int ready_ms,
+                         char *err, size_t err_len);
 
 /* SIGTERM, then wait up to wait_ms for the exit (SIGKILL after that).
  * *drain_s is the time from the signal to the exit. True when it exited

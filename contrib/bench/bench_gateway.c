@@ -321,6 +321,7 @@ bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *ev
         merge_tally (result, &all [i].tally);
     }
     result->seconds = (double) (end - start) / 1e9;
+    result->end_ns = end;
     pthread_barrier_destroy (&barrier);
     free (all);
     free (sent_ns);
@@ -365,11 +366,68 @@ bench_latency_summary (uint64_t *latency_ns, size_t n, double *p50_ms, double *p
 /* One-shot requests */
 
 static bool
-send_request (void *sock, const char *verb, const char *body)
+send_request (void *sock, const char *verb, const char *id, const char *body)
 {
     return zmq_send (sock, verb, strlen (verb), ZMQ_SNDMORE) >= 0
-        && zmq_send (sock, "call", 4, ZMQ_SNDMORE) >= 0
+        && zmq_send (sock, id, strlen (id), ZMQ_SNDMORE) >= 0
         && zmq_send (sock, body, strlen (body), 0) >= 0;
+}
+
+/* Receive the reply waiting on sock as messages: [status][request id][body]
+ * (the caller closes all three). 1 on success, -1 when it was not three
+ * frames (the rest of it drained, nothing left open). */
+static int
+recv_reply_msgs (void *sock, zmq_msg_t msgs [3])
+{
+    for (int i = 0; i < 3; i++)
+        zmq_msg_init (&msgs [i]);
+    int frames = 0;
+    bool more = true;
+    while (more) {
+        zmq_msg_t extra;
+        zmq_msg_init (&extra);
+        zmq_msg_t *slot = frames < 3 ? &msgs [frames] : &extra;
+        if (zmq_msg_recv (slot, sock, 0) < 0) {
+            zmq_msg_close (&extra);
+            break;
+        }
+        more = zmq_msg_more (slot);
+        zmq_msg_close (&extra);
+        frames++;
+    }
+    if (frames == 3 && !more)
+        return 1;
+    for (int i = 0; i < 3; i++)
+        zmq_msg_close (&msgs [i]);
+    return -1;
+}
+
+static bool
+msg_equals (zmq_msg_t *msg, const char *text)
+{
+    return zmq_msg_size (msg) == strlen (text) && memcmp (zmq_msg_data (msg), text, strlen (text)) == 0;
+}
+
+/* Take one waiting reply. 1 when it answers request id (*ok and the body
+ * are set; *body is malloc'd), 0 when it answers another request (dropped),
+ * -1 when malformed. */
+static int
+take_call_reply (void *sock, const char *id, bool *ok, char **body)
+{
+    zmq_msg_t msgs [3];
+    if (recv_reply_msgs (sock, msgs) != 1)
+        return -1;
+    int rc = msg_equals (&msgs [1], id);
+    if (rc) {
+        size_t len = zmq_msg_size (&msgs [2]);
+        *ok = msg_equals (&msgs [0], "OK");
+        *body = dlq_malloc (len + 1);
+        memcpy (*body, zmq_msg_data (&msgs [2]), len);
+        (*body) [len] = '\0';
+    }
+    for (int i = 0; i < 3; i++)
+        zmq_msg_close (&msgs [i]);
+    return rc;
 }
 
 bool
@@ -382,15 +440,18 @@ bench_gateway_call (void *zmq_ctx, const char *endpoint, const char *verb, const
         return false;
     int64_t deadline = dlq_time_mono_ms () + timeout_ms;
     bool answered = false;
+    if (reply_len)
+        reply [0] = '\0';
     while (!answered && dlq_time_mono_ms () < deadline) {
-        if (!send_request (sock, verb, body))
+        if (!send_request (sock, verb, "call", body))
             break;
         zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
         if (zmq_poll (&item, 1, retry_ms) > 0) {
-            frame_t f [3];
-            answered = recv_reply (sock, f, 0) == 1;
-            *ok = answered && strcmp (f [0].data, "OK") == 0;
-            snprintf (reply, reply_len, "%s", answered ? f [2].data : "");
+            char *text = NULL;
+            answered = take_call_reply (sock, "call", ok, &text) == 1;
+            if (answered && reply_len)
+                snprintf (reply, reply_len, "%s", text);
+            free (text);
         }
         else
         if (alive && !alive (alive_arg))
@@ -398,4 +459,32 @@ bench_gateway_call (void *zmq_ctx, const char *endpoint, const char *verb, const
     }
     zmq_close (sock);
     return answered;
+}
+
+void *
+bench_gateway_connect (void *zmq_ctx, const char *endpoint)
+{
+    return new_dealer (zmq_ctx, endpoint, 1, CONNECT_TIMEOUT_MS);
+}
+
+bool
+bench_gateway_request (void *sock, const char *verb, const char *body, int timeout_ms,
+                       bool *ok, char **reply)
+{
+    static unsigned long next_id;
+    char id [32];
+    snprintf (id, sizeof id, "req-%lu", ++next_id);
+    *reply = NULL;
+    if (!send_request (sock, verb, id, body))
+        return false;
+    int64_t deadline = dlq_time_mono_ms () + timeout_ms;
+    while (true) {
+        int64_t left = deadline - dlq_time_mono_ms ();
+        zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
+        if (left <= 0 || zmq_poll (&item, 1, (long) left) <= 0)
+            return false;
+        int rc = take_call_reply (sock, id, ok, reply);
+        if (rc != 0)
+            return rc == 1;
+    }
 }

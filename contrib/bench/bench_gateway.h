@@ -31,6 +31,7 @@ typedef struct {
     bool     failed;            /* a client gave up (timeout, bad reply, ...) */
     char     failure [256];     /* why */
     double   seconds;           /* first send to last ack, over all clients */
+    int64_t  end_ns;            /* when the last client finished (its last ack), monotonic */
     uint64_t *latency_ns;       /* per event, send -> ack; 0 when never acked */
 } bench_gateway_result_t;
 
@@ -58,5 +59,17 @@ void bench_latency_summary (uint64_t *latency_ns, size_t n,
 bool bench_gateway_call (void *zmq_ctx, const char *endpoint, const char *verb, const char *body,
                          int timeout_ms, int retry_ms, bool (*alive) (void *), void *alive_arg,
                          bool *ok, char *reply, size_t reply_len);
+
+/* A DEALER connected to endpoint for repeated requests (a STATS poll), so
+ * that polling does not open a connection per request; NULL when it cannot
+ * connect. Close it with zmq_close. */
+void *bench_gateway_connect (void *zmq_ctx, const char *endpoint);
+
+/* Send [verb][request id][body] on sock (from bench_gateway_connect) and
+ * wait up to timeout_ms for its reply, skipping late replies to earlier
+ * requests. *reply receives the whole reply body (NUL-terminated; free it)
+ * and *ok tells OK from ERR. False on timeout or a malformed reply. */
+bool bench_gateway_request (void *sock, const char *verb, const char *body, int timeout_ms,
+                            bool *ok, char **reply);
 
 #endif

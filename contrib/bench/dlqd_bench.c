@@ -8,11 +8,17 @@
  *       schema and pragmas: one transaction per event (the naive way, on
  *       the first --naive-events rows) and 1000 rows per transaction;
  *    4. print events/s, ack latency and the ratios gateway/naive (target
- *       >= 10x) and gateway/raw-batched (target >= 0.60).
+ *       >= 10x) and gateway/raw-batched (target >= 0.60);
+ *    5. what a sink chain costs ingest (bench_chain.h): fresh dlqds without
+ *       sinks and with a chain of two noop sinks, --repeat runs of each,
+ *       alternating; medians, the cost (target <= 15%), the sinks' drain
+ *       time after the last ack and their delivered counts.
+ *  --chain-only runs step 5 alone (after step 1).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
  */
+#include "bench_chain.h"
 #include "bench_daemon.h"
 #include "bench_events.h"
 #include "bench_gateway.h"
@@ -51,12 +57,15 @@ typedef struct {
     size_t      naive_events;
     bool        keep;
     bench_ids_t ids;
+    size_t      repeat;         /* runs of each kind in the chain comparison; 0 skips it */
+    bool        chain_only;     /* only the chain comparison */
 } options_t;
 
 typedef struct {
     double gateway_eps;
     double naive_eps;           /* 0 when skipped */
     double batched_eps;
+    bench_chain_result_t chain;
     bool   failed;
 } outcome_t;
 
@@ -71,6 +80,7 @@ usage (FILE *out, int code)
         "usage: dlqd_bench [options]\n"
         "Measures durable ingest through dlqd (PUT acked after fsync) against a\n"
         "naive one-transaction-per-event SQLite loop and a batched SQLite loop,\n"
+        "and ingest without sinks against ingest through a chain of two noop sinks,\n"
         "on the same events, in the same run.\n"
         "\n"
         "  --events N        events to PUT and to insert in batches (default 200000)\n"
@@ -80,7 +90,13 @@ usage (FILE *out, int code)
         "                    0 skips it)\n"
         "  --ids v7|v4       event ids: time-ordered UUIDv7 as libdlq and dlqctl\n"
         "                    make them (default), or random UUIDv4\n"
+        "  --repeat N        runs of each kind (no sinks, chain of two noop sinks) in\n"
+        "                    the chain comparison, alternating, medians compared\n"
+        "                    (default 2; 0 skips the comparison)\n"
+        "  --chain-only      run the chain comparison only (no single dlqd run, no\n"
+        "                    SQLite references)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
+        "                    (the chain comparison, which needs its own dlqds, is skipped)\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
         "  --keep            keep the temporary directory (databases, config, log)\n"
         "  --help            this text\n"
@@ -127,10 +143,12 @@ parse_options (int argc, char **argv, options_t *o)
         { "naive-events", required_argument, NULL, 'N' },
         { "keep", no_argument, NULL, 'k' },
         { "ids", required_argument, NULL, 'i' },
+        { "repeat", required_argument, NULL, 'r' },
+        { "chain-only", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7 };
+    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -143,6 +161,8 @@ parse_options (int argc, char **argv, options_t *o)
             case 'e': o->endpoint = optarg; break;
             case 'd': o->dlqd = optarg; break;
             case 'k': o->keep = true; break;
+            case 'r': ok = numeric_option ("repeat", optarg, 0, 100, &o->repeat); break;
+            case 'C': o->chain_only = true; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -157,6 +177,11 @@ parse_options (int argc, char **argv, options_t *o)
     }
     if (optind < argc) {
         fprintf (stderr, "dlqd_bench: unexpected argument '%s'\n", argv [optind]);
+        return usage (stderr, 64);
+    }
+    if (o->chain_only && (o->endpoint || o->repeat == 0)) {
+        fprintf (stderr, "dlqd_bench: --chain-only needs its own dlqds (no --endpoint) and"
+                 " --repeat of at least 1\n");
         return usage (stderr, 64);
     }
     if ((size_t) o->clients > o->events)
@@ -364,7 +389,7 @@ gateway_phase (const options_t *o, const char *dir, const bench_events_t *ev, ou
     char err [ERR_LEN];
     const char *endpoint = o->endpoint;
     if (!endpoint) {
-        if (!bench_daemon_start (&daemon, ctx, o->dlqd, dir, READY_TIMEOUT_MS, err, sizeof err)) {
+        if (!bench_daemon_start (&daemon, ctx, o->dlqd, dir, NULL, READY_TIMEOUT_MS, err, sizeof err)) {
             fprintf (stderr, "dlqd_bench: %s\n", err);
             out->failed = true;
             zmq_ctx_term (ctx);
@@ -394,6 +419,28 @@ reference_phase (const options_t *o, const char *dir, const bench_events_t *ev, 
     out->batched_eps = run_reference (path, "raw batched 1000", ev, ev->count, BATCH_ROWS, out);
 }
 
+/* No sinks vs. a chain of two noop sinks, unless skipped. */
+static void
+chain_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    if (o->repeat == 0)
+        return;
+    if (o->endpoint) {
+        printf ("chain           : skipped (--endpoint: the comparison starts its own dlqds)\n");
+        return;
+    }
+    if (out->failed) {
+        fprintf (stderr, "dlqd_bench: the gateway run failed; chain comparison skipped\n");
+        return;
+    }
+    bench_chain_options_t co = {
+        .dlqd = o->dlqd, .clients = o->clients, .window = o->window, .repeat = o->repeat,
+        .keep = o->keep, .ready_ms = READY_TIMEOUT_MS, .reply_timeout_ms = REPLY_TIMEOUT_MS,
+        .stop_ms = STOP_TIMEOUT_MS
+    };
+    out->failed |= !bench_chain_run (&co, dir, ev, &out->chain);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -410,13 +457,16 @@ main (int argc, char **argv)
     }
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
-    gateway_phase (&o, dir, ev, &out);
-    if (out.failed)
-        fprintf (stderr, "dlqd_bench: the gateway run failed; SQLite references skipped\n");
-    else {
-        reference_phase (&o, dir, ev, &out);
-        print_ratios (&out);
+    if (!o.chain_only) {
+        gateway_phase (&o, dir, ev, &out);
+        if (out.failed)
+            fprintf (stderr, "dlqd_bench: the gateway run failed; SQLite references skipped\n");
+        else {
+            reference_phase (&o, dir, ev, &out);
+            print_ratios (&out);
+        }
     }
+    chain_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else

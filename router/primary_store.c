@@ -1,0 +1,98 @@
+/*  primary_store — queries on the spool or on a query-capable sink. */
+#include "primary_store.h"
+
+#include "dlq_alloc.h"
+#include "sink_host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct dlq_primary {
+    dlq_embedded_t             *spool;      /* when the primary is the spool */
+    const dlq_sink_ops_t       *ops;        /* else the sink's */
+    void                       *instance;
+    char                        error [512];
+};
+
+dlq_primary_t *
+dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool, char *err, size_t err_len)
+{
+    dlq_primary_t *self = dlq_calloc (1, sizeof *self);
+    if (!config->primary_sink) {
+        self->spool = spool;
+        return self;
+    }
+    self->ops = dlq_sink_config_ops (config->primary_sink);
+    char why [256] = "";
+    if (self->ops->init (dlq_sink_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
+                         &self->instance, why, sizeof why) != DLQ_SINK_STATUS_OK) {
+        snprintf (err, err_len, "primary %s: init failed: %s", config->primary,
+                  why [0] ? why : "no reason given");
+        free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+dlq_primary_close (dlq_primary_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_primary_t *self = *self_p;
+    if (self->instance)
+        self->ops->destroy (self->instance);
+    free (self);
+    *self_p = NULL;
+}
+
+/* A sink's status as a store result; the message of an error is kept. */
+static dlq_store_result_t
+result_of (dlq_primary_t *self, dlq_sink_status_t status)
+{
+    switch (status) {
+        case DLQ_SINK_STATUS_OK:         return DLQ_STORE_OK;
+        case DLQ_SINK_STATUS_NOT_FOUND:  return DLQ_STORE_NOT_FOUND;
+        case DLQ_SINK_STATUS_BAD_CURSOR: return DLQ_STORE_BAD_CURSOR;
+        default:
+            snprintf (self->error, sizeof self->error, "the primary store failed");
+            return DLQ_STORE_ERROR;
+    }
+}
+
+dlq_store_result_t
+dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t *out)
+{
+    if (self->spool)
+        return dlq_embedded_get (self->spool, id, now_ms, out);
+    dlq_buf_reset (out);
+    return result_of (self, self->ops->store->get (self->instance, id, now_ms, dlq_sink_buf (out)));
+}
+
+dlq_store_result_t
+dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit, const char *cursor,
+                  int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *cursor_out)
+{
+    if (self->spool)
+        return dlq_embedded_list (self->spool, stream, limit, cursor, now_ms, events_out, cursor_out);
+    dlq_buf_reset (events_out);
+    dlq_buf_reset (cursor_out);
+    return result_of (self, self->ops->store->list (self->instance, stream, limit, cursor, now_ms,
+                                                    dlq_sink_buf (events_out), dlq_sink_buf (cursor_out)));
+}
+
+dlq_store_result_t
+dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_out, int64_t *bytes_out)
+{
+    if (self->spool)
+        return dlq_embedded_stats (self->spool, streams_out, events_out, bytes_out);
+    dlq_buf_reset (streams_out);
+    return result_of (self, self->ops->store->stats (self->instance, dlq_sink_buf (streams_out),
+                                                     events_out, bytes_out));
+}
+
+const char *
+dlq_primary_last_error (const dlq_primary_t *self)
+{
+    return self->spool ? dlq_embedded_last_error (self->spool) : self->error;
+}

@@ -1,0 +1,36 @@
+/*  primary_store — the store that answers GET / LIST / STATS: the embedded
+ *  spool itself (primary = "embedded"), or a sink that can serve queries
+ *  (primary = "<sink name>"), through its plugin's store calls on an
+ *  instance opened in QUERY mode. One per query thread, used on it only.
+ */
+#ifndef PRIMARY_STORE_H
+#define PRIMARY_STORE_H
+
+#include "dlq_buf.h"
+#include "dlqd_config.h"
+#include "embedded_store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dlq_primary dlq_primary_t;
+
+/* Open on the calling thread. spool is this thread's reader of the spool,
+ * used when the primary is "embedded" (not owned). NULL with err set when
+ * the primary sink's init fails. */
+dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool,
+                                 char *err, size_t err_len);
+void dlq_primary_close (dlq_primary_t **self_p);
+
+/* As dlq_embedded_get / _list / _stats (same outputs and results). */
+dlq_store_result_t dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t *out);
+dlq_store_result_t dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit,
+                                     const char *cursor, int64_t now_ms,
+                                     dlq_buf_t *events_out, dlq_buf_t *cursor_out);
+dlq_store_result_t dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out,
+                                      int64_t *events_out, int64_t *bytes_out);
+
+/* Why the last call failed. */
+const char *dlq_primary_last_error (const dlq_primary_t *self);
+
+#endif
