@@ -105,6 +105,8 @@ typedef struct {
     size_t      json_len;
     uint32_t    delivery_attempt;   /* 1 on the first try to this sink, 2 on the first retry, ... */
 } dlq_sink_event_t;
+/* The fields above are the body's own values (the body is the reference):
+ * a sink that needs another field (error.type, ...) reads it from json. */
 
 /* A sink's verdict on one event, filled in by deliver. The gateway zeroes
  * the array (all OK, empty messages) before the call. */
@@ -157,16 +159,25 @@ typedef struct {
 
 /* Output shapes are those of the wire protocol (README): get writes the
  * canonical event JSON; list writes a JSON array of canonical events,
- * newest first (createdAt desc), and the next page's opaque cursor (nothing
- * when last page); stats writes a JSON object {"stream": count, ...}. */
+ * newest first (createdAt desc; ties in any stable order), and the next
+ * page's opaque cursor (nothing when it is the last page); stats writes a
+ * JSON object {"stream": count, ...}. The output buffers are empty on entry;
+ * write to them only on DLQ_SINK_STATUS_OK. An event is expired when
+ * expires_at <= now_ms. The gateway calls these on instances opened in
+ * QUERY mode, one per query thread. */
 typedef struct {
     dlq_sink_status_t (*get) (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_out);
     dlq_sink_status_t (*list) (void *instance, const char *stream, size_t limit, const char *cursor,
                                int64_t now_ms, dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out);
     dlq_sink_status_t (*stats) (void *instance, dlq_sink_buf_t *streams_out,
                                 int64_t *events_out, int64_t *bytes_out);
-    /* Delete up to max_rows expired events; returns how many, or -1. */
+    /* Optional (NULL: the backend expires events itself, e.g. a TTL index).
+     * Delete up to max_rows expired events; returns how many, or -1. It
+     * writes, so a QUERY instance may need a connection that can. */
     int64_t           (*sweep) (void *instance, int64_t now_ms, int64_t max_rows);
+    /* Optional: why the last call on this instance returned
+     * DLQ_SINK_STATUS_ERROR (or -1), for the gateway's log and ERR reply. */
+    const char *      (*last_error) (void *instance);
 } dlq_sink_store_ops_t;
 
 /* ---- the entry ---------------------------------------------------------- */

@@ -55,7 +55,9 @@ result_of (dlq_primary_t *self, dlq_sink_status_t status)
         case DLQ_SINK_STATUS_NOT_FOUND:  return DLQ_STORE_NOT_FOUND;
         case DLQ_SINK_STATUS_BAD_CURSOR: return DLQ_STORE_BAD_CURSOR;
         default:
-            snprintf (self->error, sizeof self->error, "the primary store failed");
+            snprintf (self->error, sizeof self->error, "%s",
+                      self->ops->store->last_error ? self->ops->store->last_error (self->instance)
+                                                   : "the primary store failed (see its log)");
             return DLQ_STORE_ERROR;
     }
 }

@@ -318,3 +318,32 @@ Test (sinks, a_delivery_cut_by_sigkill_is_redelivered_and_counted)
                  before, lines, (long long) redelivered);
     cr_expect_leq (lines - distinct, redelivered, "every duplicate delivery is counted");
 }
+
+Test (sinks, a_query_capable_sink_can_be_the_primary)
+{
+    char extra [2048];
+    snprintf (extra, sizeof extra,
+              "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
+              "primary = \"copy\";\n"
+              "defaults: { retention_days = 0; chain = [\"copy\"]; };\n"
+              "streams = ( { name = \"quiet\"; chain = []; } );", d.dir);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    put_events ("orders", 0, 20);
+    put_events ("quiet", 100, 1);
+    cr_expect_eq (wait_stat ("copy", "delivered", 20, 20), 20);
+    char *got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000004\"}", "OK");
+    cr_expect_not_null (strstr (got, "\"streamName\":\"orders\""), "%s", got);
+    free (got);
+    got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000100\"}", "ERR");
+    cr_expect_not_null (strstr (got, "NOT_FOUND"), "the primary never received the quiet stream: %s", got);
+    free (got);
+    got = request ("LIST", "{\"streamName\":\"orders\",\"limit\":1000}", "OK");
+    int listed = 0;
+    for (const char *p = got; (p = strstr (p, "\"streamName\":\"orders\"")); p++)
+        listed++;
+    cr_expect_eq (listed, 20, "%s", got);
+    free (got);
+    got = request ("STATS", "", "OK");
+    cr_expect_not_null (strstr (got, "\"events\":20,"), "STATS counts the primary's events: %s", got);
+    free (got);
+}

@@ -363,11 +363,21 @@ embedded_sweep (void *instance, int64_t now_ms, int64_t max_rows)
     return deleted;
 }
 
+/* The store's own message for the last failed call. */
+static const char *
+embedded_last_error (void *instance)
+{
+    embedded_sink_t *self = instance;
+    const char *sweep = self->sweeper ? dlq_embedded_last_error (self->sweeper) : "";
+    return sweep [0] ? sweep : self->store ? dlq_embedded_last_error (self->store) : "";
+}
+
 static const dlq_sink_store_ops_t embedded_store_ops = {
-    .get   = embedded_get,
-    .list  = embedded_list,
-    .stats = embedded_stats,
-    .sweep = embedded_sweep,
+    .get        = embedded_get,
+    .list       = embedded_list,
+    .stats      = embedded_stats,
+    .sweep      = embedded_sweep,
+    .last_error = embedded_last_error,
 };
 
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
