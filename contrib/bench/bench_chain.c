@@ -47,7 +47,7 @@ typedef struct {
 
 typedef struct {
     bool      chain;
-    size_t    number;               /* 1-based, per kind */
+    size_t    number;               /* 1-based, per kind; 0 for the warm-up */
     double    eps;
     double    seconds;
     double    p50_ms, p99_ms;
@@ -191,7 +191,11 @@ remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw
 static void
 fail_run (run_t *r, const char *err)
 {
-    fprintf (stderr, "dlqd_bench: %s run %zu: %s\n", r->chain ? "chain" : "no-chain", r->number, err);
+    if (r->number == 0)
+        fprintf (stderr, "dlqd_bench: warm-up run: %s\n", err);
+    else
+        fprintf (stderr, "dlqd_bench: %s run %zu: %s\n", r->chain ? "chain" : "no-chain",
+                 r->number, err);
     r->failed = true;
 }
 
@@ -236,7 +240,8 @@ static void
 one_run (const bench_chain_options_t *o, const char *dir, const bench_events_t *ev, run_t *r)
 {
     char path [4096], err [ERR_LEN];
-    snprintf (path, sizeof path, "%s/%s-%zu", dir, r->chain ? "chain" : "nochain", r->number);
+    const char *kind = r->number == 0 ? "warmup" : r->chain ? "chain" : "nochain";
+    snprintf (path, sizeof path, "%s/%s-%zu", dir, kind, r->number);
     if (mkdir (path, 0700) != 0) {
         snprintf (err, sizeof err, "cannot create %.3000s: %s", path, strerror (errno));
         fail_run (r, err);
@@ -266,14 +271,23 @@ one_run (const bench_chain_options_t *o, const char *dir, const bench_events_t *
 static void
 print_run (const run_t *r)
 {
-    char label [32];
-    snprintf (label, sizeof label, "  %s #%zu", r->chain ? "chain a,b" : "no chain", r->number);
+    char label [48];
+    if (r->number == 0)
+        snprintf (label, sizeof label, "  warm-up");
+    else
+        snprintf (label, sizeof label, "  %s #%zu", r->chain ? "chain a,b" : "no chain", r->number);
+    if (r->failed && r->eps == 0) {
+        printf ("%-16s: FAILED (see above)\n", label);
+        return;
+    }
     printf ("%-16s: %7.0f events/s  (p50 %.1f ms, p99 %.1f ms; %.2f s)%s\n", label, r->eps,
-            r->p50_ms, r->p99_ms, r->seconds, r->failed ? "  FAILED" : "");
+            r->p50_ms, r->p99_ms, r->seconds,
+            r->failed ? "  FAILED" : r->number == 0 ? "  no sinks, not counted" : "");
     if (r->chain && !r->failed)
         printf ("                  sinks drained %.0f ms after the last ack (backlog a %lld,"
-                " b %lld at the first poll); delivered a %lld, b %lld\n", r->drained_ms, r->backlog_at_ack [0],
-                r->backlog_at_ack [1], r->final.delivered [0], r->final.delivered [1]);
+                " b %lld at the first poll); delivered a %lld, b %lld\n", r->drained_ms,
+                r->backlog_at_ack [0], r->backlog_at_ack [1],
+                r->final.delivered [0], r->final.delivered [1]);
 }
 
 static int
@@ -283,14 +297,15 @@ compare_double (const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median of field (at offset) over the runs of one kind; *max the largest. */
+/* Median of field (at offset) over the completed runs of one kind; *max
+ * the largest; 0 when there are none. */
 static double
 median_of (const run_t *runs, size_t count, bool chain, size_t offset, double *max)
 {
     double *values = dlq_calloc (count ? count : 1, sizeof *values), median = 0;
     size_t n = 0;
     for (size_t i = 0; i < count; i++)
-        if (runs [i].chain == chain)
+        if (runs [i].chain == chain && !runs [i].failed)
             memcpy (&values [n++], (const char *) &runs [i] + offset, sizeof (double));
     if (n) {
         qsort (values, n, sizeof *values, compare_double);
@@ -330,10 +345,18 @@ bench_chain_run (const bench_chain_options_t *o, const char *dir, const bench_ev
     memset (out, 0, sizeof *out);
     size_t count = o->repeat * 2;
     run_t *runs = dlq_calloc (count, sizeof *runs);
-    printf ("chain           : no sinks vs 2 noop sinks chained [\"a\", \"b\"]; %zu runs each,"
-            " alternating, fresh data dir per run\n", o->repeat);
+    printf ("chain           : no sinks vs 2 noop sinks chained [\"a\", \"b\"]; %zu run%s each"
+            " after a warm-up, alternating, fresh data dir per run\n",
+            o->repeat, o->repeat == 1 ? "" : "s");
     sync ();                    /* what earlier phases left to write back */
-    for (size_t i = 0; i < count; i++) {
+    /* Not counted: the first run on a quiet disk is faster than one that
+     * follows a run, and one right after the SQLite phases slower; after
+     * the warm-up, every counted run follows a run of the same size. */
+    run_t warm_up = { .chain = false, .number = 0 };
+    one_run (o, dir, ev, &warm_up);
+    print_run (&warm_up);
+    out->failed |= warm_up.failed;
+    for (size_t i = 0; !out->failed && i < count; i++) {
         /* pairs alternate which kind goes first: plain chain, chain plain, ... */
         size_t pair = i / 2;
         bool chain_first = pair % 2 == 1;

@@ -5,8 +5,10 @@
  *
  *  Fairness on a small, noisy machine: each run starts its own dlqd on a
  *  fresh data directory (removed, and the removal synced, before the next
- *  run); the two kinds run back to back, repeat times, alternating which
- *  goes first (ABBA...), so slow drift hits both; medians are compared.
+ *  run); an uncounted warm-up run (no sinks) comes first, so that every
+ *  counted run follows a run of the same size; then the two kinds run back
+ *  to back, repeat times, alternating which goes first (ABBA...), so slow
+ *  drift hits both; medians are compared. The first failed run ends it.
  *  After a chain run's last ack, STATS is polled every 10 ms until both
  *  sinks' backlog is 0: that is the drain time; then the sinks' delivered
  *  counts must equal the events.

@@ -11,8 +11,9 @@
  *       >= 10x) and gateway/raw-batched (target >= 0.60);
  *    5. what a sink chain costs ingest (bench_chain.h): fresh dlqds without
  *       sinks and with a chain of two noop sinks, --repeat runs of each,
- *       alternating; medians, the cost (target <= 15%), the sinks' drain
- *       time after the last ack and their delivered counts.
+ *       alternating, after an uncounted warm-up run; medians, the cost
+ *       (target <= 15%), the sinks' drain time after the last ack and
+ *       their delivered counts.
  *  --chain-only runs step 5 alone (after step 1).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
@@ -91,8 +92,8 @@ usage (FILE *out, int code)
         "  --ids v7|v4       event ids: time-ordered UUIDv7 as libdlq and dlqctl\n"
         "                    make them (default), or random UUIDv4\n"
         "  --repeat N        runs of each kind (no sinks, chain of two noop sinks) in\n"
-        "                    the chain comparison, alternating, medians compared\n"
-        "                    (default 2; 0 skips the comparison)\n"
+        "                    the chain comparison, alternating after one uncounted\n"
+        "                    warm-up run, medians compared (default 2; 0 skips it)\n"
         "  --chain-only      run the chain comparison only (no single dlqd run, no\n"
         "                    SQLite references)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
