@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zmq.h>
 
 struct dlq_actor {
@@ -99,4 +100,59 @@ dlq_actor_destroy (dlq_actor_t **self_p)
     close_pipe (self);
     free (self);
     *self_p = NULL;
+}
+
+void
+dlq_actor_send_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
+{
+    for (int i = 0; i < DLQ_REQUEST_FRAMES; i++)
+        zmq_msg_send (&frames [i], pipe, i + 1 < DLQ_REQUEST_FRAMES ? ZMQ_SNDMORE : 0);
+}
+
+size_t
+dlq_actor_recv_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
+{
+    size_t n = 0;
+    int more = 1;
+    while (more && n < DLQ_REQUEST_FRAMES) {
+        zmq_msg_init (&frames [n]);
+        if (zmq_msg_recv (&frames [n], pipe, 0) < 0) {
+            zmq_msg_close (&frames [n]);
+            if (zmq_errno () == EINTR)
+                continue;
+            break;
+        }
+        more = zmq_msg_more (&frames [n]);
+        n++;
+    }
+    return n;
+}
+
+void
+dlq_actor_send_reply (void *pipe, zmq_msg_t *identity, const char *status,
+                      zmq_msg_t *request_id, const void *body, size_t len)
+{
+    zmq_msg_send (identity, pipe, ZMQ_SNDMORE);
+    zmq_send (pipe, status, strlen (status), ZMQ_SNDMORE);
+    zmq_msg_send (request_id, pipe, ZMQ_SNDMORE);
+    zmq_send (pipe, body ? body : "", len, 0);
+}
+
+void
+dlq_actor_relay (void *pipe, void *out)
+{
+    int more = 1;
+    while (more) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, pipe, 0) < 0) {
+            zmq_msg_close (&frame);
+            if (zmq_errno () == EINTR)
+                continue;
+            return;
+        }
+        more = zmq_msg_more (&frame);
+        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
+        zmq_msg_close (&frame);
+    }
 }

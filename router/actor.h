@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <zmq.h>
 
 typedef struct dlq_actor dlq_actor_t;
 
@@ -32,6 +33,26 @@ void dlq_actor_ready (void *pipe, bool ok);
 /* True when a frame of size bytes read from the pipe is the stop message
  * (a single empty frame). */
 bool dlq_actor_is_stop (size_t size, bool more);
+
+/* Requests the owner relays to an actor and back: [identity][verb]
+ * [request id][body] in, [identity][status][request id][body] out. */
+#define DLQ_REQUEST_FRAMES 4
+
+/* Send the four request frames to pipe (they move out). */
+void dlq_actor_send_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
+
+/* Read one message of up to DLQ_REQUEST_FRAMES frames from pipe into
+ * frames (initialised here; close them after). Returns how many were read:
+ * DLQ_REQUEST_FRAMES for a request, fewer for the stop message. */
+size_t dlq_actor_recv_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
+
+/* Answer a request on pipe: [identity][status][request id][body], the
+ * identity and request id frames moving out. */
+void dlq_actor_send_reply (void *pipe, zmq_msg_t *identity, const char *status,
+                           zmq_msg_t *request_id, const void *body, size_t len);
+
+/* Move one whole multipart message from pipe to out (e.g. a ROUTER). */
+void dlq_actor_relay (void *pipe, void *out);
 
 /* Send the stop message, wait for the thread to end, close the pipe.
  * Accepts NULL and NULLs the pointer. */

@@ -417,37 +417,21 @@ redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
         dlq_log (DLQ_LOG_INFO, "sink %s: %lld failed deliveries requeued", sink_name (self), (long long) n);
 }
 
-/* Read one request from the pipe; false on the stop message. */
+/* Read one request from the pipe and answer it; false on the stop message. */
 static bool
 handle_pipe (dlq_dispatcher_t *self, void *pipe)
 {
-    zmq_msg_t frames [4];
-    size_t n = 0;
-    int more = 1;
-    while (more && n < 4) {
-        zmq_msg_init (&frames [n]);
-        if (zmq_msg_recv (&frames [n], pipe, 0) < 0) {
-            zmq_msg_close (&frames [n]);
-            if (zmq_errno () == EINTR)
-                continue;
-            break;
-        }
-        more = zmq_msg_more (&frames [n]);
-        n++;
-    }
-    bool go_on = n == 4;
-    if (go_on) {
+    zmq_msg_t frames [DLQ_REQUEST_FRAMES];
+    size_t n = dlq_actor_recv_request (pipe, frames);
+    if (n == DLQ_REQUEST_FRAMES) {
         dlq_buf_t out = DLQ_BUF_INIT;
         redeliver (self, &frames [3], &out);
-        zmq_msg_send (&frames [0], pipe, ZMQ_SNDMORE);
-        zmq_send (pipe, "OK", 2, ZMQ_SNDMORE);
-        zmq_msg_send (&frames [2], pipe, ZMQ_SNDMORE);
-        zmq_send (pipe, out.data, out.len, 0);
+        dlq_actor_send_reply (pipe, &frames [0], "OK", &frames [2], out.data, out.len);
         dlq_buf_free (&out);
     }
     for (size_t i = 0; i < n; i++)
         zmq_msg_close (&frames [i]);
-    return go_on;
+    return n == DLQ_REQUEST_FRAMES;
 }
 
 static void
@@ -566,27 +550,13 @@ void
 dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4])
 {
     self->outstanding++;
-    for (int i = 0; i < 4; i++)
-        zmq_msg_send (&frames [i], dlq_actor_pipe (self->actor), i < 3 ? ZMQ_SNDMORE : 0);
+    dlq_actor_send_request (dlq_actor_pipe (self->actor), frames);
 }
 
 void
 dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out)
 {
-    int more = 1;
-    while (more) {
-        zmq_msg_t frame;
-        zmq_msg_init (&frame);
-        if (zmq_msg_recv (&frame, dlq_actor_pipe (self->actor), 0) < 0) {
-            zmq_msg_close (&frame);
-            if (zmq_errno () == EINTR)
-                continue;
-            return;
-        }
-        more = zmq_msg_more (&frame);
-        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
-        zmq_msg_close (&frame);
-    }
+    dlq_actor_relay (dlq_actor_pipe (self->actor), out);
     self->outstanding--;
 }
 

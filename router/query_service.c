@@ -338,11 +338,8 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
         dlq_buf_reset (&out);
         dlq_protocol_error_body (&out, &err);
     }
-    const char *status = code == DLQ_OK ? "OK" : "ERR";
-    zmq_msg_send (&frames [0], pipe, ZMQ_SNDMORE);
-    zmq_send (pipe, status, strlen (status), ZMQ_SNDMORE);
-    zmq_msg_send (&frames [2], pipe, ZMQ_SNDMORE);
-    zmq_send (pipe, out.data ? out.data : "", out.len, 0);
+    dlq_actor_send_reply (pipe, &frames [0], code == DLQ_OK ? "OK" : "ERR", &frames [2],
+                          out.data, out.len);
     dlq_buf_free (&out);
 }
 
@@ -361,25 +358,13 @@ run (void *pipe, void *arg)
         return;
     }
     while (true) {
-        zmq_msg_t frames [4];
-        size_t n = 0;
-        int more = 1;
-        while (more && n < 4) {
-            zmq_msg_init (&frames [n]);
-            if (zmq_msg_recv (&frames [n], pipe, 0) < 0) {
-                zmq_msg_close (&frames [n]);
-                if (zmq_errno () == EINTR)
-                    continue;
-                break;
-            }
-            more = zmq_msg_more (&frames [n]);
-            n++;
-        }
-        if (n == 4)
+        zmq_msg_t frames [DLQ_REQUEST_FRAMES];
+        size_t n = dlq_actor_recv_request (pipe, frames);
+        if (n == DLQ_REQUEST_FRAMES)
             reply (w, pipe, frames);
         for (size_t i = 0; i < n; i++)
             zmq_msg_close (&frames [i]);
-        if (n != 4)
+        if (n != DLQ_REQUEST_FRAMES)
             break;
     }
     dlq_primary_close (&w->primary);
@@ -423,29 +408,14 @@ dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
         if (self->workers [i].outstanding < best->outstanding)
             best = &self->workers [i];
     best->outstanding++;
-    for (int i = 0; i < 4; i++)
-        zmq_msg_send (&frames [i], dlq_actor_pipe (best->actor), i < 3 ? ZMQ_SNDMORE : 0);
+    dlq_actor_send_request (dlq_actor_pipe (best->actor), frames);
 }
 
 void
 dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out)
 {
-    worker_t *w = &self->workers [i];
-    int more = 1;
-    while (more) {
-        zmq_msg_t frame;
-        zmq_msg_init (&frame);
-        if (zmq_msg_recv (&frame, dlq_actor_pipe (w->actor), 0) < 0) {
-            zmq_msg_close (&frame);
-            if (zmq_errno () == EINTR)
-                continue;
-            return;
-        }
-        more = zmq_msg_more (&frame);
-        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
-        zmq_msg_close (&frame);
-    }
-    w->outstanding--;
+    dlq_actor_relay (dlq_actor_pipe (self->workers [i].actor), out);
+    self->workers [i].outstanding--;
 }
 
 size_t
