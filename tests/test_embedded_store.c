@@ -203,6 +203,34 @@ Test (embedded_store, append_then_get_returns_identical_bytes)
     cr_assert_null (store);
 }
 
+/* The routing columns of schema version 3 are written from the event's
+ * members (NULL / 0 when absent), not from its body. */
+Test (embedded_store, append_writes_the_routing_columns_from_the_event)
+{
+    dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
+    dlq_event_t *full = make_event ("full", "s", 1, NO_EXPIRY);
+    full->operation_type = dlq_strdup ("replace");
+    full->document_key = dlq_strdup ("{\"_id\":{\"$numberLong\":\"7\"}}");
+    full->attempts = 2147483647;
+    full->first_attempt_at = -62135596800000;      /* 0001-01-01 */
+    dlq_event_t *bare = make_event ("bare", "s", 2, NO_EXPIRY);
+    dlq_event_t *batch [] = { full, bare };
+    append_expect (store, batch, 2, "nn");
+    dlq_embedded_destroy (&store);
+
+    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'full'"
+                             " AND operation_type = 'replace'"
+                             " AND document_key = '{\"_id\":{\"$numberLong\":\"7\"}}'"
+                             " AND attempts = 2147483647 AND first_attempt_at = -62135596800000"), 1);
+    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'bare'"
+                             " AND operation_type IS NULL AND document_key IS NULL"
+                             " AND attempts = 0 AND first_attempt_at IS NULL"), 1);
+    free (full->operation_type);
+    free (full->document_key);
+    free_event (full);
+    free_event (bare);
+}
+
 Test (embedded_store, get_missing_is_not_found)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
@@ -606,7 +634,7 @@ Test (embedded_store, reopened_writer_keeps_data)
     cr_assert_gt (raw_count ("SELECT seq FROM events WHERE id = 'c'"),
                   raw_count ("SELECT seq FROM events WHERE id = 'b'"));
     cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
-    cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 2);
+    cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 3);
     cr_assert_eq (raw_count ("PRAGMA page_size"), 8192);
     cr_assert_eq (raw_count ("PRAGMA application_id"), 0x646c7164);
     dlq_embedded_destroy (&store);

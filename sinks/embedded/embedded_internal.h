@@ -1,11 +1,13 @@
 /*  embedded_internal — what embedded_store.c and spool_ledger.c share.
  *
  *  Private to this directory: the layout of the store object, the two
- *  statement tables and the error / statement helpers. embedded_store.c owns
- *  the connection, the schema, the events and stream_counts tables and the
- *  one write transaction (dlq_embedded_commit); spool_ledger.c owns the
- *  tables of schema version 2 (sink_state, deliveries) and the spool reads a
- *  dispatcher makes, and adds its part to that transaction.
+ *  statement tables, the error / statement helpers and the SQL that derives
+ *  the routing columns of schema version 3 from a stored body.
+ *  embedded_store.c owns the connection, the schema, the events and
+ *  stream_counts tables and the one write transaction (dlq_embedded_commit);
+ *  spool_ledger.c owns the tables of schema version 2 (sink_state,
+ *  deliveries) and the spool reads a dispatcher makes, and adds its part to
+ *  that transaction.
  */
 #ifndef EMBEDDED_INTERNAL_H
 #define EMBEDDED_INTERNAL_H
@@ -21,9 +23,40 @@
 
 #define ERRMSG_MAX       512
 
-/* The version the ledger tables arrived with; also the newest this code
- * knows. */
-#define SCHEMA_VERSION   2
+/* Schema versions: 1 the events, 2 adds the delivery ledger (sink_state,
+ * deliveries), 3 adds the routing columns of events (operation_type,
+ * document_key, attempts, first_attempt_at), so the spool reads need not
+ * parse bodies. SCHEMA_VERSION is the newest this code knows. */
+#define SCHEMA_VERSION_LEDGER   2
+#define SCHEMA_VERSION_COLUMNS  3
+#define SCHEMA_VERSION          3
+
+/* The routing columns of version 3 as SQLite computes them from a stored
+ * (canonical) body: the version 3 upgrade backfills old rows with them, and
+ * a reader of an older file that no writer has upgraded yet reads them this
+ * way. Each is what dlq_event_decode gives for that body: operationType's
+ * text; documentKey's JSON text as it stands in the body (-> returns the
+ * subvalue's own text: a string keeps its quotes and escapes, a number its
+ * digits, where json (json_extract (...)) would turn 1.50 into 1.5);
+ * attempts, 0 when absent; firstAttemptAt ("YYYY-MM-DDTHH:MM:SS.mmmZ", years
+ * 0001-9999) as ms since the epoch, NULL when absent. julianday is exact to
+ * well under a ms over that range, so ROUND gives the ms back. A body that
+ * is not JSON, or a member of the wrong type, gives NULL / 0 rather than an
+ * error, so one damaged row cannot stop the upgrade (and the writer) cold. */
+#define BODY_OPERATION_TYPE \
+    "(CASE WHEN json_valid (body) AND json_type (body, '$.operationType') = 'text'" \
+    " THEN json_extract (body, '$.operationType') END)"
+#define BODY_DOCUMENT_KEY \
+    "(CASE WHEN json_valid (body) AND json_type (body, '$.documentKey') <> 'null'" \
+    " THEN body -> '$.documentKey' END)"
+#define BODY_ATTEMPTS \
+    "(CASE WHEN json_valid (body) AND json_type (body, '$.attempts') = 'integer'" \
+    " AND json_extract (body, '$.attempts') BETWEEN 0 AND 2147483647" \
+    " THEN json_extract (body, '$.attempts') ELSE 0 END)"
+#define BODY_FIRST_ATTEMPT_AT \
+    "(CASE WHEN json_valid (body) AND json_type (body, '$.firstAttemptAt') = 'text'" \
+    " THEN CAST (round ((julianday (json_extract (body, '$.firstAttemptAt')) - 2440587.5)" \
+    " * 86400000.0) AS INTEGER) END)"
 
 /* The store's statements (embedded_store.c). The writing ones are prepared
  * by the writer only. */
@@ -111,7 +144,8 @@ embedded_bind_text (sqlite3_stmt *stmt, int index, const char *text)
 /* Ledger (spool_ledger.c) ------------------------------------------------- */
 
 /* Writer, inside the schema transaction: bring a version 1 schema to
- * version 2 (idempotent) and record the new version. */
+ * version 2 (idempotent) and record the new version. (embedded_store.c
+ * then takes it to version 3.) */
 bool embedded_ledger_upgrade (dlq_embedded_t *self);
 
 /* Prepare the ledger statements this connection can run. */

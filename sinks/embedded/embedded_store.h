@@ -6,19 +6,23 @@
  *  connections (one per query thread) answer GET / LIST / STATS concurrently
  *  with the writer, which WAL allows.
  *
- *  Schema (version 2; the meta table records it):
+ *  Schema (version 3; the meta table records it):
  *    events(seq INTEGER PRIMARY KEY AUTOINCREMENT  -- spool offset; never reused,
  *                                                  -- so a per-sink cursor stays valid
  *           id TEXT NOT NULL UNIQUE, stream_name TEXT NOT NULL,
  *           created_at INTEGER NOT NULL, expires_at INTEGER NULL,
  *           status TEXT NOT NULL, error_type TEXT NOT NULL,
- *           body TEXT NOT NULL)                     -- canonical JSON
+ *           body TEXT NOT NULL,                     -- canonical JSON
+ *           operation_type TEXT NULL, document_key TEXT NULL,     -- version 3
+ *           attempts INTEGER NOT NULL DEFAULT 0, first_attempt_at INTEGER NULL)
  *    stream_counts(stream_name TEXT PRIMARY KEY, events INTEGER NOT NULL)
  *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
  *  Version 2 adds the delivery ledger keyed by (sink, seq): sink_state and
- *  deliveries, see spool_ledger.h. A writer upgrades a version 1 file in
- *  place when it opens it; readers open any version up to 2 and refuse a
- *  newer one.
+ *  deliveries, see spool_ledger.h. Version 3 adds the routing columns of
+ *  events (copies of body members, so the spool reads need not parse the
+ *  body). A writer upgrades an older file in place when it opens it
+ *  (backfilling the version 3 columns from the bodies); readers open any
+ *  version up to 3 and refuse a newer one.
  *
  *  One object is used by one thread at a time.
  */

@@ -15,11 +15,17 @@
  *  the reads of the events table only, and the ledger reads fail with a
  *  message saying so.
  *
+ *  The spool reads (read_after, read_seq) build each event from the columns
+ *  of its row, never parsing the body: schema version 3 keeps what a
+ *  dispatcher routes and delivers by in columns of their own. A reader of an
+ *  older file that no writer has upgraded yet computes those columns from
+ *  the body in SQL instead (slower, same result).
+ *
  *  Reads that call back run the callback while their statement is open, so
  *  a callback must not call into the same store object, with one exception:
- *  dlq_embedded_read_after decodes its whole page first and calls back once
- *  the statement is reset, so a bad body fails the call before any event is
- *  handed out.
+ *  dlq_embedded_read_after reads its whole page first and calls back once
+ *  the statement is reset, so a damaged row fails the call before any event
+ *  is handed out.
  */
 #include "embedded_internal.h"
 #include "dlq_alloc.h"
@@ -63,6 +69,22 @@ static const char schema_v2 [] =
 
 #define ROW_COLUMNS "d.seq, d.state, d.attempts, d.next_attempt_at, d.updated_at, d.last_error"
 
+/* What the spool reads select, in the order of spool_col_t: the version 3
+ * columns, or (a reader of an older file) the same computed from the body. */
+#define SPOOL_COLUMNS \
+    "seq, id, stream_name, operation_type, status, error_type, document_key, attempts," \
+    " first_attempt_at, created_at, expires_at, body"
+#define SPOOL_COLUMNS_FROM_BODY \
+    "seq, id, stream_name, " BODY_OPERATION_TYPE ", status, error_type, " BODY_DOCUMENT_KEY "," \
+    " " BODY_ATTEMPTS ", " BODY_FIRST_ATTEMPT_AT ", created_at, expires_at, body"
+#define READ_AFTER_FROM " FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2"
+#define READ_SEQ_FROM   " FROM events WHERE seq = ?1"
+
+typedef enum {
+    SC_SEQ, SC_ID, SC_STREAM_NAME, SC_OPERATION_TYPE, SC_STATUS, SC_ERROR_TYPE,
+    SC_DOCUMENT_KEY, SC_ATTEMPTS, SC_FIRST_ATTEMPT_AT, SC_CREATED_AT, SC_EXPIRES_AT, SC_BODY
+} spool_col_t;
+
 /* Parameters of the rows_of_sink pair: ?1 sink, ?2 state, ?3 stream or
  * NULL, ?4 id. Without an id the rows drive the join and a LEFT JOIN keeps
  * the rows of swept events (which no stream filter can match); INDEXED BY,
@@ -94,9 +116,8 @@ static const char *const ledger_sql [LS_STMT_COUNT] = {
     [LS_LAST_SEQ]        = "SELECT max(coalesce((SELECT seq FROM sqlite_sequence"
                            " WHERE name = 'events'), 0),"
                            " coalesce((SELECT max(seq) FROM events), 0))",
-    [LS_READ_AFTER]      = "SELECT seq, created_at, body FROM events WHERE seq > ?1"
-                           " ORDER BY seq LIMIT ?2",
-    [LS_READ_SEQ]        = "SELECT created_at, body FROM events WHERE seq = ?1",
+    [LS_READ_AFTER]      = "SELECT " SPOOL_COLUMNS READ_AFTER_FROM,
+    [LS_READ_SEQ]        = "SELECT " SPOOL_COLUMNS READ_SEQ_FROM,
     [LS_COUNT_AFTER]     = "SELECT count(*) FROM events WHERE seq > ?1",
     [LS_SEQ_OF]          = "SELECT seq FROM events WHERE id = ?1",
     [LS_SINK_STATE]      = "SELECT cursor, attempted, delivered, failed, redelivered"
@@ -162,12 +183,20 @@ embedded_ledger_upgrade (dlq_embedded_t *self)
     return true;
 }
 
+/* A reader of a file below version 3 reads the spool columns from the body
+ * (a writer has always upgraded its file by now). */
 bool
 embedded_ledger_prepare (dlq_embedded_t *self)
 {
+    const char *sql [LS_STMT_COUNT];
+    memcpy (sql, ledger_sql, sizeof sql);
+    if (self->schema_version < SCHEMA_VERSION_COLUMNS) {
+        sql [LS_READ_AFTER] = "SELECT " SPOOL_COLUMNS_FROM_BODY READ_AFTER_FROM;
+        sql [LS_READ_SEQ] = "SELECT " SPOOL_COLUMNS_FROM_BODY READ_SEQ_FROM;
+    }
     int first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : LS_FIRST_READ;
-    int end = self->schema_version >= 2 ? LS_STMT_COUNT : LS_FIRST_LEDGER_READ;
-    return embedded_prepare (self, ledger_sql, self->ledger, first, end);
+    int end = self->schema_version >= SCHEMA_VERSION_LEDGER ? LS_STMT_COUNT : LS_FIRST_LEDGER_READ;
+    return embedded_prepare (self, sql, self->ledger, first, end);
 }
 
 /* Statement id of this connection, or NULL (last error set) when it
@@ -347,34 +376,89 @@ dlq_embedded_seq_of (dlq_embedded_t *self, const char *id, int64_t *seq_out)
     return found ? DLQ_STORE_OK : DLQ_STORE_NOT_FOUND;
 }
 
-/* Decode the body stored under seq. created_at stands in for "now", though
- * a stored body always has createdAt and id, so no default is used. The
- * stored bytes become event->json as they are: they are the canonical
- * encoding the event was acknowledged with, and sinks forward exactly that.
- * A body that does not decode means the file was damaged or written by
- * something else: that is an error naming the seq, not an event to skip. */
-static dlq_event_t *
-decode_stored (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, int64_t seq,
-               int created_col, int body_col)
+/* The first column of the current spool row whose storage type is not
+ * what the schema and the insert give it, or NULL when all are right. Asked
+ * before any value is read, since reading converts. */
+static const char *
+damaged_column (sqlite3_stmt *stmt)
 {
-    const char *body = (const char *) sqlite3_column_text (stmt, body_col);
-    size_t len = (size_t) sqlite3_column_bytes (stmt, body_col);
-    if (!body) {
-        embedded_fail_sqlite (self, what);
+    static const struct {
+        spool_col_t col;
+        int         type;
+        bool        nullable;
+        const char *name;
+    } expect [] = {
+        { SC_ID,               SQLITE_TEXT,    false, "id" },
+        { SC_STREAM_NAME,      SQLITE_TEXT,    false, "stream_name" },
+        { SC_OPERATION_TYPE,   SQLITE_TEXT,    true,  "operation_type" },
+        { SC_STATUS,           SQLITE_TEXT,    false, "status" },
+        { SC_ERROR_TYPE,       SQLITE_TEXT,    false, "error_type" },
+        { SC_DOCUMENT_KEY,     SQLITE_TEXT,    true,  "document_key" },
+        { SC_ATTEMPTS,         SQLITE_INTEGER, false, "attempts" },
+        { SC_FIRST_ATTEMPT_AT, SQLITE_INTEGER, true,  "first_attempt_at" },
+        { SC_CREATED_AT,       SQLITE_INTEGER, false, "created_at" },
+        { SC_EXPIRES_AT,       SQLITE_INTEGER, true,  "expires_at" },
+        { SC_BODY,             SQLITE_TEXT,    false, "body" },
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof expect [0]; i++) {
+        int type = sqlite3_column_type (stmt, (int) expect [i].col);
+        if (type != expect [i].type && !(type == SQLITE_NULL && expect [i].nullable))
+            return expect [i].name;
+    }
+    int64_t attempts = sqlite3_column_int64 (stmt, SC_ATTEMPTS);
+    if (attempts < INT32_MIN || attempts > INT32_MAX)
+        return "attempts";
+    return NULL;
+}
+
+/* A copy of a text column, NULL when the column is NULL. */
+static char *
+column_copy (sqlite3_stmt *stmt, spool_col_t col, size_t *len_out)
+{
+    const char *text = (const char *) sqlite3_column_text (stmt, (int) col);
+    size_t len = (size_t) sqlite3_column_bytes (stmt, (int) col);
+    if (len_out)
+        *len_out = len;
+    return text ? dlq_strndup (text, len) : NULL;
+}
+
+static int64_t
+column_time (sqlite3_stmt *stmt, spool_col_t col)
+{
+    return sqlite3_column_type (stmt, (int) col) == SQLITE_NULL
+         ? DLQ_TIME_NONE : sqlite3_column_int64 (stmt, (int) col);
+}
+
+/* The partial event of the current spool row (spool_ledger.h says which
+ * members), from its columns; the body is not parsed. Its stored bytes
+ * become event->json as they are: they are the canonical encoding the event
+ * was acknowledged with, and sinks forward exactly that. A column of the
+ * wrong type means the file was damaged or written by something else: that
+ * is an error naming the seq, not an event to skip. */
+static dlq_event_t *
+fetch_event (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt)
+{
+    int64_t seq = sqlite3_column_int64 (stmt, SC_SEQ);
+    const char *column = damaged_column (stmt);
+    if (column) {
+        embedded_fail_text (self, "%s: the stored row of seq %lld in %s has a bad %s"
+                            " column: the store is damaged",
+                            what, (long long) seq, self->path, column);
         return NULL;
     }
-    dlq_error_t derr = { .code = DLQ_OK };
-    dlq_event_t *event = dlq_event_decode (body, len, sqlite3_column_int64 (stmt, created_col),
-                                           &derr);
-    if (!event) {
-        embedded_fail_text (self, "%s: the stored body of seq %lld in %s does not decode"
-                            " (%s%s%s): the store is damaged",
-                            what, (long long) seq, self->path, derr.message,
-                            derr.field [0] ? " at " : "", derr.field);
-        return NULL;
-    }
-    event->json = dlq_strndup (body, len);
-    event->json_len = len;
+    dlq_event_t *event = dlq_calloc (1, sizeof *event);
+    event->id = column_copy (stmt, SC_ID, NULL);
+    event->stream_name = column_copy (stmt, SC_STREAM_NAME, NULL);
+    event->operation_type = column_copy (stmt, SC_OPERATION_TYPE, NULL);
+    event->status = column_copy (stmt, SC_STATUS, NULL);
+    event->error_type = column_copy (stmt, SC_ERROR_TYPE, NULL);
+    event->document_key = column_copy (stmt, SC_DOCUMENT_KEY, NULL);
+    event->attempts = (int32_t) sqlite3_column_int64 (stmt, SC_ATTEMPTS);
+    event->first_attempt_at = column_time (stmt, SC_FIRST_ATTEMPT_AT);
+    event->last_attempt_at = DLQ_TIME_NONE;
+    event->created_at = sqlite3_column_int64 (stmt, SC_CREATED_AT);
+    event->expires_at = column_time (stmt, SC_EXPIRES_AT);
+    event->json = column_copy (stmt, SC_BODY, &event->json_len);
     return event;
 }
 
@@ -387,7 +471,7 @@ dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_ou
     dlq_store_result_t result = DLQ_STORE_OK;
     int rc = sqlite3_step (stmt);
     if (rc == SQLITE_ROW) {
-        *event_out = decode_stored (self, "read_seq", stmt, seq, 0, 1);
+        *event_out = fetch_event (self, "read_seq", stmt);
         if (!*event_out)
             result = DLQ_STORE_ERROR;
     }
@@ -402,7 +486,7 @@ dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_ou
     return result;
 }
 
-/* One page of read_after, decoded before anything is handed out. */
+/* One page of read_after, read whole before anything is handed out. */
 typedef struct {
     int64_t      *seqs;
     dlq_event_t **events;
@@ -423,17 +507,16 @@ page_push (spool_page_t *page, int64_t seq, dlq_event_t *event)
 }
 
 /* Step the bound read_after statement into page; false (last error set)
- * on a SQLite error or a body that does not decode. */
+ * on a SQLite error or a damaged row. */
 static bool
 read_page (dlq_embedded_t *self, sqlite3_stmt *stmt, spool_page_t *page)
 {
     int rc;
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-        int64_t seq = sqlite3_column_int64 (stmt, 0);
-        dlq_event_t *event = decode_stored (self, "read_after", stmt, seq, 1, 2);
+        dlq_event_t *event = fetch_event (self, "read_after", stmt);
         if (!event)
             return false;
-        page_push (page, seq, event);
+        page_push (page, sqlite3_column_int64 (stmt, SC_SEQ), event);
     }
     if (rc != SQLITE_DONE) {
         embedded_fail_sqlite (self, "read_after");
@@ -443,7 +526,7 @@ read_page (dlq_embedded_t *self, sqlite3_stmt *stmt, spool_page_t *page)
 }
 
 /* The page is read whole, and the statement reset, before fn sees the first
- * event: a damaged body fails the call with nothing handed out (and the
+ * event: a damaged row fails the call with nothing handed out (and the
  * message names its seq), and fn may use the store. */
 ssize_t
 dlq_embedded_read_after (dlq_embedded_t *self, int64_t after, size_t limit,

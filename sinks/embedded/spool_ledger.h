@@ -94,15 +94,32 @@ int64_t dlq_embedded_last_seq (dlq_embedded_t *self);
 dlq_store_result_t dlq_embedded_sink_state (dlq_embedded_t *self, const char *sink,
                                             dlq_sink_state_t *out);
 
+/* The spool reads hand out a PARTIAL event: enough to route and deliver it;
+ * the canonical body is in json. It is built from the columns of the stored
+ * row, without parsing the body. Filled: id, stream_name, operation_type
+ * (NULL when absent), status, error_type, document_key (extended JSON text,
+ * NULL when absent), attempts, first_attempt_at (DLQ_TIME_NONE when
+ * absent), created_at, expires_at (DLQ_TIME_NONE: kept forever), and json /
+ * json_len (the stored body, byte for byte, NUL-terminated). Not filled:
+ * full_document, resume_token, error_message, error_stack_trace and
+ * metadata stay NULL, last_attempt_at is DLQ_TIME_NONE; decode json for
+ * those. dlq_event_destroy frees it as usual.
+ *
+ * A row whose columns do not have the types the store writes (a damaged
+ * file) fails the read with a message naming its seq. The body itself is
+ * not checked. */
+
 /* Called once per event read; the event moves to the callee (it destroys it). */
 typedef void (dlq_spool_event_fn) (int64_t seq, dlq_event_t *event, void *arg);
 
-/* Read up to limit events with seq > after in seq order, expired or not,
- * decoding each stored body; returns how many (0: none), or -1 on error. */
+/* Read up to limit events with seq > after in seq order, expired or not, as
+ * partial events (above); returns how many (0: none), or -1 on error, in
+ * which case none was handed out. */
 ssize_t dlq_embedded_read_after (dlq_embedded_t *self, int64_t after, size_t limit,
                                  dlq_spool_event_fn *fn, void *arg);
 
-/* Read the event with this seq; DLQ_STORE_NOT_FOUND once it was swept. */
+/* Read the event with this seq as a partial event (above);
+ * DLQ_STORE_NOT_FOUND once it was swept. */
 dlq_store_result_t dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_out);
 
 /* Number of events with seq > after (a sink's backlog), or -1. */
