@@ -96,6 +96,9 @@ take_text (const dlq_json_value_t *v, const char *field, char **out, dlq_error_t
     if (v->type != DLQ_JSON_STRING)
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
                               "%s must be a string, got %s", field, type_name (v));
+    if (memchr (v->str, '\0', v->len))
+        return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
+                              "%s must not contain NUL characters (\\u0000)", field);
     *out = dlq_strndup (v->str, v->len);
     return DLQ_OK;
 }

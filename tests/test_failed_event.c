@@ -162,6 +162,8 @@ static bad_case_t bad_cases [] = {
     { "{\"streamName\":\"s\",\"error\":{\"type\":5}}", DLQ_ERR_INVALID_EVENT, "error.type" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"code\":1}}", DLQ_ERR_INVALID_EVENT, "error.code" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"message\":[]}}", DLQ_ERR_INVALID_EVENT, "error.message" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"message\":\"a\\u0000b\"}}", DLQ_ERR_INVALID_EVENT, "error.message" },
+    { "{\"streamName\":\"s\\u0000\",\"error\":{\"type\":\"T\"}}", DLQ_ERR_INVALID_EVENT, "streamName" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"id\":\"not-a-uuid\"}", DLQ_ERR_INVALID_EVENT, "id" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"attempts\":-1}", DLQ_ERR_INVALID_EVENT, "attempts" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"attempts\":1.5}", DLQ_ERR_INVALID_EVENT, "attempts" },
