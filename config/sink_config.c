@@ -80,7 +80,7 @@ static const dlq_setting_spec_t circuit_keys [] = {
 
 static const dlq_sink_dispatch_t dispatch_defaults = {
     .max_attempts = 10, .backoff_ms = 200, .backoff_max_ms = 30000, .multiplier = 2.0,
-    .batch_max = 512, .linger_ms = 0, .timeout_ms = 30000, .circuit_failures = 5,
+    .batch_max = 1000, .linger_ms = 0, .timeout_ms = 30000, .circuit_failures = 5,
 };
 
 /* ---- schema ------------------------------------------------------------ */

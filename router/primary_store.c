@@ -93,6 +93,21 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
                                                      events_out, bytes_out));
 }
 
+bool
+dlq_primary_sweeps (const dlq_primary_t *self)
+{
+    return !self->spool && self->ops->store->sweep;
+}
+
+int64_t
+dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows)
+{
+    int64_t deleted = self->ops->store->sweep (self->instance, now_ms, max_rows);
+    if (deleted < 0)
+        result_of (self, DLQ_SINK_STATUS_ERROR);
+    return deleted;
+}
+
 const char *
 dlq_primary_last_error (const dlq_primary_t *self)
 {

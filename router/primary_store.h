@@ -10,6 +10,7 @@
 #include "dlqd_config.h"
 #include "embedded_store.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,13 @@ dlq_store_result_t dlq_primary_list (dlq_primary_t *self, const char *stream, si
                                      dlq_buf_t *events_out, dlq_buf_t *cursor_out);
 dlq_store_result_t dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out,
                                       int64_t *events_out, int64_t *bytes_out);
+
+/* True when this primary must be swept by the gateway: a sink store with a
+ * sweep call (the spool is swept by the committer). */
+bool dlq_primary_sweeps (const dlq_primary_t *self);
+
+/* Delete up to max_rows expired events of a sink primary; how many, or -1. */
+int64_t dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows);
 
 /* Why the last call failed. */
 const char *dlq_primary_last_error (const dlq_primary_t *self);

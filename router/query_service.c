@@ -33,6 +33,7 @@ typedef struct {
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
     dlq_sink_chain_t *sinks;
+    struct dlq_query_service *service;
     size_t           outstanding;   /* front end's count of requests in this worker */
     char             error [512];   /* why the store could not be opened */
 } worker_t;
@@ -343,6 +344,22 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
     dlq_buf_free (&out);
 }
 
+/* Delete one batch of a sink primary's expired events (the first worker
+ * does it, since the primary has no committer); true when more remain. */
+static bool
+sweep_primary (worker_t *w)
+{
+    int64_t deleted = dlq_primary_sweep (w->primary, dlq_time_now_ms (), w->config->sweep_batch);
+    if (deleted < 0)
+        dlq_log (DLQ_LOG_ERROR, "sweep of the primary %s failed: %s", w->config->primary,
+                 dlq_primary_last_error (w->primary));
+    else
+    if (deleted > 0)
+        dlq_log (DLQ_LOG_INFO, "sweep of the primary %s deleted %lld events", w->config->primary,
+                 (long long) deleted);
+    return deleted == w->config->sweep_batch;
+}
+
 /* The worker actor: read [identity][verb][request id][body], answer it.
  * Anything that is not 4 frames is the stop message. */
 static void
@@ -357,7 +374,18 @@ run (void *pipe, void *arg)
         dlq_embedded_destroy (&w->store);
         return;
     }
+    bool sweeper = w == &w->service->workers [0] && dlq_primary_sweeps (w->primary);
+    int64_t next_sweep = dlq_time_mono_ms () + w->config->sweep_interval_ms;
     while (true) {
+        if (sweeper) {
+            zmq_pollitem_t item = { pipe, 0, ZMQ_POLLIN, 0 };
+            int64_t wait = next_sweep - dlq_time_mono_ms ();
+            if (zmq_poll (&item, 1, wait > 0 ? (long) wait : 0) == 0) {
+                bool more = sweep_primary (w);
+                next_sweep = dlq_time_mono_ms () + (more ? 0 : w->config->sweep_interval_ms);
+                continue;
+            }
+        }
         zmq_msg_t frames [DLQ_REQUEST_FRAMES];
         size_t n = dlq_actor_recv_request (pipe, frames);
         if (n == DLQ_REQUEST_FRAMES)
@@ -384,6 +412,7 @@ dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chai
         w->counters = counters;
         w->config = config;
         w->sinks = sinks;
+        w->service = self;
         w->data_dir = self->data_dir;
         snprintf (w->error, sizeof w->error, "cannot start a query thread");
         w->actor = dlq_actor_new (zmq_ctx, run, w);

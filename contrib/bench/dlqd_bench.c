@@ -14,7 +14,10 @@
  *       alternating, after an uncounted warm-up run; medians, the cost
  *       (target <= 15%), the sinks' drain time after the last ack and
  *       their delivered counts.
- *  --chain-only runs step 5 alone (after step 1).
+ *    6. with --postgres CONNINFO, the postgres sink against PostgreSQL used
+ *       directly (bench_postgres.h): events/s delivered by a postgres sink
+ *       vs. a raw COPY of the same rows vs. one INSERT + commit per event.
+ *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6.
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
@@ -24,6 +27,9 @@
 #include "bench_events.h"
 #include "bench_gateway.h"
 #include "bench_sqlite.h"
+#ifdef DLQD_BENCH_POSTGRES
+#include "bench_postgres.h"
+#endif
 
 #include <errno.h>
 #include <ftw.h>
@@ -60,6 +66,9 @@ typedef struct {
     bench_ids_t ids;
     size_t      repeat;         /* runs of each kind in the chain comparison; 0 skips it */
     bool        chain_only;     /* only the chain comparison */
+    const char *postgres;       /* conninfo: run the postgres comparison; NULL skips it */
+    const char *postgres_settings;  /* more settings of its sink section */
+    bool        postgres_only;  /* only the postgres comparison */
 } options_t;
 
 typedef struct {
@@ -96,6 +105,14 @@ usage (FILE *out, int code)
         "                    warm-up run, medians compared (default 2; 0 skips it)\n"
         "  --chain-only      run the chain comparison only (no single dlqd run, no\n"
         "                    SQLite references)\n"
+        "  --postgres C      also compare a postgres sink (libpq conninfo C) with a\n"
+        "                    raw COPY of the same rows (--repeat runs of each,\n"
+        "                    alternating, medians) and with one INSERT + commit per\n"
+        "                    event (--naive-events rows); e.g. a server from\n"
+        "                    contrib/scripts/pg-server.sh start DIR PORT\n"
+        "  --postgres-settings S  more settings of the postgres sink's section, e.g.\n"
+        "                    'batch = { max_events = 1000; };'\n"
+        "  --postgres-only   run the postgres comparison only (needs --postgres)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
         "                    (the chain comparison, which needs its own dlqds, is skipped)\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
@@ -146,10 +163,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "ids", required_argument, NULL, 'i' },
         { "repeat", required_argument, NULL, 'r' },
         { "chain-only", no_argument, NULL, 'C' },
+        { "postgres", required_argument, NULL, 'P' },
+        { "postgres-only", no_argument, NULL, 'O' },
+        { "postgres-settings", required_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false };
+    *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
+                       NULL, NULL, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -164,6 +185,9 @@ parse_options (int argc, char **argv, options_t *o)
             case 'k': o->keep = true; break;
             case 'r': ok = numeric_option ("repeat", optarg, 0, 100, &o->repeat); break;
             case 'C': o->chain_only = true; break;
+            case 'P': o->postgres = optarg; break;
+            case 'O': o->postgres_only = true; break;
+            case 'S': o->postgres_settings = optarg; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -185,6 +209,17 @@ parse_options (int argc, char **argv, options_t *o)
                  " --repeat of at least 1\n");
         return usage (stderr, 64);
     }
+    if (o->postgres_only && (!o->postgres || o->endpoint || o->chain_only)) {
+        fprintf (stderr, "dlqd_bench: --postgres-only needs --postgres, its own dlqd (no --endpoint)"
+                 " and no --chain-only\n");
+        return usage (stderr, 64);
+    }
+#ifndef DLQD_BENCH_POSTGRES
+    if (o->postgres) {
+        fprintf (stderr, "dlqd_bench: --postgres: this dlqd_bench was built without libpq\n");
+        return 64;
+    }
+#endif
     if ((size_t) o->clients > o->events)
         o->clients = (int) o->events;
     if (o->naive_events > o->events)
@@ -442,6 +477,27 @@ chain_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
     out->failed |= !bench_chain_run (&co, dir, ev, &out->chain);
 }
 
+/* The postgres sink vs. raw COPY vs. naive INSERTs, when asked for. */
+static void
+postgres_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+#ifdef DLQD_BENCH_POSTGRES
+    if (!o->postgres)
+        return;
+    if (o->endpoint) {
+        printf ("postgres        : skipped (--endpoint: the comparison starts its own dlqd)\n");
+        return;
+    }
+    bench_postgres_options_t po = {
+        .conninfo = o->postgres, .settings = o->postgres_settings, .dlqd = o->dlqd, .clients = o->clients, .window = o->window,
+        .naive_events = o->naive_events, .repeat = o->repeat, .keep = o->keep, .ready_ms = READY_TIMEOUT_MS,
+        .reply_timeout_ms = REPLY_TIMEOUT_MS, .stop_ms = STOP_TIMEOUT_MS
+    };
+    bench_postgres_result_t result;
+    out->failed |= !bench_postgres_run (&po, dir, ev, &result);
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,7 +514,7 @@ main (int argc, char **argv)
     }
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
-    if (!o.chain_only) {
+    if (!o.chain_only && !o.postgres_only) {
         gateway_phase (&o, dir, ev, &out);
         if (out.failed)
             fprintf (stderr, "dlqd_bench: the gateway run failed; SQLite references skipped\n");
@@ -467,7 +523,9 @@ main (int argc, char **argv)
             print_ratios (&out);
         }
     }
-    chain_phase (&o, dir, ev, &out);
+    if (!o.postgres_only)
+        chain_phase (&o, dir, ev, &out);
+    postgres_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else

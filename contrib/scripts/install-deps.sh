@@ -5,9 +5,10 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libzmq3-dev libconfig-dev libsqlite3-dev
+  libzmq3-dev libconfig-dev libsqlite3-dev libpq-dev
   libcriterion-dev
   python3 python3-zmq    # the independent wire-protocol client used by the tests
+  postgresql-15          # the real PostgreSQL the postgres sink's tests run against
 )
 
 missing=()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — install what is missing, build, and run every test: all suites
-# in a normal build, then all of them again under ASan + UBSan.
+# in a normal build, then all of them again under ASan + UBSan. One throwaway
+# PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
+# tests of both runs (DLQD_TEST_PG_CONNINFO); it is removed on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -11,6 +13,15 @@ contrib/scripts/build.sh "$root/build" > "$root/build.log" 2>&1 || { tail -50 "$
 echo "== build (ASan + UBSan)"
 DLQD_BUILD_TYPE=Debug contrib/scripts/build.sh "$root/build-asan" -DDLQD_SANITIZE=ON \
   > "$root/build-asan.log" 2>&1 || { tail -50 "$root/build-asan.log"; exit 1; }
+
+echo "== a PostgreSQL server for the postgres sink's tests (both runs share it)"
+pgdir="$(mktemp -d /tmp/dlqd-pg.XXXXXX)"
+trap '"$root/contrib/scripts/pg-server.sh" stop "$pgdir" || true' EXIT
+trap 'exit 130' INT TERM
+pgport="$(contrib/scripts/pg-server.sh free-port 55432)"
+pgconninfo="$(contrib/scripts/pg-server.sh start "$pgdir" "$pgport")"
+export DLQD_TEST_PG_CONNINFO="$pgconninfo"
+echo "   $DLQD_TEST_PG_CONNINFO"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

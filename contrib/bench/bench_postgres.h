@@ -1,0 +1,66 @@
+/*  bench_postgres — the postgres sink against PostgreSQL used directly, on
+ *  the same generated events, in the same run (dlqd_bench --postgres C):
+ *
+ *    (i)   sink: a private dlqd whose every event goes to a postgres sink
+ *          (default settings, a table of its own); events/s from the first
+ *          PUT until STATS shows the sink's backlog 0 and delivered = N;
+ *    (ii)  raw COPY: the same rows (the columns the sink fills, the values
+ *          it derives from each canonical body) into a table made with
+ *          CREATE TABLE ... (LIKE <the sink's table> INCLUDING ALL), so the
+ *          same DDL, indexes and defaults, one COPY (one commit) per 1000
+ *          rows over libpq;
+ *    (iii) naive: one INSERT ... ON CONFLICT (id) DO NOTHING + commit per
+ *          event, prepared once, on the first naive_events rows.
+ *
+ *  Fairness on a small, shared machine: (i) and (ii) run repeat times each,
+ *  alternating which goes first (i ii, ii i, ...; the very first run is a
+ *  sink run, whose table the others copy), each on a fresh table after a
+ *  CHECKPOINT (so no run pays for pages another left dirty); medians are
+ *  compared. Ratios: sink / raw COPY (target >= 0.80) and sink / naive.
+ *  The column values are extracted from the bodies before any timing; the
+ *  COPY text is written while timed. Every table is checked to hold its
+ *  rows, then dropped (unless keep). The server must have fsync on (as
+ *  contrib/scripts/pg-server.sh sets it) for the figures to mean
+ *  durability.
+ */
+#ifndef BENCH_POSTGRES_H
+#define BENCH_POSTGRES_H
+
+#include "bench_events.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BENCH_POSTGRES_TARGET_COPY 0.80     /* sink / raw COPY, at least */
+#define BENCH_POSTGRES_COPY_ROWS   1000     /* rows per COPY */
+
+typedef struct {
+    const char *conninfo;           /* libpq conninfo of the server */
+    const char *settings;           /* more settings of the sink's section (libconfig), or NULL */
+    const char *dlqd;               /* binary to start (finds plugins in <its dir>/../plugins) */
+    int         clients;
+    int         window;
+    size_t      naive_events;       /* rows of (iii); 0 skips it */
+    size_t      repeat;             /* runs of (i) and of (ii), at most 100; 0 means 1 */
+    bool        keep;               /* keep the tables */
+    int         ready_ms;
+    int         reply_timeout_ms;
+    int         stop_ms;
+} bench_postgres_options_t;
+
+typedef struct {
+    double sink_eps;                /* (i): N / (first PUT -> delivered all), median */
+    double ingest_eps;              /* (i): acks/s of the same runs, median */
+    double drained_ms;              /* (i): last ack -> delivered all, median */
+    double copy_eps;                /* (ii), median */
+    double naive_eps;               /* (iii); 0 when skipped */
+    bool   failed;
+} bench_postgres_result_t;
+
+/* Run (i), (ii), (iii) with dlqd's directory under dir, printing a line
+ * each and the ratios. False when something failed (messages on stderr);
+ * a phase that cannot run after a failure is skipped. */
+bool bench_postgres_run (const bench_postgres_options_t *options, const char *dir,
+                         const bench_events_t *events, bench_postgres_result_t *result);
+
+#endif

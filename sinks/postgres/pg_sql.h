@@ -1,0 +1,133 @@
+/*  pg_sql — the SQL text of the postgres sink, as pure functions of the
+ *  already quoted identifiers (the sink quotes them with
+ *  PQescapeIdentifier): the versioned DDL of the table, the multi-row
+ *  INSERT, the queries of the store calls, and the names and lock keys
+ *  derived from the table's name.
+ *
+ *  Every value is a parameter ($n). Parameters are declared text by the
+ *  sink and cast here to their column's type, so one parameter may feed two
+ *  columns: the canonical body goes to payload_text as is and to payload
+ *  as ::jsonb.
+ *
+ *  Each builder appends to out (it does not reset it).
+ */
+#ifndef DLQ_PG_SQL_H
+#define DLQ_PG_SQL_H
+
+#include "dlq_buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The table's version this sink writes; an older table is migrated in
+ * place, a newer one is an error. */
+#define DLQ_PG_SCHEMA_VERSION 1
+
+/* The table that records each DLQ table's version, in the same schema. */
+#define DLQ_PG_VERSION_TABLE "dlq_schema_version"
+
+/* Postgres' limit on an identifier, in bytes (NAMEDATALEN - 1). */
+#define DLQ_PG_NAME_MAX 63
+
+/* Room for one quoted identifier (every byte doubled, two quotes, NUL). */
+#define DLQ_PG_QUOTED_MAX (2 * DLQ_PG_NAME_MAX + 3)
+
+/* The first key of the sink's advisory locks ("dlqd"). */
+#define DLQ_PG_LOCK_CLASS 0x646c7164
+
+/* The indexes of the table. */
+typedef enum {
+    DLQ_PG_INDEX_STATUS = 0,        /* (status): seed 002 */
+    DLQ_PG_INDEX_STATUS_RETRY,      /* (status, retry_after): seed 002's scheduler */
+    DLQ_PG_INDEX_STREAM,            /* (stream_name) */
+    DLQ_PG_INDEX_ERROR_TYPE,        /* (error_type): seed 002's event type */
+    DLQ_PG_INDEX_CREATED,           /* (created_at) */
+    DLQ_PG_INDEX_LIST,              /* (stream_name, created_at DESC, id DESC): LIST */
+    DLQ_PG_INDEX_EXPIRES,           /* (expires_at) WHERE expires_at IS NOT NULL: the sweep */
+    DLQ_PG_INDEX_COUNT
+} dlq_pg_index_t;
+
+/* The quoted identifiers the SQL is made of. */
+typedef struct {
+    char schema [DLQ_PG_QUOTED_MAX];
+    char table [DLQ_PG_QUOTED_MAX];
+    char index [DLQ_PG_INDEX_COUNT][DLQ_PG_QUOTED_MAX];
+} dlq_pg_names_t;
+
+/* The name (unquoted) of index which of table, into out (at least
+ * DLQ_PG_NAME_MAX + 1 bytes): "<table>_<suffix>", or, when that would pass
+ * DLQ_PG_NAME_MAX bytes, the table's name cut (at a UTF-8 character
+ * boundary), "_", 8 hex digits of a hash of the whole name, "_<suffix>".
+ * Distinct tables thus get distinct index names that Postgres would not
+ * truncate. */
+void dlq_pg_index_name (const char *table, dlq_pg_index_t which, char *out);
+
+/* A 32-bit key (FNV-1a) of text, for pg_advisory_xact_lock (DLQ_PG_LOCK_CLASS, key). */
+int32_t dlq_pg_lock_key (const char *text);
+
+/* "schema"."table", for a regclass parameter. */
+void dlq_pg_sql_qualified (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* ---- schema setup, run in one transaction --------------------------------- */
+
+/* SELECT pg_advisory_xact_lock (DLQ_PG_LOCK_CLASS, $1::int4). */
+void dlq_pg_sql_lock (dlq_buf_t *out);
+
+/* Whether schema $1 exists: one row when it does. */
+void dlq_pg_sql_schema_exists (dlq_buf_t *out);
+
+/* CREATE SCHEMA "schema". */
+void dlq_pg_sql_create_schema (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* CREATE TABLE IF NOT EXISTS "schema".dlq_schema_version (...). */
+void dlq_pg_sql_create_version_table (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* The version of table $1, one row (none when it has no version yet). */
+void dlq_pg_sql_select_version (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* Whether the relation named $1 ("schema"."table") exists: one row, a boolean. */
+void dlq_pg_sql_table_exists (dlq_buf_t *out);
+
+/* Set the version of table $1 to $2. */
+void dlq_pg_sql_set_version (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* Statement step (0, 1, ...) of the migration to version (1: creating the
+ * table and its indexes, idempotent). False, appending nothing, when the
+ * migration has no such step. */
+bool dlq_pg_sql_migration (dlq_buf_t *out, const dlq_pg_names_t *names, int version, size_t step);
+
+/* ---- delivery ------------------------------------------------------------- */
+
+/* Set statement_timeout to $1 (ms) for this transaction, or for the session. */
+#define DLQ_PG_SQL_LOCAL_TIMEOUT "SELECT set_config('statement_timeout', $1, true)"
+#define DLQ_PG_SQL_SESSION_TIMEOUT "SELECT set_config('statement_timeout', $1, false)"
+
+/* INSERT of rows rows (>= 1): row r binds parameters
+ * r * DLQ_PG_PARAM_COUNT + 1 ... (r + 1) * DLQ_PG_PARAM_COUNT, in the
+ * order of dlq_pg_param_t; status is 'PENDING'; ON CONFLICT (id) DO
+ * NOTHING, so an event already there is skipped (the command's row count
+ * says how many were inserted). */
+void dlq_pg_sql_insert (dlq_buf_t *out, const dlq_pg_names_t *names, size_t rows);
+
+/* ---- store calls ------------------------------------------------------------ */
+
+/* payload_text of id $1 unless it expired at $2 (timestamptz). */
+void dlq_pg_sql_get (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* One page of stream $1, unexpired at $2, at most $3 rows, newest first
+ * (created_at DESC, id DESC): payload_text, created_at in µs since the
+ * epoch, id. With after, only rows past the cursor: (created_at, id) <
+ * ($4::timestamptz, $5::uuid). */
+void dlq_pg_sql_list (dlq_buf_t *out, const dlq_pg_names_t *names, bool after);
+
+/* stream_name and count per stream, expired rows included. */
+void dlq_pg_sql_stats (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* pg_total_relation_size ($1::regclass): the table with its indexes and TOAST. */
+void dlq_pg_sql_size (dlq_buf_t *out);
+
+/* Delete at most $2 rows expired at $1 (expires_at <= $1); one row: the count. */
+void dlq_pg_sql_sweep (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+#endif

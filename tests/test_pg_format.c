@@ -1,0 +1,520 @@
+/*  test_pg_format — the pure part of the postgres sink, without a server:
+ *  the parameters of a row (seed 001's example event, absent fields, bad
+ *  bodies), timestamps, chunks, the LIST cursor, the SQL text (placeholder
+ *  numbering, quoted identifiers passed through, the versioned DDL), index
+ *  names and lock keys, and the SQLSTATE classes.
+ */
+#include "dlq_json.h"
+#include "failed_event.h"
+#include "pg_format.h"
+#include "pg_sql.h"
+#include "pg_sqlstate.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEED_001 DLQ_SOURCE_DIR "/tests/data/seed_001_event.json"
+
+/* ---- fixtures ----------------------------------------------------------------- */
+
+/* The whole of a file; caller frees. */
+static char *
+read_file (const char *path, size_t *len)
+{
+    FILE *f = fopen (path, "rb");
+    cr_assert_not_null (f, "cannot open %s", path);
+    char *data = malloc (1 << 16);
+    *len = fread (data, 1, (1 << 16) - 1, f);
+    data [*len] = '\0';
+    fclose (f);
+    return data;
+}
+
+/* The gateway's form of a body: decoded and encoded canonically. */
+static dlq_event_t *
+canonical (const char *body, size_t len)
+{
+    dlq_error_t error = { 0 };
+    dlq_event_t *event = dlq_event_decode (body, len, 1781015533500, &error);
+    cr_assert_not_null (event, "does not decode: %s", error.message);
+    dlq_event_encode (event);
+    return event;
+}
+
+/* The event deliver is given for e, with its canonical body (or body). */
+static dlq_sink_event_t
+sink_event (const dlq_event_t *e, const char *body, size_t len)
+{
+    return (dlq_sink_event_t) {
+        .id = e->id, .stream_name = e->stream_name, .operation_type = e->operation_type,
+        .status = e->status, .document_key = e->document_key, .attempts = e->attempts,
+        .first_attempt_at = e->first_attempt_at, .created_at = e->created_at,
+        .expires_at = e->expires_at, .retention_days = 30,
+        .json = body ? body : e->json, .json_len = body ? len : e->json_len, .delivery_attempt = 1,
+    };
+}
+
+/* Parameter p of row is text. */
+static void
+expect_param (const dlq_pg_row_t *row, dlq_pg_param_t p, const char *text)
+{
+    cr_assert_not_null (row->value [p], "parameter %d is NULL, want %s", (int) p, text);
+    cr_expect_eq (row->length [p], (int) strlen (text), "parameter %d: length %d, want %zu",
+                  (int) p, row->length [p], strlen (text));
+    cr_expect_str_eq (row->value [p], text, "parameter %d", (int) p);
+}
+
+/* Parameter p of row is NULL. */
+static void
+expect_null (const dlq_pg_row_t *row, dlq_pg_param_t p)
+{
+    cr_expect_null (row->value [p], "parameter %d is %s, want NULL", (int) p, row->value [p]);
+}
+
+/* Every parameter of seed 001's example but the payload. */
+static void
+expect_seed_001 (const dlq_pg_row_t *row)
+{
+    expect_param (row, DLQ_PG_PARAM_ID, "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b");
+    expect_param (row, DLQ_PG_PARAM_STREAM_NAME, "orders");
+    expect_param (row, DLQ_PG_PARAM_OPERATION_TYPE, "INSERT");
+    expect_param (row, DLQ_PG_PARAM_DOCUMENT_KEY, "{\"_id\":{\"$oid\":\"65f0a1b2c3d4e5f601234567\"}}");
+    expect_param (row, DLQ_PG_PARAM_FULL_DOCUMENT,
+                  "{\"_id\":{\"$oid\":\"65f0a1b2c3d4e5f601234567\"},\"status\":\"PAID\","
+                  "\"total\":{\"$numberDecimal\":\"129.90\"},\"items\":3}");
+    expect_param (row, DLQ_PG_PARAM_RESUME_TOKEN, "{\"_data\":\"8265F0A1B2000000012B022C0100296E5A1004\"}");
+    expect_param (row, DLQ_PG_PARAM_ERROR_TYPE, "java.lang.IllegalStateException");
+    expect_param (row, DLQ_PG_PARAM_ERROR_MESSAGE, "downstream call failed");
+    expect_param (row, DLQ_PG_PARAM_ERROR_STACKTRACE,
+                  "java.lang.IllegalStateException: downstream call failed\n\tat com.acme.Orders.handle(Orders.java:42)");
+    expect_param (row, DLQ_PG_PARAM_ATTEMPTS, "3");
+    expect_param (row, DLQ_PG_PARAM_FIRST_ATTEMPT_AT, "2026-06-09T14:32:11.123Z");
+    expect_param (row, DLQ_PG_PARAM_LAST_ATTEMPT_AT, "2026-06-09T14:32:13.456Z");
+    expect_param (row, DLQ_PG_PARAM_CREATED_AT, "2026-06-09T14:32:13.500Z");
+    expect_param (row, DLQ_PG_PARAM_EXPIRES_AT, "2026-07-09T14:32:13.500Z");
+    expect_param (row, DLQ_PG_PARAM_METADATA, "{\"tenantId\":\"acme\"}");
+}
+
+/* ---- rows ----------------------------------------------------------------------- */
+
+Test (pg_row, every_column_of_the_seed_001_example)
+{
+    size_t len;
+    char *body = read_file (SEED_001, &len);
+    dlq_event_t *e = canonical (body, len);
+    dlq_sink_event_t event = sink_event (e, NULL, 0);
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    expect_seed_001 (&row);
+    cr_expect_eq (row.value [DLQ_PG_PARAM_PAYLOAD], e->json, "the payload is not the canonical body itself");
+    cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD], (int) e->json_len);
+    size_t bytes = e->json_len;
+    for (int p = 0; p < DLQ_PG_PARAM_COUNT; p++)
+        bytes += p == DLQ_PG_PARAM_PAYLOAD ? 0 : strlen (row.value [p]);
+    cr_expect_eq (dlq_pg_row_bytes (&row), bytes, "every parameter counts in a row's bytes");
+    dlq_pg_row_free (&row);
+    dlq_event_destroy (&e);
+    free (body);
+}
+
+Test (pg_row, the_payload_is_the_body_as_given_not_reformatted)
+{
+    size_t len;
+    char *body = read_file (SEED_001, &len);
+    dlq_event_t *e = canonical (body, len);
+    char *copy = malloc (len + 16);
+    memcpy (copy, body, len);
+    memcpy (copy + len, "garbage after", 14);     /* the body need not end with a NUL */
+    dlq_sink_event_t event = sink_event (e, copy, len);
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    expect_seed_001 (&row);
+    cr_expect_eq (row.value [DLQ_PG_PARAM_PAYLOAD], copy);
+    cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD], (int) len);
+    dlq_pg_row_free (&row);
+    dlq_event_destroy (&e);
+    free (copy);
+    free (body);
+}
+
+Test (pg_row, absent_fields_are_null)
+{
+    static const char body [] = "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"s.1\","
+                                "\"error\":{\"type\":\"X\"},\"createdAt\":\"2026-06-09T14:32:13.500Z\"}";
+    dlq_event_t *e = canonical (body, sizeof body - 1);
+    dlq_sink_event_t event = sink_event (e, NULL, 0);
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    expect_param (&row, DLQ_PG_PARAM_ID, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182");
+    expect_param (&row, DLQ_PG_PARAM_STREAM_NAME, "s.1");
+    expect_param (&row, DLQ_PG_PARAM_ERROR_TYPE, "X");
+    expect_param (&row, DLQ_PG_PARAM_ATTEMPTS, "0");
+    expect_param (&row, DLQ_PG_PARAM_CREATED_AT, "2026-06-09T14:32:13.500Z");
+    static const dlq_pg_param_t absent [] = {
+        DLQ_PG_PARAM_OPERATION_TYPE, DLQ_PG_PARAM_DOCUMENT_KEY, DLQ_PG_PARAM_FULL_DOCUMENT,
+        DLQ_PG_PARAM_RESUME_TOKEN, DLQ_PG_PARAM_ERROR_MESSAGE, DLQ_PG_PARAM_ERROR_STACKTRACE,
+        DLQ_PG_PARAM_FIRST_ATTEMPT_AT, DLQ_PG_PARAM_LAST_ATTEMPT_AT, DLQ_PG_PARAM_EXPIRES_AT,
+        DLQ_PG_PARAM_METADATA,
+    };
+    for (size_t i = 0; i < sizeof absent / sizeof absent [0]; i++)
+        expect_null (&row, absent [i]);
+    dlq_pg_row_free (&row);
+    dlq_event_destroy (&e);
+}
+
+Test (pg_row, json_null_members_are_null)
+{
+    static const char body [] = "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"s\","
+                                "\"documentKey\":null,\"fullDocument\":null,\"metadata\":null,\"lastAttemptAt\":null,"
+                                "\"error\":{\"type\":\"X\",\"message\":null,\"stackTrace\":null}}";
+    dlq_sink_event_t event = {
+        .id = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", .stream_name = "s", .status = "PENDING",
+        .first_attempt_at = DLQ_SINK_TIME_NONE, .created_at = 0, .expires_at = DLQ_SINK_TIME_NONE,
+        .json = body, .json_len = sizeof body - 1,
+    };
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    expect_null (&row, DLQ_PG_PARAM_DOCUMENT_KEY);
+    expect_null (&row, DLQ_PG_PARAM_FULL_DOCUMENT);
+    expect_null (&row, DLQ_PG_PARAM_METADATA);
+    expect_null (&row, DLQ_PG_PARAM_LAST_ATTEMPT_AT);
+    expect_null (&row, DLQ_PG_PARAM_ERROR_MESSAGE);
+    expect_null (&row, DLQ_PG_PARAM_ERROR_STACKTRACE);
+    expect_param (&row, DLQ_PG_PARAM_CREATED_AT, "1970-01-01T00:00:00.000Z");
+    dlq_pg_row_free (&row);
+}
+
+Test (pg_row, a_body_that_cannot_make_a_row_is_invalid_and_leaves_it_empty)
+{
+    static const struct {
+        const char *body;
+        const char *why;
+    } cases [] = {
+        { "{\"id\":", "not JSON" },
+        { "[1,2]", "not a JSON object" },
+        { "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"error\":{}}", "error.type" },
+        { "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"error\":{\"type\":7}}", "error.type" },
+        { "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}", "error.type" },
+        { "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\",\"error\":{\"type\":\"X\"}}", "id" },
+        { "{\"error\":{\"type\":\"X\",\"message\":1}}", "error.message" },
+        { "{\"error\":{\"type\":\"X\"},\"lastAttemptAt\":\"yesterday\"}", "lastAttemptAt" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_sink_event_t event = {
+            .id = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", .stream_name = "s", .status = "PENDING",
+            .first_attempt_at = DLQ_SINK_TIME_NONE, .expires_at = DLQ_SINK_TIME_NONE,
+            .json = cases [i].body, .json_len = strlen (cases [i].body),
+        };
+        dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+        char err [200] = "";
+        cr_expect_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_INVALID,
+                      "%s is accepted", cases [i].body);
+        cr_expect_not_null (strstr (err, cases [i].why), "%s: the message \"%s\" does not say %s",
+                            cases [i].body, err, cases [i].why);
+        for (int p = 0; p < DLQ_PG_PARAM_COUNT; p++)
+            cr_expect_null (row.value [p], "%s: parameter %d is left set", cases [i].body, p);
+        dlq_pg_row_free (&row);
+    }
+}
+
+Test (pg_row, chunks_stay_under_the_parameter_and_byte_limits)
+{
+    size_t n = DLQ_PG_ROWS_PER_INSERT_MAX + 10;
+    dlq_pg_row_t *rows = calloc (n, sizeof *rows);
+    for (size_t i = 0; i < n; i++) {
+        rows [i].value [DLQ_PG_PARAM_PAYLOAD] = "0123456789";
+        rows [i].length [DLQ_PG_PARAM_PAYLOAD] = 10;
+    }
+    cr_expect_lt (DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT, 65535);
+    cr_expect_eq (dlq_pg_chunk_rows (rows, n, SIZE_MAX), DLQ_PG_ROWS_PER_INSERT_MAX);
+    cr_expect_eq (dlq_pg_chunk_rows (rows, 3, SIZE_MAX), 3);
+    cr_expect_eq (dlq_pg_chunk_rows (rows, n, 35), 3, "3 rows of 10 bytes fit in 35");
+    cr_expect_eq (dlq_pg_chunk_rows (rows, n, 5), 1, "a chunk always has a row");
+    free (rows);
+}
+
+/* ---- timestamps, ids and cursors ----------------------------------------------------- */
+
+Test (pg_time, timestamps_are_iso_utc_or_infinity)
+{
+    char out [DLQ_PG_TIME_LEN];
+    dlq_pg_format_time (1781015531123, out);
+    cr_expect_str_eq (out, "2026-06-09T14:32:11.123Z");
+    dlq_pg_format_time (0, out);
+    cr_expect_str_eq (out, "1970-01-01T00:00:00.000Z");
+    dlq_pg_format_time (INT64_MAX, out);
+    cr_expect_str_eq (out, "infinity");
+    dlq_pg_format_time (INT64_MIN + 1, out);
+    cr_expect_str_eq (out, "-infinity");
+    cr_assert (dlq_pg_format_time_us (1781015531123456, out));
+    cr_expect_str_eq (out, "2026-06-09T14:32:11.123456Z");
+    cr_assert (dlq_pg_format_time_us (-1, out));
+    cr_expect_str_eq (out, "1969-12-31T23:59:59.999999Z");
+    cr_expect (!dlq_pg_format_time_us (INT64_MAX, out));
+}
+
+Test (pg_cursor, a_cursor_round_trips)
+{
+    static const char id [] = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182";
+    static const int64_t times [] = { 1781015531123000, 0, -1000, 1 };
+    for (size_t i = 0; i < sizeof times / sizeof times [0]; i++) {
+        char cursor [DLQ_PG_CURSOR_LEN], back [DLQ_PG_UUID_LEN];
+        int64_t us;
+        dlq_pg_cursor_format (times [i], id, cursor);
+        cr_assert (dlq_pg_cursor_parse (cursor, &us, back), "%s does not parse", cursor);
+        cr_expect_eq (us, times [i]);
+        cr_expect_str_eq (back, id);
+    }
+    char cursor [DLQ_PG_CURSOR_LEN];
+    dlq_pg_cursor_format (1781015531123000, id, cursor);
+    cr_expect_str_eq (cursor, "1781015531123000.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182");
+}
+
+Test (pg_cursor, anything_else_is_refused)
+{
+    static const char *const bad [] = {
+        "", "abc", "1", "1.", ".0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "01.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", "-0.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "+1.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", " 1.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "1.0190F1D2-6C4E-7A01-8B2C-3D4E5F607182", "1.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182 ",
+        "1.0190f1d2-6c4e-7a01-8b2c-3d4e5f60718", "1.0190f1d26c4e-7a01-8b2c-3d4e5f6071822",
+        "1.2.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", "1e3.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "99999999999999999999.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "9223372036854775807.0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+        "1717940000000.42",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++) {
+        int64_t us;
+        char id [DLQ_PG_UUID_LEN];
+        cr_expect (!dlq_pg_cursor_parse (bad [i], &us, id), "\"%s\" is accepted", bad [i]);
+    }
+}
+
+Test (pg_cursor, uuids)
+{
+    cr_expect (dlq_pg_uuid_valid ("0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", true));
+    cr_expect (dlq_pg_uuid_valid ("0190F1D2-6C4E-7A01-8B2C-3D4E5F607182", false));
+    cr_expect (!dlq_pg_uuid_valid ("0190F1D2-6C4E-7A01-8B2C-3D4E5F607182", true));
+    cr_expect (!dlq_pg_uuid_valid ("0190f1d2-6c4e-7a01-8b2c-3d4e5f60718", false));
+    cr_expect (!dlq_pg_uuid_valid ("0190f1d2-6c4e-7a01-8b2c-3d4e5f6071822", false));
+    cr_expect (!dlq_pg_uuid_valid ("0190f1d2x6c4e-7a01-8b2c-3d4e5f607182", false));
+    cr_expect (!dlq_pg_uuid_valid ("not a uuid", false));
+}
+
+/* ---- SQL ------------------------------------------------------------------------------ */
+
+/* Quoted names as PQescapeIdentifier makes them, with quotes to escape. */
+static dlq_pg_names_t
+odd_names (void)
+{
+    dlq_pg_names_t names;
+    memset (&names, 0, sizeof names);
+    snprintf (names.schema, sizeof names.schema, "\"my \"\"odd\"\" schema\"");
+    snprintf (names.table, sizeof names.table, "\"DLQ; DROP TABLE x\"");
+    for (int i = 0; i < DLQ_PG_INDEX_COUNT; i++)
+        snprintf (names.index [i], sizeof names.index [i], "\"ix %d\"", i);
+    return names;
+}
+
+#define ROW_1 "($1::uuid,$2,$3,$4::jsonb,$4,$5::jsonb,$6::jsonb,$7::jsonb,$8,$9,$10,'PENDING',$11::int4," \
+              "$12::timestamptz,$13::timestamptz,$14::timestamptz,$15::timestamptz,$16::jsonb)"
+#define ROW_2 "($17::uuid,$18,$19,$20::jsonb,$20,$21::jsonb,$22::jsonb,$23::jsonb,$24,$25,$26,'PENDING',$27::int4," \
+              "$28::timestamptz,$29::timestamptz,$30::timestamptz,$31::timestamptz,$32::jsonb)"
+#define ROW_3 "($33::uuid,$34,$35,$36::jsonb,$36,$37::jsonb,$38::jsonb,$39::jsonb,$40,$41,$42,'PENDING',$43::int4," \
+              "$44::timestamptz,$45::timestamptz,$46::timestamptz,$47::timestamptz,$48::jsonb)"
+#define COLUMNS "(id, stream_name, operation_type, payload, payload_text, document_key, full_document, " \
+                "resume_token, error_type, error_message, error_stacktrace, status, attempts, " \
+                "first_attempt_at, last_attempt_at, created_at, expires_at, metadata)"
+
+Test (pg_sql, the_insert_of_three_rows_numbers_its_placeholders)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_insert (&sql, &names, 3);
+    cr_expect_str_eq (sql.data, "INSERT INTO \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" " COLUMNS
+                      " VALUES " ROW_1 "," ROW_2 "," ROW_3 " ON CONFLICT (id) DO NOTHING");
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_insert_of_the_largest_chunk_stays_under_65535_parameters)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_insert (&sql, &names, DLQ_PG_ROWS_PER_INSERT_MAX);
+    char last [32], next [32];
+    snprintf (last, sizeof last, "$%d::jsonb)", DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT);
+    snprintf (next, sizeof next, "$%d", DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT + 1);
+    cr_expect_not_null (strstr (sql.data, last), "no %s", last);
+    cr_expect_null (strstr (sql.data, next), "%s is there", next);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_store_queries_take_every_value_as_a_parameter)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_get (&sql, &names);
+    cr_expect_str_eq (sql.data, "SELECT payload_text FROM \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+                      "WHERE id = $1::uuid AND (expires_at IS NULL OR expires_at > $2::timestamptz)");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_list (&sql, &names, false);
+    cr_expect_str_eq (sql.data, "SELECT payload_text, (extract(epoch FROM created_at) * 1000000)::int8, id::text "
+                      "FROM \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" WHERE stream_name = $1 AND "
+                      "(expires_at IS NULL OR expires_at > $2::timestamptz) "
+                      "ORDER BY created_at DESC, id DESC LIMIT $3::int8");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_list (&sql, &names, true);
+    cr_expect_not_null (strstr (sql.data, " AND (created_at, id) < ($4::timestamptz, $5::uuid) ORDER BY"));
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_sweep (&sql, &names);
+    cr_expect_str_eq (sql.data, "WITH gone AS (DELETE FROM \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+                      "WHERE id IN (SELECT id FROM \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+                      "WHERE expires_at <= $1::timestamptz LIMIT $2::int8) RETURNING 1) SELECT count(*) FROM gone");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_stats (&sql, &names);
+    cr_expect_str_eq (sql.data, "SELECT stream_name, count(*) FROM \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+                      "GROUP BY stream_name ORDER BY stream_name");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_qualified (&sql, &names);
+    cr_expect_str_eq (sql.data, "\"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\"");
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, version_1_creates_the_table_then_each_index)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    cr_assert (dlq_pg_sql_migration (&sql, &names, 1, 0));
+    static const char head [] = "CREATE TABLE IF NOT EXISTS \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" (";
+    cr_expect_eq (strncmp (sql.data, head, sizeof head - 1), 0, "%s", sql.data);
+    static const char *const columns [] = {
+        "id UUID PRIMARY KEY", "stream_name TEXT NOT NULL", "operation_type TEXT,", "payload JSONB NOT NULL",
+        "payload_text TEXT NOT NULL", "document_key JSONB,", "full_document JSONB,", "resume_token JSONB,",
+        "error_type TEXT NOT NULL", "error_message TEXT,", "error_stacktrace TEXT,",
+        "status VARCHAR(20) NOT NULL DEFAULT 'PENDING'", "attempts INT NOT NULL",
+        "retry_count INT NOT NULL DEFAULT 0", "retry_after TIMESTAMPTZ NOT NULL DEFAULT now()",
+        "first_attempt_at TIMESTAMPTZ,", "last_attempt_at TIMESTAMPTZ,", "created_at TIMESTAMPTZ NOT NULL",
+        "updated_at TIMESTAMPTZ NOT NULL DEFAULT now()", "expires_at TIMESTAMPTZ,", "metadata JSONB)",
+    };
+    for (size_t i = 0; i < sizeof columns / sizeof columns [0]; i++)
+        cr_expect_not_null (strstr (sql.data, columns [i]), "no column %s", columns [i]);
+    static const char *const indexes [] = {
+        "(status)", "(status, retry_after)", "(stream_name)", "(error_type)", "(created_at)",
+        "(stream_name, created_at DESC, id DESC)", "(expires_at) WHERE expires_at IS NOT NULL",
+    };
+    for (size_t step = 1; step <= DLQ_PG_INDEX_COUNT; step++) {
+        dlq_buf_reset (&sql);
+        cr_assert (dlq_pg_sql_migration (&sql, &names, 1, step));
+        char want [256];
+        snprintf (want, sizeof want, "CREATE INDEX IF NOT EXISTS \"ix %zu\" ON \"my \"\"odd\"\" schema\"."
+                  "\"DLQ; DROP TABLE x\" %s", step - 1, indexes [step - 1]);
+        cr_expect_str_eq (sql.data, want);
+    }
+    dlq_buf_reset (&sql);
+    cr_expect (!dlq_pg_sql_migration (&sql, &names, 1, DLQ_PG_INDEX_COUNT + 1));
+    cr_expect (!dlq_pg_sql_migration (&sql, &names, DLQ_PG_SCHEMA_VERSION + 1, 0));
+    cr_expect_eq (sql.len, 0, "a step that does not exist wrote %s", sql.data);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_version_table_lives_in_the_same_schema)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_create_version_table (&sql, &names);
+    cr_expect_str_eq (sql.data, "CREATE TABLE IF NOT EXISTS \"my \"\"odd\"\" schema\".\"dlq_schema_version\" "
+                      "(table_name TEXT PRIMARY KEY, version INT NOT NULL)");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_set_version (&sql, &names);
+    cr_expect_str_eq (sql.data, "INSERT INTO \"my \"\"odd\"\" schema\".\"dlq_schema_version\" (table_name, version) "
+                      "VALUES ($1, $2::int4) ON CONFLICT (table_name) DO UPDATE SET version = EXCLUDED.version");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_lock (&sql);
+    cr_expect_str_eq (sql.data, "SELECT pg_advisory_xact_lock(1684828516, $1::int4)");
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, index_names_fit_in_63_bytes_and_stay_distinct)
+{
+    char name [DLQ_PG_NAME_MAX + 1], other [DLQ_PG_NAME_MAX + 1];
+    dlq_pg_index_name ("dlq_events", DLQ_PG_INDEX_LIST, name);
+    cr_expect_str_eq (name, "dlq_events_stream_created_id_idx");
+    dlq_pg_index_name ("dlq_events", DLQ_PG_INDEX_STATUS, name);
+    cr_expect_str_eq (name, "dlq_events_status_idx");
+    static const char long_a [] = "a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_1";
+    static const char long_b [] = "a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_2";
+    cr_assert_eq (strlen (long_a), 63);
+    for (int i = 0; i < DLQ_PG_INDEX_COUNT; i++) {
+        dlq_pg_index_name (long_a, (dlq_pg_index_t) i, name);
+        dlq_pg_index_name (long_b, (dlq_pg_index_t) i, other);
+        cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX, "%s", name);
+        cr_expect_str_neq (name, other);
+    }
+    /* 20 two-byte characters: the cut never splits one. */
+    static const char utf8 [] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    dlq_pg_index_name (utf8, DLQ_PG_INDEX_STATUS_RETRY, name);
+    cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX);
+    cr_expect (dlq_utf8_valid (name, strlen (name), NULL), "%s is cut inside a character", name);
+}
+
+Test (pg_sql, lock_keys_are_fnv1a)
+{
+    cr_expect_eq (dlq_pg_lock_key (""), (int32_t) 0x811c9dc5u);
+    cr_expect_eq (dlq_pg_lock_key ("a"), (int32_t) 0xe40c292cu);
+    cr_expect_neq (dlq_pg_lock_key ("public.dlq_events"), dlq_pg_lock_key ("public.dlq_event"));
+}
+
+/* ---- SQLSTATE ---------------------------------------------------------------------------- */
+
+Test (pg_sqlstate, classes)
+{
+    static const struct {
+        const char    *state;
+        bool           connected;
+        dlq_pg_fault_t fault;
+    } cases [] = {
+        { "22P02", true, DLQ_PG_FAULT_DATA },       /* invalid input syntax (JSON) */
+        { "22P05", true, DLQ_PG_FAULT_DATA },       /* untranslatable character (\u0000) */
+        { "22021", true, DLQ_PG_FAULT_DATA },       /* invalid byte sequence */
+        { "22003", true, DLQ_PG_FAULT_DATA },       /* out of range */
+        { "23502", true, DLQ_PG_FAULT_DATA },       /* not null */
+        { "23514", true, DLQ_PG_FAULT_DATA },       /* check */
+        { "54000", true, DLQ_PG_FAULT_DATA },       /* index row too large */
+        { "08006", true, DLQ_PG_FAULT_CONNECTION },
+        { "08001", true, DLQ_PG_FAULT_CONNECTION },
+        { "57P01", true, DLQ_PG_FAULT_CONNECTION }, /* admin shutdown */
+        { "57P02", true, DLQ_PG_FAULT_CONNECTION },
+        { "57P03", true, DLQ_PG_FAULT_CONNECTION },
+        { "57014", true, DLQ_PG_FAULT_TRANSIENT },  /* statement timeout / cancel */
+        { "53100", true, DLQ_PG_FAULT_TRANSIENT },  /* disk full */
+        { "53300", true, DLQ_PG_FAULT_TRANSIENT },  /* too many connections */
+        { "40001", true, DLQ_PG_FAULT_TRANSIENT },
+        { "40P01", true, DLQ_PG_FAULT_TRANSIENT },
+        { "42P01", true, DLQ_PG_FAULT_SCHEMA },
+        { "42703", true, DLQ_PG_FAULT_SCHEMA },
+        { "3F000", true, DLQ_PG_FAULT_SCHEMA },
+        { "26000", true, DLQ_PG_FAULT_PREPARED },   /* no such prepared statement */
+        { "42P05", true, DLQ_PG_FAULT_PREPARED },   /* prepared statement already there */
+        { "42501", true, DLQ_PG_FAULT_OTHER },      /* permission denied */
+        { "25P02", true, DLQ_PG_FAULT_OTHER },
+        { "54001", true, DLQ_PG_FAULT_OTHER },
+        { "XX000", true, DLQ_PG_FAULT_OTHER },
+        { "", true, DLQ_PG_FAULT_OTHER },
+        { NULL, true, DLQ_PG_FAULT_OTHER },
+        { NULL, false, DLQ_PG_FAULT_CONNECTION },
+        { "22P02", false, DLQ_PG_FAULT_CONNECTION },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_pg_fault_t fault = dlq_pg_classify (cases [i].state, cases [i].connected);
+        cr_expect_eq (fault, cases [i].fault, "%s (connected %d): %s, want %s",
+                      cases [i].state ? cases [i].state : "NULL", cases [i].connected,
+                      dlq_pg_fault_name (fault), dlq_pg_fault_name (cases [i].fault));
+    }
+}
