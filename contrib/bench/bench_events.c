@@ -359,11 +359,17 @@ keep_row (bench_row_t *row, const dlq_event_t *e)
 {
     size_t id_len = strlen (e->id) + 1, stream_len = strlen (e->stream_name) + 1;
     size_t status_len = strlen (e->status) + 1, type_len = strlen (e->error_type) + 1;
-    char *p = dlq_malloc (id_len + stream_len + status_len + type_len + e->json_len + 1);
+    size_t op_len = e->operation_type ? strlen (e->operation_type) + 1 : 0;
+    size_t key_len = e->document_key ? strlen (e->document_key) + 1 : 0;
+    char *p = dlq_malloc (id_len + stream_len + status_len + type_len + op_len + key_len + e->json_len + 1);
     row->id = take (&p, e->id, id_len);
     row->stream_name = take (&p, e->stream_name, stream_len);
     row->status = take (&p, e->status, status_len);
     row->error_type = take (&p, e->error_type, type_len);
+    row->operation_type = op_len ? take (&p, e->operation_type, op_len) : NULL;
+    row->document_key = key_len ? take (&p, e->document_key, key_len) : NULL;
+    row->attempts = e->attempts;
+    row->first_attempt_at = e->first_attempt_at;
     row->json = take (&p, e->json, e->json_len);
     *p = '\0';
     row->json_len = e->json_len;

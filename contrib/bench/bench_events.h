@@ -20,6 +20,10 @@ typedef struct {
     const char *stream_name;
     const char *status;
     const char *error_type;
+    const char *operation_type; /* NULL when absent */
+    const char *document_key;   /* extended JSON text, NULL when absent */
+    int32_t     attempts;
+    int64_t     first_attempt_at; /* ms, or DLQ_TIME_NONE */
     const char *json;           /* canonical body */
     size_t      json_len;
     int64_t     created_at;     /* ms since epoch */

@@ -27,8 +27,9 @@ static const char pragmas [] =
     "PRAGMA journal_size_limit = 67108864;";
 
 static const char insert_sql [] =
-    "INSERT INTO events (id, stream_name, created_at, expires_at, status, error_type, body)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO NOTHING";
+    "INSERT INTO events (id, stream_name, created_at, expires_at, status, error_type, body,"
+    " operation_type, document_key, attempts, first_attempt_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING";
 
 static const char count_sql [] =
     "INSERT INTO stream_counts (stream_name, events) VALUES (?1, ?2)"
@@ -136,6 +137,19 @@ insert_row (loop_t *l, const bench_row_t *row)
     sqlite3_bind_text (s, 5, row->status, -1, SQLITE_STATIC);
     sqlite3_bind_text (s, 6, row->error_type, -1, SQLITE_STATIC);
     sqlite3_bind_text64 (s, 7, row->json, row->json_len, SQLITE_STATIC, SQLITE_UTF8);
+    if (row->operation_type)
+        sqlite3_bind_text (s, 8, row->operation_type, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (s, 8);
+    if (row->document_key)
+        sqlite3_bind_text (s, 9, row->document_key, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (s, 9);
+    sqlite3_bind_int (s, 10, row->attempts);
+    if (row->first_attempt_at == DLQ_TIME_NONE)
+        sqlite3_bind_null (s, 11);
+    else
+        sqlite3_bind_int64 (s, 11, row->first_attempt_at);
     return run_stmt (l, s, "insert");
 }
 
