@@ -14,40 +14,19 @@
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 
+#include "test_support.h"
+
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char tmp_dir [] = "/tmp/dlq-ledger-XXXXXX";
+static char tmp_dir [256];
 
-static void
-make_dir (void)
-{
-    cr_assert_not_null (mkdtemp (tmp_dir), "mkdtemp failed");
-}
-
-/* Remove every file in the test directory, then the directory. */
-static void
-remove_dir (void)
-{
-    DIR *dir = opendir (tmp_dir);
-    if (!dir)
-        return;
-    struct dirent *entry;
-    while ((entry = readdir (dir))) {
-        if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
-            continue;
-        char path [512];
-        snprintf (path, sizeof path, "%s/%s", tmp_dir, entry->d_name);
-        unlink (path);
-    }
-    closedir (dir);
-    rmdir (tmp_dir);
-}
+static void make_dir (void) { test_tmpdir (tmp_dir); }
+static void remove_dir (void) { test_rmtree (tmp_dir); }
 
 TestSuite (spool_ledger, .init = make_dir, .fini = remove_dir);
 
