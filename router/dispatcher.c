@@ -29,6 +29,7 @@
 #include <string.h>
 
 #define TIP_REFRESH_MS 1000     /* re-read the last seq from the store when idle this long */
+#define READ_RETRY_MS 1000      /* after a failed spool read, wait this long before the next */
 
 /* One event of the batch in hand. */
 typedef struct {
@@ -60,6 +61,7 @@ struct dlq_dispatcher {
     int64_t               restart_cursor;   /* (restart_cursor, restart_attempted]: */
     int64_t               restart_attempted;/*   may have reached the sink before a crash */
     int64_t               linger_since;     /* when a partial batch started waiting, or 0 */
+    int64_t               read_again_at;    /* after a failed spool read: not before (monotonic) */
     dlq_retry_queue_t    *retries;
     dlq_retry_config_t    retry;
     dlq_circuit_t         circuit;
@@ -206,8 +208,9 @@ take_new_events (dlq_dispatcher_t *self)
         return self->cursor;
     ssize_t n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
     if (n < 0) {
-        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool: %s", sink_name (self),
-                 dlq_embedded_last_error (self->store));
+        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool (again in %d ms): %s", sink_name (self),
+                 READ_RETRY_MS, dlq_embedded_last_error (self->store));
+        self->read_again_at = dlq_time_mono_ms () + READ_RETRY_MS;
         return self->cursor;
     }
     /* nothing left past the cursor: the events up to the tip were swept */
@@ -329,7 +332,9 @@ work_ready (dlq_dispatcher_t *self, int64_t now, int64_t *wait_ms)
     }
     dlq_retry_item_t next;
     bool retry_due = dlq_retry_queue_peek (self->retries, &next) && next.due_ms <= now;
-    int64_t backlog = self->tip - self->cursor;
+    int64_t backlog = now < self->read_again_at ? 0 : self->tip - self->cursor;
+    if (!retry_due && backlog == 0 && self->tip > self->cursor)
+        *wait_ms = self->read_again_at - now;     /* a failed read: wait, do not spin */
     if (!retry_due && backlog > 0 && backlog < (int64_t) self->batch_max && self->dispatch->linger_ms > 0) {
         if (!self->linger_since)
             self->linger_since = now;
@@ -341,7 +346,7 @@ work_ready (dlq_dispatcher_t *self, int64_t now, int64_t *wait_ms)
     }
     if (retry_due || backlog > 0)
         return true;
-    if (dlq_retry_queue_peek (self->retries, &next))
+    if (dlq_retry_queue_peek (self->retries, &next) && (*wait_ms < 0 || next.due_ms - now < *wait_ms))
         *wait_ms = next.due_ms - now;
     return false;
 }
