@@ -4,7 +4,9 @@
  *  default chain, PUTs every event, and polls STATS every 10 ms from the
  *  last ack until the sink's backlog is 0 and delivered is N. (ii) and
  *  (iii) then make their tables LIKE the sink's (the plugin's own DDL) and
- *  write the same rows over one libpq connection. See bench_postgres.h.
+ *  write the same rows over one libpq connection. (iv) loads <dir>/
+ *  postgres-drain-<n> with no sink, restarts dlqd there with the sink and
+ *  polls STATS from PING until it delivered all. See bench_postgres.h.
  */
 #include "bench_postgres.h"
 
@@ -63,15 +65,25 @@ typedef struct {
     size_t  count;
 } bench_pg_t;
 
-/* One timed run of (i) or (ii). */
+/* What a timed run measures. */
+typedef enum {
+    RUN_SINK,                       /* (i) */
+    RUN_COPY,                       /* (ii) */
+    RUN_DRAIN,                      /* (iv) */
+    RUN_KINDS
+} run_kind_t;
+
+/* One timed run of (i), (ii) or (iv). */
 typedef struct {
-    bool   sink;
+    run_kind_t kind;
     size_t number;                  /* 1-based, per kind */
     double eps;
     double seconds;
     double ingest_eps;              /* sink: acks/s */
     double drained_ms;              /* sink: last ack -> all delivered */
     double alone_eps;               /* sink: events/s after the last ack; 0 when none were left */
+    double load_eps;                /* drain: acks/s of the load (no sink in the chain) */
+    double ping_ms;                 /* drain: restart (exec) -> PING answered */
     bool   failed;
 } run_t;
 
@@ -388,6 +400,126 @@ run_sink (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
 
 
 /* ------------------------------------------------------------------------ */
+/* (iv) the sink draining a stored backlog */
+
+/* Poll STATS from start_ns until the sink delivered all count events. */
+static bool
+wait_drained (void *sock, size_t count, int64_t start_ns, int64_t *done_ns, char *err, size_t err_len)
+{
+    int64_t limit_ms = 120000 + (int64_t) count;
+    sink_stats_t s;
+    for (;;) {
+        if (!get_sink_stats (sock, &s, err, err_len))
+            return false;
+        int64_t now = dlq_time_mono_ns ();
+        if (s.failed) {
+            snprintf (err, err_len, "the sink failed %lld events (last error: %s)", s.failed, s.last_error);
+            return false;
+        }
+        if (s.backlog == 0 && s.retrying == 0 && s.delivered == (long long) count) {
+            *done_ns = now;
+            return true;
+        }
+        if (s.delivered > (long long) count) {
+            snprintf (err, err_len, "the sink delivered %lld events, expected %zu", s.delivered, count);
+            return false;
+        }
+        if (now - start_ns > limit_ms * 1000000) {
+            snprintf (err, err_len, "the sink did not deliver everything within %lld ms of the restart"
+                      " (backlog %lld, delivered %lld, retrying %lld; last error: %s)",
+                      (long long) limit_ms, s.backlog, s.delivered, s.retrying, s.last_error);
+            return false;
+        }
+        sleep_ms (POLL_MS);
+    }
+}
+
+static bool
+stop_daemon (const bench_postgres_options_t *o, bench_daemon_t *daemon)
+{
+    double stop_s;
+    char stop_err [ERR_LEN];
+    if (bench_daemon_stop (daemon, o->stop_ms, &stop_s, stop_err, sizeof stop_err))
+        return true;
+    fprintf (stderr, "dlqd_bench: %s\n", stop_err);
+    return false;
+}
+
+/* Load every event into a dlqd without sinks, stop it, restart it on the
+ * same data dir with the sink in the default chain (a new sink: cursor 0,
+ * so the whole backlog is its to deliver) and time the restart (PING
+ * answered) -> delivered = N, backlog 0. */
+static void
+run_drain (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
+           const bench_events_t *ev, run_t *run)
+{
+    char path [4096], err [ERR_LEN] = "", table [64];
+    snprintf (path, sizeof path, "%s/postgres-drain-%zu", dir, run->number);
+    snprintf (table, sizeof table, "%s_drain%zu", pg->prefix, run->number);
+    if (mkdir (path, 0700) != 0) {
+        fprintf (stderr, "dlqd_bench: cannot create %s: %s\n", path, strerror (errno));
+        run->failed = true;
+        return;
+    }
+    void *ctx = zmq_ctx_new ();
+    bench_daemon_t daemon;
+    /* 1: the load, with no sink at all (the default stream policy keeps
+     * the events 30 days) */
+    bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, NULL, o->ready_ms, err, sizeof err);
+    if (ok) {
+        bench_gateway_result_t g;
+        bool complete = bench_gateway_run (ctx, daemon.endpoint, ev, o->clients, o->window,
+                                           o->reply_timeout_ms, &g);
+        ok = complete && g.errors == 0 && g.ok == ev->count;
+        if (!ok)
+            snprintf (err, sizeof err, "load: %s%s%zu ERR replies, %zu acks of %zu (first: %s)",
+                      complete ? "" : g.failure, complete ? "" : "; ", g.errors, g.ok, ev->count,
+                      g.first_err);
+        run->load_eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
+        bench_gateway_result_free (&g);
+        if (!stop_daemon (o, &daemon))
+            ok = false;
+    }
+    /* 2: the restart with the sink; 3: timed until it delivered all */
+    dlq_buf_t config = DLQ_BUF_INIT;
+    dlq_buf_puts (&config, "sinks: { " SINK_NAME ": { type = \"postgres\"; conninfo = \"");
+    config_string (&config, o->conninfo);
+    dlq_buf_printf (&config, "\"; table = \"%s\"; %s }; };\ndefaults: { chain = [\"" SINK_NAME "\"]; };",
+                    table, o->settings ? o->settings : "");
+    if (ok) {
+        int64_t exec_ns = dlq_time_mono_ns ();
+        ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, config.data, o->ready_ms, err, sizeof err);
+        if (ok) {
+            int64_t start_ns = dlq_time_mono_ns (), done_ns = start_ns;
+            run->ping_ms = (double) (start_ns - exec_ns) / 1e6;
+            void *sock = bench_gateway_connect (ctx, daemon.endpoint);
+            if (!sock) {
+                snprintf (err, sizeof err, "cannot connect for STATS");
+                ok = false;
+            }
+            else {
+                ok = wait_drained (sock, ev->count, start_ns, &done_ns, err, sizeof err);
+                zmq_close (sock);
+            }
+            run->seconds = (double) (done_ns - start_ns) / 1e9;
+            run->eps = ok && run->seconds > 0 ? (double) ev->count / run->seconds : 0;
+            if (!stop_daemon (o, &daemon))
+                ok = false;
+        }
+    }
+    zmq_ctx_term (ctx);
+    dlq_buf_free (&config);
+    if (ok && !check_rows (pg, table, ev->count, err, sizeof err))
+        ok = false;
+    if (!ok)
+        fprintf (stderr, "dlqd_bench: postgres sink drain run %zu: %s\n", run->number, err);
+    if (!o->keep)
+        drop_table (pg, table);
+    run->failed = !ok;
+}
+
+
+/* ------------------------------------------------------------------------ */
 /* (ii) raw COPY */
 
 /* Append value in COPY's text format (\N for NULL). */
@@ -545,19 +677,28 @@ connect_db (bench_pg_t *pg, const char *conninfo)
     return true;
 }
 
+static const char *const kind_names [RUN_KINDS] = {
+    [RUN_SINK] = "sink", [RUN_COPY] = "raw COPY", [RUN_DRAIN] = "sink drain"
+};
+
 static void
 print_run (const run_t *r, size_t count)
 {
     if (r->failed) {
-        printf ("  %-14s: FAILED (see above)\n", r->sink ? "sink" : "raw COPY");
+        printf ("  %-14s: FAILED (see above)\n", kind_names [r->kind]);
         return;
     }
     if (r->number == 0) {
-        printf ("  warm-up %-6s: %7.0f events/s  (%.2f s, not counted)\n", r->sink ? "sink" : "COPY",
+        printf ("  warm-up %-6s: %7.0f events/s  (%.2f s, not counted)\n", r->kind == RUN_SINK ? "sink" : "COPY",
                 r->eps, r->seconds);
         return;
     }
-    if (r->sink) {
+    if (r->kind == RUN_DRAIN)
+        printf ("  sink drain #%-2zu: %7.0f events/s  (restart (PING) -> all %zu delivered in %.2f s; exec ->"
+                " PING %.0f ms; load without the sink: acks %.0f events/s)\n", r->number, r->eps, count,
+                r->seconds, r->ping_ms, r->load_eps);
+    else
+    if (r->kind == RUN_SINK) {
         printf ("  sink #%-8zu: %7.0f events/s  (first PUT -> all %zu delivered in %.2f s; acks %.0f"
                 " events/s; done %.0f ms after the last ack", r->number, r->eps, count, r->seconds,
                 r->ingest_eps, r->drained_ms);
@@ -579,12 +720,12 @@ compare_double (const void *a, const void *b)
 
 /* Median of a field of one kind's runs (all of them completed). */
 static double
-median (const run_t *runs, size_t count, bool sink, size_t offset)
+median (const run_t *runs, size_t count, run_kind_t kind, size_t offset)
 {
-    double values [2 * 100];
+    double values [RUN_KINDS * 100];
     size_t n = 0;
     for (size_t i = 0; i < count; i++)
-        if (runs [i].sink == sink)
+        if (runs [i].kind == kind)
             memcpy (&values [n++], (const char *) &runs [i] + offset, sizeof (double));
     if (!n)
         return 0;
@@ -595,12 +736,15 @@ median (const run_t *runs, size_t count, bool sink, size_t offset)
 static void
 summarise (const run_t *runs, size_t count, size_t repeat, bench_postgres_result_t *out)
 {
-    out->sink_eps = median (runs, count, true, offsetof (run_t, eps));
-    out->ingest_eps = median (runs, count, true, offsetof (run_t, ingest_eps));
-    out->drained_ms = median (runs, count, true, offsetof (run_t, drained_ms));
-    out->copy_eps = median (runs, count, false, offsetof (run_t, eps));
+    out->sink_eps = median (runs, count, RUN_SINK, offsetof (run_t, eps));
+    out->ingest_eps = median (runs, count, RUN_SINK, offsetof (run_t, ingest_eps));
+    out->drained_ms = median (runs, count, RUN_SINK, offsetof (run_t, drained_ms));
+    out->copy_eps = median (runs, count, RUN_COPY, offsetof (run_t, eps));
+    out->drain_eps = median (runs, count, RUN_DRAIN, offsetof (run_t, eps));
     printf ("postgres sink   : %7.0f events/s  (median of %zu; first PUT -> delivered = N, backlog 0)\n",
             out->sink_eps, repeat);
+    printf ("postgres sink (drain): %7.0f events/s  (median of %zu; restart (PING) with a stored backlog"
+            " of N -> delivered = N, backlog 0)\n", out->drain_eps, repeat);
     printf ("raw COPY %-7d: %7.0f events/s  (median of %zu; one COPY + commit per %d rows)\n",
             BENCH_POSTGRES_COPY_ROWS, out->copy_eps, repeat, BENCH_POSTGRES_COPY_ROWS);
 }
@@ -615,6 +759,10 @@ print_ratios (const bench_postgres_result_t *out)
     printf ("postgres ratios : sink / raw COPY %.2f (target >= %.2f: %s), sink / naive %s\n",
             vs_copy, BENCH_POSTGRES_TARGET_COPY,
             vs_copy >= BENCH_POSTGRES_TARGET_COPY ? "met" : "MISSED", naive);
+    double drain_vs_copy = out->copy_eps > 0 ? out->drain_eps / out->copy_eps : 0;
+    printf ("postgres ratios : sink (drain) / raw COPY %.2f (target >= %.2f: %s)\n",
+            drain_vs_copy, BENCH_POSTGRES_TARGET_COPY,
+            drain_vs_copy >= BENCH_POSTGRES_TARGET_COPY ? "met" : "MISSED");
 }
 
 bool
@@ -625,7 +773,7 @@ bench_postgres_run (const bench_postgres_options_t *o, const char *dir, const be
     bench_pg_t pg = { 0 };
     unsigned tag = (unsigned) getpid () ^ (unsigned) (dlq_time_now_ms () & 0xffffff);
     snprintf (pg.prefix, sizeof pg.prefix, "dlq_bench_%x", tag);
-    size_t repeat = o->repeat == 0 ? 1 : o->repeat > 100 ? 100 : o->repeat, count = 2 * repeat;
+    size_t repeat = o->repeat == 0 ? 1 : o->repeat > 100 ? 100 : o->repeat, count = RUN_KINDS * repeat;
     char err [ERR_LEN] = "";
     bool ok = connect_db (&pg, o->conninfo);
     if (ok && !make_rows (&pg, ev, err, sizeof err)) {
@@ -636,13 +784,17 @@ bench_postgres_run (const bench_postgres_options_t *o, const char *dir, const be
         printf ("postgres runs   : a warm-up (a sink run of %zu events, whose table the others copy, then"
                 " a COPY run), then %zu of each, alternating, a CHECKPOINT before each\n",
                 ev->count < WARM_UP_SINK_EVENTS ? ev->count : WARM_UP_SINK_EVENTS, repeat);
+    if (ok)
+        printf ("postgres runs   : and %zu sink drain runs among them (load N into a dlqd without the sink,"
+                " SIGTERM, restart on the same data dir with the sink in the default chain; timed from"
+                " PING answered)\n", repeat);
     if (ok && o->settings)
         printf ("postgres sink   : with %s\n", o->settings);
     /* Not counted: the first runs on a fresh cluster also create its WAL
      * segments, which later runs recycle. */
     bench_events_t few = *ev;
     few.count = ev->count < WARM_UP_SINK_EVENTS ? ev->count : WARM_UP_SINK_EVENTS;
-    run_t warm_sink = { .sink = true, .number = 0 }, warm_copy = { .sink = false, .number = 0 };
+    run_t warm_sink = { .kind = RUN_SINK, .number = 0 }, warm_copy = { .kind = RUN_COPY, .number = 0 };
     if (ok && (ok = settle (&pg))) {
         run_sink (o, &pg, dir, &few, &warm_sink);
         print_run (&warm_sink, few.count);
@@ -653,20 +805,24 @@ bench_postgres_run (const bench_postgres_options_t *o, const char *dir, const be
         print_run (&warm_copy, ev->count);
         ok = !warm_copy.failed;
     }
-    run_t runs [2 * 100];
+    run_t runs [RUN_KINDS * 100];
     memset (runs, 0, sizeof runs);
     for (size_t i = 0; ok && i < count; i++) {
-        /* pairs alternate which kind goes first: sink copy, copy sink, ... */
-        size_t pair = i / 2;
-        runs [i].sink = (i % 2 == 0) == (pair % 2 == 0);
-        runs [i].number = pair + 1;
+        /* rounds rotate which kind goes first: sink copy drain, copy drain
+         * sink, drain sink copy, ... */
+        size_t round = i / RUN_KINDS;
+        runs [i].kind = (run_kind_t) ((i + round) % RUN_KINDS);
+        runs [i].number = round + 1;
         ok = settle (&pg);
         if (!ok)
             break;
-        if (runs [i].sink)
+        if (runs [i].kind == RUN_SINK)
             run_sink (o, &pg, dir, ev, &runs [i]);
         else
+        if (runs [i].kind == RUN_COPY)
             run_copy (o, &pg, &runs [i]);
+        else
+            run_drain (o, &pg, dir, ev, &runs [i]);
         print_run (&runs [i], ev->count);
         ok = !runs [i].failed;
     }

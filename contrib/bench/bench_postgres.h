@@ -10,13 +10,22 @@
  *          same DDL, indexes and defaults, one COPY (one commit) per 1000
  *          rows over libpq;
  *    (iii) naive: one INSERT ... ON CONFLICT (id) DO NOTHING + commit per
- *          event, prepared once, on the first naive_events rows.
+ *          event, prepared once, on the first naive_events rows;
+ *    (iv)  sink (drain): a private dlqd without sinks takes every PUT
+ *          (acked), is stopped (SIGTERM, exit 0) and started again on the
+ *          same data dir with the postgres sink in the default chain (a
+ *          new sink: cursor 0, so every stored event is its backlog; the
+ *          default stream policy keeps them 30 days); events/s from the
+ *          restart (PING answered) until STATS shows delivered = N and
+ *          backlog 0 -- the sink alone, without dlqd's ingest competing
+ *          for the machine.
  *
- *  Fairness on a small, shared machine: (i) and (ii) run repeat times each,
- *  alternating which goes first (i ii, ii i, ...; the very first run is a
- *  sink run, whose table the others copy), each on a fresh table after a
+ *  Fairness on a small, shared machine: (i), (ii) and (iv) run repeat times
+ *  each, rotating which goes first (i ii iv, ii iv i, iv i ii, ...; after a
+ *  warm-up sink run, whose table the others copy, and a COPY run), each on a fresh table after a
  *  CHECKPOINT (so no run pays for pages another left dirty); medians are
- *  compared. Ratios: sink / raw COPY (target >= 0.80) and sink / naive.
+ *  compared. Ratios: sink / raw COPY (target >= 0.80) and sink / naive;
+ *  then sink (drain) / raw COPY (same target).
  *  The column values are extracted from the bodies before any timing; the
  *  COPY text is written while timed. Every table is checked to hold its
  *  rows, then dropped (unless keep). The server must have fsync on (as
@@ -53,11 +62,12 @@ typedef struct {
     double ingest_eps;              /* (i): acks/s of the same runs, median */
     double drained_ms;              /* (i): last ack -> delivered all, median */
     double copy_eps;                /* (ii), median */
+    double drain_eps;               /* (iv): N / (restart (PING) -> delivered all), median */
     double naive_eps;               /* (iii); 0 when skipped */
     bool   failed;
 } bench_postgres_result_t;
 
-/* Run (i), (ii), (iii) with dlqd's directory under dir, printing a line
+/* Run (i), (ii), (iii), (iv) with dlqd's directory under dir, printing a line
  * each and the ratios. False when something failed (messages on stderr);
  * a phase that cannot run after a failure is skipped. */
 bool bench_postgres_run (const bench_postgres_options_t *options, const char *dir,

@@ -16,6 +16,7 @@
  *       their delivered counts.
  *    6. with --postgres CONNINFO, the postgres sink against PostgreSQL used
  *       directly (bench_postgres.h): events/s delivered by a postgres sink
+ *       (while dlqd ingests, and draining a stored backlog after a restart)
  *       vs. a raw COPY of the same rows vs. one INSERT + commit per event.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6.
  *  Exit status: 0 when everything completed (targets are reported, not
@@ -106,8 +107,9 @@ usage (FILE *out, int code)
         "  --chain-only      run the chain comparison only (no single dlqd run, no\n"
         "                    SQLite references)\n"
         "  --postgres C      also compare a postgres sink (libpq conninfo C) with a\n"
-        "                    raw COPY of the same rows (--repeat runs of each,\n"
-        "                    alternating, medians) and with one INSERT + commit per\n"
+        "                    raw COPY of the same rows (--repeat runs of each, and\n"
+        "                    of the sink draining a stored backlog after a restart,\n"
+        "                    rotating, medians) and with one INSERT + commit per\n"
         "                    event (--naive-events rows); e.g. a server from\n"
         "                    contrib/scripts/pg-server.sh start DIR PORT\n"
         "  --postgres-settings S  more settings of the postgres sink's section, e.g.\n"
