@@ -11,6 +11,7 @@
 #include "dlq_buf.h"
 #include "dlq_json.h"
 
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -106,40 +107,6 @@ append_one (dlq_embedded_t *store, const char *id, const char *stream, int64_t c
     free_event (event);
 }
 
-static sqlite3 *
-raw_open (int flags)
-{
-    char path [512];
-    snprintf (path, sizeof path, "%s/%s", tmp_dir, DLQ_EMBEDDED_FILE);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open_v2 (path, &db, flags, NULL), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    return db;
-}
-
-/* A one-integer query on a raw read-only connection. */
-static int64_t
-raw_count (const char *sql)
-{
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
-    int64_t value = sqlite3_column_int64 (stmt, 0);
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return value;
-}
-
-static void
-raw_exec (const char *sql)
-{
-    sqlite3 *db = raw_open (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    char *message = NULL;
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &message), SQLITE_OK, "%s", message);
-    sqlite3_close (db);
-}
-
 static void
 expect_list (dlq_embedded_t *store, const char *stream, size_t limit, const char *cursor,
              int64_t now, const char *expect_events, const char *expect_cursor)
@@ -197,11 +164,11 @@ Test (embedded_store, append_writes_the_routing_columns_from_the_event)
     append_expect (store, batch, 2, "nn");
     dlq_embedded_destroy (&store);
 
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'full'"
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id = 'full'"
                              " AND operation_type = 'replace'"
                              " AND document_key = '{\"_id\":{\"$numberLong\":\"7\"}}'"
                              " AND attempts = 2147483647 AND first_attempt_at = -62135596800000"), 1);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'bare'"
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id = 'bare'"
                              " AND operation_type IS NULL AND document_key IS NULL"
                              " AND attempts = 0 AND first_attempt_at IS NULL"), 1);
     free (full->operation_type);
@@ -233,7 +200,7 @@ Test (embedded_store, expired_is_not_found_before_sweep)
     cr_assert_eq (dlq_embedded_get (store, "e", 5000, &out), DLQ_STORE_NOT_FOUND);
     cr_assert_eq (dlq_embedded_get (store, "k", 5000, &out), DLQ_STORE_OK);
     expect_list (store, "s", 10, NULL, 5000, "[{\"id\":\"k\",\"tag\":\"t\"}]", NULL);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 2, "nothing swept yet");
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 2, "nothing swept yet");
     dlq_buf_free (&out);
     dlq_embedded_destroy (&store);
 }
@@ -254,10 +221,10 @@ Test (embedded_store, duplicates_are_flagged_and_stored_once)
     append_expect (store, batch1, 3, "nnd");
     append_expect (store, batch2, 3, "dnd");
 
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'a'"), 1);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'b'"), 1);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id = 'c'"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id = 'a'"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id = 'b'"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id = 'c'"), 1);
 
     dlq_buf_t out = DLQ_BUF_INIT;
     cr_assert_eq (dlq_embedded_get (store, "a", 10, &out), DLQ_STORE_OK);
@@ -280,7 +247,7 @@ Test (embedded_store, failed_append_stores_nothing)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     append_one (store, "before", "s", 1, NO_EXPIRY);
-    raw_exec ("CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom'"
+    test_store_exec (tmp_dir, "CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom'"
               " BEGIN SELECT RAISE (ABORT, 'injected failure'); END");
 
     dlq_event_t *batch [] = {
@@ -293,13 +260,13 @@ Test (embedded_store, failed_append_stores_nothing)
     cr_assert_eq (dlq_embedded_append (store, batch, 3, duplicate, err, sizeof err),
                   DLQ_STORE_ERROR);
     cr_assert_not_null (strstr (err, "injected failure"), "err: %s", err);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 1);
-    cr_assert_eq (raw_count ("SELECT events FROM stream_counts WHERE stream_name = 's'"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT events FROM stream_counts WHERE stream_name = 's'"), 1);
 
     /* The store is usable afterwards, and the rolled-back ids are new. */
-    raw_exec ("DROP TRIGGER boom");
+    test_store_exec (tmp_dir, "DROP TRIGGER boom");
     append_expect (store, batch, 3, "nnn");
-    cr_assert_eq (raw_count ("SELECT events FROM stream_counts WHERE stream_name = 's'"), 4);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT events FROM stream_counts WHERE stream_name = 's'"), 4);
 
     /* An event without a body is refused before anything is written. */
     free (batch [0]->json);
@@ -526,15 +493,15 @@ Test (embedded_store, sweep_removes_only_expired_rows)
 
     cr_assert_eq (dlq_embedded_sweep (store, 100, 1000), 4);
     cr_assert_eq (dlq_embedded_sweep (store, 100, 1000), 0);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE id IN ('a3', 'a4', 'c1')"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE id IN ('a3', 'a4', 'c1')"), 3);
 
     dlq_buf_t streams = DLQ_BUF_INIT;
     int64_t total = 0, bytes = 0;
     cr_assert_eq (dlq_embedded_stats (store, &streams, &total, &bytes), DLQ_STORE_OK);
     cr_assert_str_eq (streams.data, "{\"A\":2,\"C\":1}", "B dropped, A decremented");
     cr_assert_eq (total, 3);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM stream_counts WHERE stream_name = 'B'"), 0);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM stream_counts WHERE stream_name = 'B'"), 0);
 
     cr_assert_eq (dlq_embedded_sweep (store, 100000, 0), 0, "max_rows 0 deletes nothing");
     dlq_buf_free (&streams);
@@ -552,11 +519,11 @@ Test (embedded_store, sweep_honours_max_rows)
     }
     append_expect (store, batch, 10, "nnnnnnnnnn");
     cr_assert_eq (dlq_embedded_sweep (store, 5000, 4), 4);
-    cr_assert_eq (raw_count ("SELECT min(expires_at) FROM events"), 1004, "oldest expiry first");
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT min(expires_at) FROM events"), 1004, "oldest expiry first");
     cr_assert_eq (dlq_embedded_sweep (store, 5000, 4), 4);
     cr_assert_eq (dlq_embedded_sweep (store, 5000, 4), 2);
     cr_assert_eq (dlq_embedded_sweep (store, 5000, 4), 0);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM stream_counts"), 0);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM stream_counts"), 0);
     for (int i = 0; i < 10; i++)
         free_event (batch [i]);
     dlq_embedded_destroy (&store);
@@ -610,12 +577,12 @@ Test (embedded_store, reopened_writer_keeps_data)
     cr_assert_eq (dlq_embedded_get (store, "a", 0, &out), DLQ_STORE_OK);
     dlq_event_t *batch [] = { make_event ("b", "s", 2, NO_EXPIRY), make_event ("c", "s", 3, NO_EXPIRY) };
     append_expect (store, batch, 2, "dn");
-    cr_assert_gt (raw_count ("SELECT seq FROM events WHERE id = 'c'"),
-                  raw_count ("SELECT seq FROM events WHERE id = 'b'"));
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 3);
-    cr_assert_eq (raw_count ("SELECT value FROM meta WHERE key = 'schema_version'"), 3);
-    cr_assert_eq (raw_count ("PRAGMA page_size"), 8192);
-    cr_assert_eq (raw_count ("PRAGMA application_id"), 0x646c7164);
+    cr_assert_gt (test_store_count (tmp_dir, "SELECT seq FROM events WHERE id = 'c'"),
+                  test_store_count (tmp_dir, "SELECT seq FROM events WHERE id = 'b'"));
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "PRAGMA page_size"), 8192);
+    cr_assert_eq (test_store_count (tmp_dir, "PRAGMA application_id"), 0x646c7164);
     dlq_embedded_destroy (&store);
 
     /* A reader opens the file with no writer running. */
@@ -636,7 +603,7 @@ Test (embedded_store, seq_is_never_reused_after_sweep)
     dlq_embedded_destroy (&store);
     store = open_store (DLQ_EMBEDDED_WRITER);
     append_one (store, "c", "s", 1, NO_EXPIRY);
-    cr_assert_eq (raw_count ("SELECT seq FROM events WHERE id = 'c'"), 3);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT seq FROM events WHERE id = 'c'"), 3);
     dlq_embedded_destroy (&store);
 }
 
@@ -661,7 +628,7 @@ Test (embedded_store, newer_schema_version_is_refused)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     dlq_embedded_destroy (&store);
-    raw_exec ("UPDATE meta SET value = '999' WHERE key = 'schema_version'");
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '999' WHERE key = 'schema_version'");
 
     char err [512] = "";
     store = dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_WRITER, err, sizeof err);
@@ -677,7 +644,7 @@ Test (embedded_store, newer_schema_version_is_refused)
 
 Test (embedded_store, foreign_database_is_refused)
 {
-    raw_exec ("CREATE TABLE something (x)");
+    test_store_exec (tmp_dir, "CREATE TABLE something (x)");
     char err [512] = "";
     dlq_embedded_t *store = dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_WRITER, err, sizeof err);
     cr_assert_null (store);
@@ -748,7 +715,7 @@ Test (embedded_store, queries_use_their_indexes)
     }
     dlq_embedded_destroy (&store);
 
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
     char plan [2048];
     static const char *const lists [] = {
         LIST_SQL LIST_ORDER_SQL,

@@ -14,6 +14,7 @@
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -284,41 +285,6 @@ sink_rows (dlq_embedded_t *store, const char *sink, dlq_delivery_state_t state,
     return out;
 }
 
-static sqlite3 *
-raw_open (int flags)
-{
-    char path [512];
-    snprintf (path, sizeof path, "%s/%s", tmp_dir, DLQ_EMBEDDED_FILE);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open_v2 (path, &db, flags, NULL), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    return db;
-}
-
-/* A one-integer query on a raw read-only connection. */
-static int64_t
-raw_count (const char *sql)
-{
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s",
-                  sqlite3_errmsg (db));
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
-    int64_t value = sqlite3_column_int64 (stmt, 0);
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return value;
-}
-
-static void
-raw_exec (const char *sql)
-{
-    sqlite3 *db = raw_open (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    char *message = NULL;
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &message), SQLITE_OK, "%s", message);
-    sqlite3_close (db);
-}
-
 
 /* ------------------------------------------------------------------------ */
 /* Committing */
@@ -352,7 +318,7 @@ Test (spool_ledger, commit_stores_events_and_ledger_together)
     cr_assert_not (duplicate [2]);
     cr_assert_geq (last, 4, "the highest seq after the commit covers its events");
     cr_assert_eq (last, dlq_embedded_last_seq (store));
-    cr_assert_eq (raw_count ("SELECT max(seq) FROM events"), last);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT max(seq) FROM events"), last);
 
     dlq_sink_state_t state = state_of (store, "kafka");
     cr_assert_eq (state.cursor, 2);
@@ -405,7 +371,7 @@ Test (spool_ledger, failed_commit_stores_neither_part)
     first.delivered = 1;
     dlq_ledger_update_t *firsts [] = { &first };
     commit_updates (store, firsts, 1);
-    raw_exec ("CREATE TRIGGER boom BEFORE INSERT ON deliveries WHEN NEW.seq = 99"
+    test_store_exec (tmp_dir, "CREATE TRIGGER boom BEFORE INSERT ON deliveries WHEN NEW.seq = 99"
               " BEGIN SELECT RAISE (ABORT, 'injected ledger failure'); END;"
               "CREATE TRIGGER bang BEFORE INSERT ON events WHEN NEW.stream_name = 'bang'"
               " BEGIN SELECT RAISE (ABORT, 'injected event failure'); END;");
@@ -439,9 +405,9 @@ Test (spool_ledger, failed_commit_stores_neither_part)
         cr_assert_eq (last, -7, "no last seq on failure");
         free_events (events, 2);
 
-        cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 2);
-        cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 0);
-        cr_assert_eq (raw_count ("SELECT count(*) FROM sink_state"), 1, "b was not created");
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 2);
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 0);
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sink_state"), 1, "b was not created");
         cr_assert_eq (dlq_embedded_last_seq (store), 2, "the seqs of the batch are not kept");
         dlq_sink_state_t state = state_of (store, "a");
         cr_assert_eq (state.cursor, 1);
@@ -459,7 +425,7 @@ Test (spool_ledger, failed_commit_stores_neither_part)
     dlq_ledger_update_t *updates [] = { &u };
     dlq_event_t *event = make_event (12, "s", NO_EXPIRY);
     cr_assert_eq (commit (store, &event, 1, updates, 1), 3);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 1);
     dlq_event_destroy (&event);
     dlq_embedded_destroy (&store);
 }
@@ -496,8 +462,8 @@ Test (spool_ledger, malformed_updates_are_refused_before_anything_is_written)
         cr_assert_not_null (strstr (err, "ledger update 1"), "case %zu: %s", i, err);
         dlq_event_destroy (&event);
     }
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events"), 0);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM sink_state"), 0);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 0);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sink_state"), 0);
     cr_assert_eq (dlq_embedded_last_seq (store), 0);
     dlq_embedded_destroy (&store);
 }
@@ -573,7 +539,7 @@ Test (spool_ledger, counters_add_up)
     cr_assert_eq (a.redelivered, 2 * redelivered);
     cr_assert_eq (b.delivered, 20);
     cr_assert_eq (b.failed, 0);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM sink_state"), 2);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sink_state"), 2);
     dlq_embedded_destroy (&store);
 }
 
@@ -588,7 +554,7 @@ Test (spool_ledger, rows_are_upserted_per_sink_and_seq)
     dlq_delivery_row_t done = row_of (2, DLQ_DELIVERY_DELIVERED, 3, NO_EXPIRY, "");
     done.updated_at = BASE_MS + 9999;
     put_row (store, "a", done);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 1, "one row per (sink, seq)");
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 1, "one row per (sink, seq)");
     cr_assert_eq (dlq_embedded_count_state (store, "a", DLQ_DELIVERY_RETRYING), 0);
     cr_assert_eq (dlq_embedded_count_state (store, "a", DLQ_DELIVERY_DELIVERED), 1);
 
@@ -605,7 +571,7 @@ Test (spool_ledger, rows_are_upserted_per_sink_and_seq)
 
     /* The same seq for another sink is another row. */
     put_row (store, "b", row_of (2, DLQ_DELIVERY_RETRYING, 1, BASE_MS + 500, "timeout"));
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 2);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 2);
     seen.count = 0;
     cr_assert_eq (dlq_embedded_rows_of_sink (store, "b", DLQ_DELIVERY_RETRYING, NULL, NULL,
                                              see_row, &seen), 1);
@@ -629,7 +595,7 @@ Test (spool_ledger, last_error_round_trips_and_an_unterminated_one_is_cut)
                                              see_row, &seen), 2);
     cr_assert_str_eq (seen.row [0].last_error, text);
     cr_assert_eq (strlen (seen.row [1].last_error), DLQ_DELIVERY_ERROR_MAX - 1);
-    cr_assert_eq (raw_count ("SELECT length (last_error) FROM deliveries WHERE seq = 2"),
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT length (last_error) FROM deliveries WHERE seq = 2"),
                   DLQ_DELIVERY_ERROR_MAX, "stored up to the end of the array, not beyond");
     dlq_embedded_destroy (&store);
 }
@@ -744,7 +710,7 @@ Test (spool_ledger, a_damaged_row_fails_the_read_naming_its_seq)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     append_range (store, 1, 4, "s", NO_EXPIRY);
-    raw_exec ("CREATE TABLE saved AS SELECT * FROM events WHERE seq = 3");
+    test_store_exec (tmp_dir, "CREATE TABLE saved AS SELECT * FROM events WHERE seq = 3");
     static const struct {
         const char *set, *column;
     } damage [] = {
@@ -761,7 +727,7 @@ Test (spool_ledger, a_damaged_row_fails_the_read_naming_its_seq)
     for (size_t i = 0; i < sizeof damage / sizeof damage [0]; i++) {
         char sql [256];
         snprintf (sql, sizeof sql, "UPDATE events SET %s WHERE seq = 3", damage [i].set);
-        raw_exec (sql);
+        test_store_exec (tmp_dir, sql);
         seen_events_t seen = { .count = 0 };
         cr_assert_eq (dlq_embedded_read_after (store, 0, 10, see_event, &seen), -1, "%s",
                       damage [i].set);
@@ -778,13 +744,13 @@ Test (spool_ledger, a_damaged_row_fails_the_read_naming_its_seq)
         cr_assert_eq (dlq_embedded_read_seq (store, 3, &event), DLQ_STORE_ERROR);
         cr_assert_null (event);
         cr_assert_not_null (strstr (dlq_embedded_last_error (store), "seq 3"));
-        raw_exec ("DELETE FROM events WHERE seq = 3; INSERT INTO events SELECT * FROM saved");
+        test_store_exec (tmp_dir, "DELETE FROM events WHERE seq = 3; INSERT INTO events SELECT * FROM saved");
         cr_assert_eq (dlq_embedded_read_seq (store, 3, &event), DLQ_STORE_OK, "repaired");
         dlq_event_destroy (&event);
     }
 
     /* A body that is not JSON is handed out as it is: the reads never parse it. */
-    raw_exec ("UPDATE events SET body = 'not json' WHERE seq = 2");
+    test_store_exec (tmp_dir, "UPDATE events SET body = 'not json' WHERE seq = 2");
     dlq_event_t *event = NULL;
     cr_assert_eq (dlq_embedded_read_seq (store, 2, &event), DLQ_STORE_OK);
     cr_assert_str_eq (event->json, "not json");
@@ -946,7 +912,7 @@ Test (spool_ledger, an_unknown_stored_state_is_an_error)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     fill_ledger (store);
-    raw_exec ("UPDATE deliveries SET state = 'exploded' WHERE sink = 'b' AND seq = 3");
+    test_store_exec (tmp_dir, "UPDATE deliveries SET state = 'exploded' WHERE sink = 'b' AND seq = 3");
     seen_rows_t seen = { .count = 0 };
     cr_assert_eq (dlq_embedded_rows_of_seq (store, 3, see_row, &seen), -1);
     cr_assert_not_null (strstr (dlq_embedded_last_error (store), "exploded"), "%s",
@@ -977,15 +943,15 @@ Test (spool_ledger, sweep_removes_the_rows_of_swept_events)
     b.row_count = 2;
     dlq_ledger_update_t *updates [] = { &a, &b };
     commit_updates (store, updates, 2);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 5);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 5);
 
     cr_assert_eq (dlq_embedded_sweep (store, BASE_MS + 99, 10), 0);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 5);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 5);
     cr_assert_eq (dlq_embedded_sweep (store, BASE_MS + 100, 1), 1);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 4);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 4);
     cr_assert_eq (dlq_embedded_sweep (store, BASE_MS + 100, 10), 1);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries"), 2);
-    cr_assert_eq (raw_count ("SELECT count(*) FROM deliveries WHERE seq IN (3, 4)"), 2);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries"), 2);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM deliveries WHERE seq IN (3, 4)"), 2);
     seen_rows_t seen = { .count = 0 };
     cr_assert_eq (dlq_embedded_rows_of_seq (store, 2, see_row, &seen), 0);
     cr_assert_eq (dlq_embedded_count_state (store, "a", DLQ_DELIVERY_FAILED), 0);
@@ -1095,7 +1061,7 @@ raw_insert (sqlite3 *db, int n, const char *stream)
 static sqlite3 *
 make_old_file (int version, int count)
 {
-    sqlite3 *db = raw_open (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     raw_db_exec (db, schema_v1);
     if (version >= 2)
         raw_db_exec (db, schema_v2);
@@ -1112,7 +1078,7 @@ make_old_file (int version, int count)
 static char *
 schema_text (void)
 {
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
     sqlite3_stmt *stmt = NULL;
     cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT group_concat (name || ': ' || coalesce (sql, ''),"
                                       " char (10)) FROM (SELECT name, sql FROM sqlite_master"
@@ -1140,7 +1106,7 @@ fresh_schema (void)
 static int64_t
 schema_version (void)
 {
-    return raw_count ("SELECT value FROM meta WHERE key = 'schema_version'");
+    return test_store_count (tmp_dir, "SELECT value FROM meta WHERE key = 'schema_version'");
 }
 
 /* The routing columns of row seq, as stored, against the event's members:
@@ -1149,7 +1115,7 @@ schema_version (void)
 static void
 expect_columns (int64_t seq, const dlq_event_t *want)
 {
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
     sqlite3_stmt *stmt = NULL;
     cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT operation_type, document_key, attempts,"
                                       " first_attempt_at, typeof (attempts),"
@@ -1218,12 +1184,12 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
     for (int round = 0; round < 2; round++) {
         store = open_store (DLQ_EMBEDDED_WRITER);
         cr_assert_eq (schema_version (), 3);
-        cr_assert_eq (raw_count ("SELECT count(*) FROM sqlite_master WHERE name IN ('sink_state',"
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sqlite_master WHERE name IN ('sink_state',"
                                  " 'deliveries', 'deliveries_by_state', 'deliveries_by_seq')"), 4);
         char *upgraded = schema_text ();
         cr_assert_str_eq (upgraded, fresh, "an upgraded file has the schema of a new one");
         free (upgraded);
-        cr_assert_eq (raw_count ("SELECT count(*) FROM events"), round ? 3 : 2);
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), round ? 3 : 2);
         for (int n = 1; n <= 2; n++) {
             dlq_event_t *want = make_event (n, "s", NO_EXPIRY);
             expect_columns (n, want);
@@ -1302,7 +1268,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
         expect_columns (n, want);
         dlq_event_destroy (&want);
     }
-    cr_assert_eq (raw_count ("SELECT count(*) FROM events WHERE seq = 9 AND operation_type IS NULL"
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE seq = 9 AND operation_type IS NULL"
                              " AND document_key IS NULL AND attempts = 0"
                              " AND first_attempt_at IS NULL"), 1);
 
@@ -1386,7 +1352,7 @@ Test (spool_ledger, a_newer_version_is_refused)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     dlq_embedded_destroy (&store);
-    raw_exec ("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
     for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_READER; mode++) {
         char err [512] = "";
         store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
@@ -1510,7 +1476,7 @@ Test (spool_ledger, ledger_queries_use_their_indexes)
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     fill_ledger (store);
     dlq_embedded_destroy (&store);
-    sqlite3 *db = raw_open (SQLITE_OPEN_READONLY);
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
     char plan [2048];
     static const struct {
         const char *sql, *needle;

@@ -1,0 +1,40 @@
+/*  store_support — raw SQLite access for the store suites. */
+#include "store_support.h"
+
+#include "embedded_store.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+
+sqlite3 *
+test_store_open (const char *dir, int flags)
+{
+    char path [512];
+    snprintf (path, sizeof path, "%s/%s", dir, DLQ_EMBEDDED_FILE);
+    sqlite3 *db = NULL;
+    cr_assert_eq (sqlite3_open_v2 (path, &db, flags, NULL), SQLITE_OK);
+    sqlite3_busy_timeout (db, 5000);
+    return db;
+}
+
+int64_t
+test_store_count (const char *dir, const char *sql)
+{
+    sqlite3 *db = test_store_open (dir, SQLITE_OPEN_READONLY);
+    sqlite3_stmt *stmt = NULL;
+    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
+    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
+    int64_t value = sqlite3_column_int64 (stmt, 0);
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return value;
+}
+
+void
+test_store_exec (const char *dir, const char *sql)
+{
+    sqlite3 *db = test_store_open (dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    char *message = NULL;
+    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &message), SQLITE_OK, "%s", message);
+    sqlite3_close (db);
+}
