@@ -73,14 +73,7 @@ free_event (dlq_event_t *event)
     free (event);
 }
 
-static dlq_embedded_t *
-open_store (dlq_embedded_mode_t mode)
-{
-    char err [512] = "";
-    dlq_embedded_t *store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
-    cr_assert_not_null (store, "open failed: %s", err);
-    return store;
-}
+static dlq_embedded_t *open_store (dlq_embedded_mode_t mode) { return test_store_embedded (tmp_dir, mode); }
 
 /* Append count events and check the duplicate flags against expect
  * ("nnd": new, new, duplicate). */

@@ -138,14 +138,7 @@ free_events (dlq_event_t **events, size_t count)
         dlq_event_destroy (&events [i]);
 }
 
-static dlq_embedded_t *
-open_store (dlq_embedded_mode_t mode)
-{
-    char err [512] = "";
-    dlq_embedded_t *store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
-    cr_assert_not_null (store, "open failed: %s", err);
-    return store;
-}
+static dlq_embedded_t *open_store (dlq_embedded_mode_t mode) { return test_store_embedded (tmp_dir, mode); }
 
 /* Commit, expecting success; returns *last_seq_out. */
 static int64_t

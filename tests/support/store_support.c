@@ -1,10 +1,17 @@
 /*  store_support — raw SQLite access for the store suites. */
 #include "store_support.h"
 
-#include "embedded_store.h"
-
 #include <criterion/criterion.h>
 #include <stdio.h>
+
+dlq_embedded_t *
+test_store_embedded (const char *dir, dlq_embedded_mode_t mode)
+{
+    char err [512] = "";
+    dlq_embedded_t *store = dlq_embedded_open (dir, mode, err, sizeof err);
+    cr_assert_not_null (store, "open failed: %s", err);
+    return store;
+}
 
 sqlite3 *
 test_store_open (const char *dir, int flags)

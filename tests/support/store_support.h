@@ -4,8 +4,13 @@
 #ifndef STORE_SUPPORT_H
 #define STORE_SUPPORT_H
 
+#include "embedded_store.h"
+
 #include <sqlite3.h>
 #include <stdint.h>
+
+/* Open the embedded store in dir through its API; asserts success. */
+dlq_embedded_t *test_store_embedded (const char *dir, dlq_embedded_mode_t mode);
 
 /* Open DIR/dlq.sqlite with flags (a 5 s busy timeout); asserts success. */
 sqlite3 *test_store_open (const char *dir, int flags);
