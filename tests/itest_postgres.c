@@ -21,6 +21,7 @@
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "pg_support.h"
+#include "sink_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -169,122 +170,6 @@ start (const char *sink_extra, const char *top_extra)
     return test_dlqd_start (&d, "sweep: { interval_ms = 200; };", extra);
 }
 
-static char *
-request (const char *verb, const char *body, const char *want_status)
-{
-    char status [8];
-    char *reply = NULL;
-    cr_assert (test_request (d.endpoint, verb, body, strlen (body), status, &reply), "%s: no reply", verb);
-    cr_assert_str_eq (status, want_status, "%s %s -> %s", verb, body, reply);
-    return reply;
-}
-
-/* STATS, parsed. Caller destroys. */
-static dlq_json_doc_t *
-stats (void)
-{
-    char *body = request ("STATS", "", "OK");
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (body, strlen (body), &doc, NULL), DLQ_JSON_OK, "%s", body);
-    free (body);
-    return doc;
-}
-
-static const dlq_json_value_t *
-sink_member (const dlq_json_doc_t *doc, const char *field)
-{
-    return dlq_json_get (dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), SINK), field);
-}
-
-/* sinks.pg.<field> of STATS, a number. */
-static int64_t
-sink_stat (const char *field)
-{
-    dlq_json_doc_t *doc = stats ();
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (sink_member (doc, field), &n), "STATS has no sinks." SINK ".%s", field);
-    dlq_json_doc_destroy (&doc);
-    return n;
-}
-
-/* sinks.pg.<field> of STATS, a string ("" when absent). Caller frees. */
-static char *
-sink_text (const char *field)
-{
-    dlq_json_doc_t *doc = stats ();
-    const dlq_json_value_t *v = sink_member (doc, field);
-    char *text = strdup (v && v->type == DLQ_JSON_STRING ? v->str : "");
-    dlq_json_doc_destroy (&doc);
-    return text;
-}
-
-/* sinks.pg.counters.<name> of STATS (the plugin's own), 0 when absent. */
-static int64_t
-sink_counter (const char *name)
-{
-    dlq_json_doc_t *doc = stats ();
-    int64_t n = 0;
-    dlq_json_as_int64 (dlq_json_get (sink_member (doc, "counters"), name), &n);
-    dlq_json_doc_destroy (&doc);
-    return n;
-}
-
-/* Poll sinks.pg.<field> every 50 ms until it is want, for up to seconds. */
-static int64_t
-wait_stat (const char *field, int64_t want, int seconds)
-{
-    int64_t deadline = dlq_time_mono_ms () + seconds * 1000LL, got;
-    while ((got = sink_stat (field)) != want && dlq_time_mono_ms () < deadline)
-        usleep (50 * 1000);
-    return got;
-}
-
-/* PUT bodies [0, n) pipelined on one socket; every one must be acked OK. */
-static void
-put_bodies (char *const *bodies, int n)
-{
-    void *ctx = zmq_ctx_new ();
-    void *s = zmq_socket (ctx, ZMQ_DEALER);
-    int linger = 0, timeout = 30000, hwm = 0;
-    zmq_setsockopt (s, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
-    zmq_setsockopt (s, ZMQ_SNDHWM, &hwm, sizeof hwm);
-    zmq_setsockopt (s, ZMQ_RCVHWM, &hwm, sizeof hwm);
-    cr_assert_eq (zmq_connect (s, d.endpoint), 0);
-    for (int i = 0; i < n; i++) {
-        zmq_send (s, "PUT", 3, ZMQ_SNDMORE);
-        zmq_send (s, &i, sizeof i, ZMQ_SNDMORE);
-        zmq_send (s, bodies [i], strlen (bodies [i]), 0);
-    }
-    char frame [512];
-    for (int i = 0; i < n; i++) {
-        int len = zmq_recv (s, frame, sizeof frame - 1, 0);
-        cr_assert_gt (len, 0, "PUT %d of %d not answered", i, n);
-        bool ok = len == 2 && memcmp (frame, "OK", 2) == 0;
-        zmq_recv (s, frame, sizeof frame, 0);
-        len = zmq_recv (s, frame, sizeof frame - 1, 0);
-        frame [len > 0 ? (len < (int) sizeof frame ? len : (int) sizeof frame - 1) : 0] = '\0';
-        cr_assert (ok, "a PUT was refused: %s", frame);
-    }
-    zmq_close (s);
-    zmq_ctx_term (ctx);
-}
-
-/* A small event of stream with a fresh id (into id, 37 bytes), created at
- * created_at, metadata {"n":n}. Caller frees. */
-static char *
-small_event (const char *stream, int64_t created_at, int n, char *id)
-{
-    char iso [DLQ_TIME_ISO_LEN + 1];
-    dlq_uuid_v7 (dlq_time_now_ms (), id);
-    dlq_time_format_iso (created_at, iso);
-    char *body = NULL;
-    cr_assert (asprintf (&body, "{\"id\":\"%s\",\"streamName\":\"%s\",\"createdAt\":\"%s\","
-                         "\"error\":{\"type\":\"java.lang.RuntimeException\",\"message\":\"event %d\"},"
-                         "\"metadata\":{\"n\":%d}}", id, stream, iso, n, n) > 0);
-    return body;
-}
-
 /* text with every from replaced by to. Caller frees. */
 static char *
 replace_all (const char *text, const char *from, const char *to)
@@ -342,8 +227,8 @@ Test (postgres, every_column_holds_the_sent_value)
     char id [DLQ_UUID_LEN + 1];
     dlq_uuid_v7 (dlq_time_now_ms (), id);
     char *body = replace_all (seed, SEED_ID, id);
-    put_bodies (&body, 1);
-    cr_assert_eq (wait_stat ("delivered", 1, 30), 1, "the event did not reach the sink");
+    sink_put_bodies (d.endpoint, &body, 1);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "the event did not reach the sink");
 
     /* what was sent, member by member */
     dlq_json_doc_t *doc = NULL;
@@ -365,7 +250,7 @@ Test (postgres, every_column_holds_the_sent_value)
     /* the canonical body, as dlqd's own store gives it */
     char get_body [128];
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", id);
-    char *reply = request ("GET", get_body, "OK");
+    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
     char *canonical = event_of_get (reply);
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"delivered\",\"attempts\":1}"), "%s", reply);
 
@@ -433,7 +318,7 @@ list_page (const char *stream, int limit, const char *cursor, char ids [][DLQ_UU
         snprintf (body, sizeof body, "{\"streamName\":\"%s\",\"limit\":%d,\"cursor\":\"%s\"}", stream, limit, cursor);
     else
         snprintf (body, sizeof body, "{\"streamName\":\"%s\",\"limit\":%d}", stream, limit);
-    char *reply = request ("LIST", body, "OK");
+    char *reply = sink_request (d.endpoint, "LIST", body, "OK");
     dlq_json_doc_t *doc = NULL;
     cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
     const dlq_json_value_t *events = dlq_json_get (dlq_json_root (doc), "events");
@@ -475,16 +360,16 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     char ids [ORDERS + QUIET][DLQ_UUID_LEN + 1];
     int64_t base = dlq_time_now_ms () - 3600 * 1000;
     for (int i = 0; i < ORDERS + QUIET; i++)
-        bodies [i] = small_event (i < ORDERS ? "orders" : "quiet", base + i * 1000, i, ids [i]);
-    put_bodies (bodies, ORDERS + QUIET);
-    cr_assert_eq (wait_stat ("delivered", ORDERS, 30), ORDERS);
-    cr_assert_eq (wait_stat ("backlog", 0, 10), 0);
+        bodies [i] = sink_small_event (i < ORDERS ? "orders" : "quiet", base + i * 1000, i, ids [i]);
+    sink_put_bodies (d.endpoint, bodies, ORDERS + QUIET);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", ORDERS, 30), ORDERS);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "backlog", 0, 10), 0);
     cr_assert_eq (table_count ("SELECT count(*) FROM %T", 0, NULL), ORDERS);
 
     /* GET: the table's payload_text, byte for byte */
     char get_body [128];
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [3]);
-    char *reply = request ("GET", get_body, "OK");
+    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
     char *event = event_of_get (reply);
     const char *p1 [] = { ids [3] };
     char *sql = sql_for ("SELECT payload_text FROM %T WHERE id = $1::uuid");
@@ -498,7 +383,7 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
 
     /* in the spool but not in the table: NOT_FOUND */
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [ORDERS]);
-    reply = request ("GET", get_body, "ERR");
+    reply = sink_request (d.endpoint, "GET", get_body, "ERR");
     cr_expect_not_null (strstr (reply, "NOT_FOUND"), "%s", reply);
     free (reply);
     /* deleted from the table (still in the spool): NOT_FOUND */
@@ -507,7 +392,7 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     command (sql, 1, p2);
     free (sql);
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [4]);
-    reply = request ("GET", get_body, "ERR");
+    reply = sink_request (d.endpoint, "GET", get_body, "ERR");
     cr_expect_not_null (strstr (reply, "NOT_FOUND"), "%s", reply);
     free (reply);
     /* only in the table (never sent to dlqd): found */
@@ -522,7 +407,7 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     command (sql, 2, p3);
     free (sql);
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", only);
-    reply = request ("GET", get_body, "OK");
+    reply = sink_request (d.endpoint, "GET", get_body, "OK");
     event = event_of_get (reply);
     cr_expect_not_null (strstr (event, only), "%s", reply);
     free (event);
@@ -546,12 +431,12 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
             cr_expect_str_neq (got [i], got [j], "listed twice");
     cr_expect (listed (got, count, only), "the event only in the table is not listed");
     cr_expect_not (listed (got, count, ids [4]), "an event deleted from the table is listed");
-    reply = request ("LIST", "{\"streamName\":\"quiet\"}", "OK");
+    reply = sink_request (d.endpoint, "LIST", "{\"streamName\":\"quiet\"}", "OK");
     cr_expect_str_eq (reply, "{\"events\":[]}", "quiet is in the spool, not in the table");
     free (reply);
 
     /* STATS: the table's counts */
-    dlq_json_doc_t *doc = stats ();
+    dlq_json_doc_t *doc = sink_stats (d.endpoint);
     int64_t events = -1, orders = -1;
     const dlq_json_value_t *root = dlq_json_root (doc);
     cr_expect (dlq_json_as_int64 (dlq_json_get (root, "events"), &events));
@@ -589,30 +474,25 @@ Test (postgres, a_server_restart_under_load_loses_and_duplicates_nothing)
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
     int64_t base = dlq_time_now_ms () - 3600 * 1000;
     for (int i = 0; i < N; i++)
-        bodies [i] = small_event ("orders", base + i, i, ids [i]);
+        bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
 
-    put_bodies (bodies, PART);
+    sink_put_bodies (d.endpoint, bodies, PART);
     cr_assert (pg_server_pause (&pg), "cannot stop the server");
-    put_bodies (bodies + PART, PART);
-    char *error = NULL;
-    int64_t deadline = dlq_time_mono_ms () + 30000;
-    while (!(error = sink_text ("lastError")) [0] && dlq_time_mono_ms () < deadline) {
-        free (error);
-        usleep (50 * 1000);
-    }
+    sink_put_bodies (d.endpoint, bodies + PART, PART);
+    char *error = sink_wait_error (d.endpoint, SINK, 30);
     cr_expect_neq (error [0], '\0', "the sink never reported the server as down");
-    int64_t delivered_while_down = sink_stat ("delivered");
+    int64_t delivered_while_down = sink_stat (d.endpoint, SINK, "delivered");
     cr_assert_leq (delivered_while_down, PART, "events were delivered while the server was down");
     cr_assert (pg_server_resume (&pg), "cannot start the server again");
     PQreset (db);                           /* ours was cut by the stop too */
     cr_assert_eq (PQstatus (db), CONNECTION_OK, "%s", PQerrorMessage (db));
     PQclear (PQexec (db, "SET TimeZone = 'UTC'"));
-    put_bodies (bodies + 2 * PART, N - 2 * PART);
+    sink_put_bodies (d.endpoint, bodies + 2 * PART, N - 2 * PART);
 
-    cr_assert_eq (wait_stat ("delivered", N, 120), N, "not every event was delivered");
-    cr_expect_eq (wait_stat ("backlog", 0, 10), 0);
-    cr_expect_eq (wait_stat ("retrying", 0, 10), 0);
-    cr_expect_eq (sink_stat ("failed"), 0, "an event failed");
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 120), N, "not every event was delivered");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "backlog", 0, 10), 0);
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "retrying", 0, 10), 0);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0, "an event failed");
     cr_expect_eq (table_count ("SELECT count(*) FROM %T", 0, NULL), N, "rows in the table");
     cr_expect_eq (table_count ("SELECT count(DISTINCT id) FROM %T", 0, NULL), N, "distinct ids");
     dlq_buf_t array = DLQ_BUF_INIT;
@@ -625,7 +505,7 @@ Test (postgres, a_server_restart_under_load_loses_and_duplicates_nothing)
                   "every event sent is in the table");
     cr_log_info ("with the server down, %lld of the %d events sent before the stop had been"
                  " delivered; the sink said: %s; rows already there when sent again: %lld",
-                 (long long) delivered_while_down, PART, error, (long long) sink_counter ("conflicts"));
+                 (long long) delivered_while_down, PART, error, (long long) sink_counter (d.endpoint, SINK, "conflicts"));
     dlq_buf_free (&array);
     free (error);
     for (int i = 0; i < N; i++)
@@ -646,7 +526,7 @@ Test (postgres, a_data_error_fails_that_event_only)
     char ids [N][DLQ_UUID_LEN + 1];
     int64_t base = dlq_time_now_ms () - 3600 * 1000;
     for (int i = 0; i < N; i++)
-        bodies [i] = small_event ("orders", base + i, i, ids [i]);
+        bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
     /* JSONB has no text with a NUL: SQLSTATE 22P05 for this event alone */
     free (bodies [BAD]);
     char iso [DLQ_TIME_ISO_LEN + 1];
@@ -654,21 +534,21 @@ Test (postgres, a_data_error_fails_that_event_only)
     cr_assert (asprintf (&bodies [BAD], "{\"id\":\"%s\",\"streamName\":\"orders\",\"createdAt\":\"%s\","
                          "\"error\":{\"type\":\"T\"},\"metadata\":{\"note\":\"a\\u0000b\"}}",
                          ids [BAD], iso) > 0);
-    put_bodies (bodies, N);
+    sink_put_bodies (d.endpoint, bodies, N);
 
-    cr_assert_eq (wait_stat ("failed", 1, 30), 1, "the bad event did not fail");
-    cr_expect_eq (wait_stat ("delivered", N - 1, 30), N - 1, "the good events were not all delivered");
-    cr_expect_eq (wait_stat ("backlog", 0, 10), 0);
-    cr_expect_eq (sink_stat ("retrying"), 0);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 1, 30), 1, "the bad event did not fail");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N - 1, 30), N - 1, "the good events were not all delivered");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "backlog", 0, 10), 0);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "retrying"), 0);
     char get_body [128];
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [BAD]);
-    char *reply = request ("GET", get_body, "OK");
+    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"failed\",\"attempts\":1,"
                                        "\"lastError\":\""), "failed at the first attempt: %s", reply);
     cr_expect_not_null (strstr (reply, "Unicode"), "the server's message: %s", reply);
     free (reply);
     snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [BAD + 1]);
-    reply = request ("GET", get_body, "OK");
+    reply = sink_request (d.endpoint, "GET", get_body, "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"delivered\",\"attempts\":1}"),
                         "a good event of the same batch: %s", reply);
     free (reply);

@@ -4,6 +4,7 @@
  *  resumption after SIGKILL.
  */
 #include "dlq_json.h"
+#include "sink_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -70,48 +71,6 @@ wait_recorded (int want, int seconds)
     return got;
 }
 
-/* A number from STATS: sinks.<sink>.<field>. */
-static int64_t
-sink_stat (const char *sink, const char *field)
-{
-    char status [8];
-    char *body = NULL;
-    cr_assert (test_request (d.endpoint, "STATS", "", 0, status, &body));
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (body, strlen (body), &doc, NULL), DLQ_JSON_OK, "%s", body);
-    const dlq_json_value_t *v = dlq_json_get (dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), sink), field);
-    int64_t n = -1;
-    cr_assert_not_null (v, "STATS has no sinks.%s.%s: %s", sink, field, body);
-    dlq_json_as_int64 (v, &n);
-    dlq_json_doc_destroy (&doc);
-    free (body);
-    return n;
-}
-
-static char *
-sink_text (const char *sink, const char *field)
-{
-    char status [8];
-    char *body = NULL;
-    cr_assert (test_request (d.endpoint, "STATS", "", 0, status, &body));
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (body, strlen (body), &doc, NULL), DLQ_JSON_OK);
-    const dlq_json_value_t *v = dlq_json_get (dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), sink), field);
-    char *text = v && v->type == DLQ_JSON_STRING ? strdup (v->str) : strdup ("");
-    dlq_json_doc_destroy (&doc);
-    free (body);
-    return text;
-}
-
-static int64_t
-wait_stat (const char *sink, const char *field, int64_t want, int seconds)
-{
-    int64_t got = -1;
-    for (int i = 0; i < seconds * 20 && (got = sink_stat (sink, field)) != want; i++)
-        usleep (50 * 1000);
-    return got;
-}
-
 /* PUT n events of stream with ids ...-<base+i>, pipelined on one socket. */
 static void
 put_events (const char *stream, int base, int n)
@@ -142,16 +101,6 @@ put_events (const char *stream, int base, int n)
     zmq_ctx_term (ctx);
 }
 
-static char *
-request (const char *verb, const char *body, const char *want_status)
-{
-    char status [8];
-    char *reply = NULL;
-    cr_assert (test_request (d.endpoint, verb, body, strlen (body), status, &reply));
-    cr_assert_str_eq (status, want_status, "%s %s -> %s", verb, body, reply);
-    return reply;
-}
-
 static bool
 start (const char *sinks, const char *chain)
 {
@@ -175,18 +124,18 @@ Test (sinks, every_event_reaches_the_sinks_of_its_chain)
     cr_expect_eq (wait_recorded (1000, 30), 1000);
     recorded (&distinct);
     cr_expect_eq (distinct, 1000, "each event once");
-    cr_expect_eq (wait_stat ("rec", "backlog", 0, 10), 0);
-    cr_expect_eq (sink_stat ("rec", "delivered"), 1000);
-    cr_expect_eq (wait_stat ("nothing", "delivered", 1000, 10), 1000);
-    cr_expect_eq (sink_stat ("rec", "failed"), 0);
-    char *circuit = sink_text ("rec", "circuit");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "rec", "backlog", 0, 10), 0);
+    cr_expect_eq (sink_stat (d.endpoint, "rec", "delivered"), 1000);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "nothing", "delivered", 1000, 10), 1000);
+    cr_expect_eq (sink_stat (d.endpoint, "rec", "failed"), 0);
+    char *circuit = sink_text (d.endpoint, "rec", "circuit");
     cr_expect_str_eq (circuit, "closed");
     free (circuit);
-    char *got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000007\"}", "OK");
+    char *got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000007\"}", "OK");
     cr_expect_not_null (strstr (got, "\"deliveries\":[{\"sink\":\"rec\",\"state\":\"delivered\",\"attempts\":1},"
                                       "{\"sink\":\"nothing\",\"state\":\"delivered\",\"attempts\":1}]"), "%s", got);
     free (got);
-    got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000005003\"}", "OK");
+    got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000005003\"}", "OK");
     cr_expect_not_null (strstr (got, "\"deliveries\":[]"), "not in any chain: %s", got);
     free (got);
 }
@@ -200,14 +149,14 @@ Test (sinks, transient_failures_are_retried_with_backoff)
     cr_assert (start (sinks, "[\"flaky\"]"));
     put_events ("orders", 0, 50);
     cr_expect_eq (wait_recorded (50, 30), 50);
-    cr_expect_eq (wait_stat ("flaky", "retrying", 0, 10), 0);
-    cr_expect_eq (sink_stat ("flaky", "delivered"), 50);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "flaky", "retrying", 0, 10), 0);
+    cr_expect_eq (sink_stat (d.endpoint, "flaky", "delivered"), 50);
     size_t len;
     char *text = test_read_file (record, &len);
     cr_expect_not_null (strstr (text, "0190f1d2-6c4e-7a01-8b2c-000000000003 orders 3"),
                         "delivered at the third attempt: %s", text);
     free (text);
-    char *got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000003\"}", "OK");
+    char *got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000003\"}", "OK");
     cr_expect_not_null (strstr (got, "{\"sink\":\"flaky\",\"state\":\"delivered\",\"attempts\":3}"), "%s", got);
     free (got);
 }
@@ -224,27 +173,27 @@ Test (sinks, permanent_failures_are_recorded_and_can_be_redelivered)
     cr_assert (start (sinks, "[\"shaky\", \"strict\"]"));
     put_events ("bad", 0, 5);
     put_events ("good", 100, 5);
-    cr_expect_eq (wait_stat ("strict", "failed", 5, 20), 5, "FAIL is permanent at once");
-    cr_expect_eq (wait_stat ("shaky", "failed", 10, 20), 10, "RETRY until max_attempts, then failed");
-    char *error = sink_text ("shaky", "lastError");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "strict", "failed", 5, 20), 5, "FAIL is permanent at once");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "shaky", "failed", 10, 20), 10, "RETRY until max_attempts, then failed");
+    char *error = sink_text (d.endpoint, "shaky", "lastError");
     cr_expect_not_null (strstr (error, "down"), "%s", error);
     free (error);
-    char *got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000001\"}", "OK");
+    char *got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000001\"}", "OK");
     cr_expect_not_null (strstr (got, "{\"sink\":\"strict\",\"state\":\"failed\",\"attempts\":1,"
                                       "\"lastError\":\"scripted permanent failure\"}"), "%s", got);
     free (got);
 
     unlink (down);                                      /* the backend is back */
-    char *reply = request ("REDELIVER", "{\"sink\":\"shaky\",\"streamName\":\"good\"}", "OK");
+    char *reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"shaky\",\"streamName\":\"good\"}", "OK");
     cr_expect_str_eq (reply, "{\"sink\":\"shaky\",\"requeued\":5}");
     free (reply);
     cr_expect_eq (wait_recorded (5, 20), 5);
-    cr_expect_eq (wait_stat ("shaky", "failed", 5, 10), 5, "only the requeued stream left the failed state");
-    reply = request ("REDELIVER", "{\"sink\":\"shaky\",\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000002\"}", "OK");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "shaky", "failed", 5, 10), 5, "only the requeued stream left the failed state");
+    reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"shaky\",\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000002\"}", "OK");
     cr_expect_str_eq (reply, "{\"sink\":\"shaky\",\"requeued\":1}");
     free (reply);
     cr_expect_eq (wait_recorded (6, 20), 6);
-    reply = request ("REDELIVER", "{\"sink\":\"nosuch\"}", "ERR");
+    reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"nosuch\"}", "ERR");
     cr_expect_not_null (strstr (reply, "INVALID_REQUEST"));
     free (reply);
 }
@@ -259,12 +208,12 @@ Test (sinks, a_dead_sink_does_not_hold_back_ingest_or_other_sinks)
     cr_assert (start (sinks, "[\"dead\", \"live\"]"));
     put_events ("orders", 0, 10000);
     cr_expect_eq (wait_recorded (10000, 60), 10000, "the live sink got everything");
-    char *circuit = sink_text ("dead", "circuit");
+    char *circuit = sink_text (d.endpoint, "dead", "circuit");
     cr_expect (strcmp (circuit, "open") == 0 || strcmp (circuit, "half-open") == 0, "dead circuit: %s", circuit);
     free (circuit);
-    int64_t waiting = sink_stat ("dead", "backlog") + sink_stat ("dead", "retrying");
+    int64_t waiting = sink_stat (d.endpoint, "dead", "backlog") + sink_stat (d.endpoint, "dead", "retrying");
     cr_expect_gt (waiting, 9000, "the dead sink's events wait on disk: %lld", (long long) waiting);
-    cr_expect_eq (sink_stat ("dead", "delivered"), 0);
+    cr_expect_eq (sink_stat (d.endpoint, "dead", "delivered"), 0);
 }
 
 Test (sinks, the_backlog_resumes_after_sigkill)
@@ -285,8 +234,8 @@ Test (sinks, the_backlog_resumes_after_sigkill)
     for (int i = 0; i < 200 && (recorded (&distinct), distinct) < 2000; i++)
         usleep (50 * 1000);
     cr_expect_eq (distinct, 2000, "every event reached the sink after the restart");
-    cr_expect_eq (wait_stat ("rec", "backlog", 0, 10), 0);
-    cr_expect_eq (wait_stat ("rec", "retrying", 0, 10), 0);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "rec", "backlog", 0, 10), 0);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "rec", "retrying", 0, 10), 0);
 }
 
 Test (sinks, a_delivery_cut_by_sigkill_is_redelivered_and_counted)
@@ -313,7 +262,7 @@ Test (sinks, a_delivery_cut_by_sigkill_is_redelivered_and_counted)
         usleep (50 * 1000);
     int lines = recorded (NULL);
     cr_expect_eq (distinct, 1000, "nothing lost");
-    int64_t redelivered = wait_stat ("slow", "backlog", 0, 10) == 0 ? sink_stat ("slow", "redelivered") : -1;
+    int64_t redelivered = sink_wait_stat (d.endpoint, "slow", "backlog", 0, 10) == 0 ? sink_stat (d.endpoint, "slow", "redelivered") : -1;
     cr_log_info ("%d recorded before the kill, %d lines after, %lld counted as redelivered",
                  before, lines, (long long) redelivered);
     cr_expect_leq (lines - distinct, redelivered, "every duplicate delivery is counted");
@@ -330,20 +279,20 @@ Test (sinks, a_query_capable_sink_can_be_the_primary)
     cr_assert (test_dlqd_start (&d, NULL, extra));
     put_events ("orders", 0, 20);
     put_events ("quiet", 100, 1);
-    cr_expect_eq (wait_stat ("copy", "delivered", 20, 20), 20);
-    char *got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000004\"}", "OK");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "copy", "delivered", 20, 20), 20);
+    char *got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000004\"}", "OK");
     cr_expect_not_null (strstr (got, "\"streamName\":\"orders\""), "%s", got);
     free (got);
-    got = request ("GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000100\"}", "ERR");
+    got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000100\"}", "ERR");
     cr_expect_not_null (strstr (got, "NOT_FOUND"), "the primary never received the quiet stream: %s", got);
     free (got);
-    got = request ("LIST", "{\"streamName\":\"orders\",\"limit\":1000}", "OK");
+    got = sink_request (d.endpoint, "LIST", "{\"streamName\":\"orders\",\"limit\":1000}", "OK");
     int listed = 0;
     for (const char *p = got; (p = strstr (p, "\"streamName\":\"orders\"")); p++)
         listed++;
     cr_expect_eq (listed, 20, "%s", got);
     free (got);
-    got = request ("STATS", "", "OK");
+    got = sink_request (d.endpoint, "STATS", "", "OK");
     cr_expect_not_null (strstr (got, "\"events\":20,"), "STATS counts the primary's events: %s", got);
     free (got);
 }

@@ -5,6 +5,8 @@
  *  names and lock keys, and the SQLSTATE classes.
  */
 #include "dlq_json.h"
+#include "event_support.h"
+#include "test_support.h"
 #include "failed_event.h"
 #include "pg_format.h"
 #include "pg_sql.h"
@@ -15,46 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEED_001 DLQ_SOURCE_DIR "/tests/data/seed_001_event.json"
+#define SEED_001 EVENT_SEED_001
 
 /* ---- fixtures ----------------------------------------------------------------- */
-
-/* The whole of a file; caller frees. */
-static char *
-read_file (const char *path, size_t *len)
-{
-    FILE *f = fopen (path, "rb");
-    cr_assert_not_null (f, "cannot open %s", path);
-    char *data = malloc (1 << 16);
-    *len = fread (data, 1, (1 << 16) - 1, f);
-    data [*len] = '\0';
-    fclose (f);
-    return data;
-}
-
-/* The gateway's form of a body: decoded and encoded canonically. */
-static dlq_event_t *
-canonical (const char *body, size_t len)
-{
-    dlq_error_t error = { 0 };
-    dlq_event_t *event = dlq_event_decode (body, len, 1781015533500, &error);
-    cr_assert_not_null (event, "does not decode: %s", error.message);
-    dlq_event_encode (event);
-    return event;
-}
-
-/* The event deliver is given for e, with its canonical body (or body). */
-static dlq_sink_event_t
-sink_event (const dlq_event_t *e, const char *body, size_t len)
-{
-    return (dlq_sink_event_t) {
-        .id = e->id, .stream_name = e->stream_name, .operation_type = e->operation_type,
-        .status = e->status, .document_key = e->document_key, .attempts = e->attempts,
-        .first_attempt_at = e->first_attempt_at, .created_at = e->created_at,
-        .expires_at = e->expires_at, .retention_days = 30,
-        .json = body ? body : e->json, .json_len = body ? len : e->json_len, .delivery_attempt = 1,
-    };
-}
 
 /* Parameter p of row is text. */
 static void
@@ -102,9 +67,9 @@ expect_seed_001 (const dlq_pg_row_t *row)
 Test (pg_row, every_column_of_the_seed_001_example)
 {
     size_t len;
-    char *body = read_file (SEED_001, &len);
-    dlq_event_t *e = canonical (body, len);
-    dlq_sink_event_t event = sink_event (e, NULL, 0);
+    char *body = test_read_file (SEED_001, &len);
+    dlq_event_t *e = event_canonical (body, len);
+    dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;
     char err [200] = "";
     cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
@@ -123,12 +88,12 @@ Test (pg_row, every_column_of_the_seed_001_example)
 Test (pg_row, the_payload_is_the_body_as_given_not_reformatted)
 {
     size_t len;
-    char *body = read_file (SEED_001, &len);
-    dlq_event_t *e = canonical (body, len);
+    char *body = test_read_file (SEED_001, &len);
+    dlq_event_t *e = event_canonical (body, len);
     char *copy = malloc (len + 16);
     memcpy (copy, body, len);
     memcpy (copy + len, "garbage after", 14);     /* the body need not end with a NUL */
-    dlq_sink_event_t event = sink_event (e, copy, len);
+    dlq_sink_event_t event = event_for_sink (e, copy, len, 30);
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;
     char err [200] = "";
     cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
@@ -145,8 +110,8 @@ Test (pg_row, absent_fields_are_null)
 {
     static const char body [] = "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"s.1\","
                                 "\"error\":{\"type\":\"X\"},\"createdAt\":\"2026-06-09T14:32:13.500Z\"}";
-    dlq_event_t *e = canonical (body, sizeof body - 1);
-    dlq_sink_event_t event = sink_event (e, NULL, 0);
+    dlq_event_t *e = event_canonical (body, sizeof body - 1);
+    dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;
     char err [200] = "";
     cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);

@@ -1,0 +1,40 @@
+/*  event_support — events as a sink's deliver sees them; see the header. */
+#include "event_support.h"
+
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+dlq_event_t *
+event_canonical (const char *body, size_t len)
+{
+    dlq_error_t error = { 0 };
+    dlq_event_t *event = dlq_event_decode (body, len, EVENT_RECEIVED_AT, &error);
+    cr_assert_not_null (event, "does not decode: %s", error.message);
+    dlq_event_encode (event);
+    return event;
+}
+
+dlq_event_t *
+event_seed_001 (void)
+{
+    size_t len;
+    char *body = test_read_file (EVENT_SEED_001, &len);
+    cr_assert_not_null (body, "%s is missing", EVENT_SEED_001);
+    dlq_event_t *event = event_canonical (body, len);
+    free (body);
+    return event;
+}
+
+dlq_sink_event_t
+event_for_sink (const dlq_event_t *e, const char *body, size_t len, int32_t retention_days)
+{
+    return (dlq_sink_event_t) {
+        .id = e->id, .stream_name = e->stream_name, .operation_type = e->operation_type,
+        .status = e->status, .document_key = e->document_key, .attempts = e->attempts,
+        .first_attempt_at = e->first_attempt_at, .created_at = e->created_at,
+        .expires_at = e->expires_at, .retention_days = retention_days,
+        .json = body ? body : e->json, .json_len = body ? len : e->json_len, .delivery_attempt = 1,
+    };
+}

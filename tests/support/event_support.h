@@ -1,0 +1,27 @@
+/*  event_support — events as a sink's deliver sees them, for the unit tests
+ *  of sink formatters (test_pg_format, test_amqp_format): seed 001's
+ *  example, decoded and encoded canonically as the gateway does.
+ */
+#ifndef EVENT_SUPPORT_H
+#define EVENT_SUPPORT_H
+
+#include "dlq_sink.h"
+#include "failed_event.h"
+
+#include <stddef.h>
+
+#define EVENT_SEED_001 DLQ_SOURCE_DIR "/tests/data/seed_001_event.json"
+#define EVENT_RECEIVED_AT 1781015533500     /* the gateway's clock when it took the body */
+
+/* The gateway's form of a body: decoded and encoded canonically; the test
+ * fails when it does not decode. */
+dlq_event_t *event_canonical (const char *body, size_t len);
+
+/* Seed 001's example event (tests/data/seed_001_event.json), canonical. */
+dlq_event_t *event_seed_001 (void);
+
+/* The event deliver is given for e, with its canonical body (or body when
+ * not NULL), for a stream policy of retention_days. */
+dlq_sink_event_t event_for_sink (const dlq_event_t *e, const char *body, size_t len, int32_t retention_days);
+
+#endif

@@ -1,0 +1,135 @@
+/*  sink_support — a running dlqd as the sink suites see it; see the header. */
+#include "sink_support.h"
+
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#define POLL_US (50 * 1000)
+
+char *
+sink_request (const char *endpoint, const char *verb, const char *body, const char *want_status)
+{
+    char status [8];
+    char *reply = NULL;
+    cr_assert (test_request (endpoint, verb, body, strlen (body), status, &reply), "%s: no reply", verb);
+    cr_assert_str_eq (status, want_status, "%s %s -> %s", verb, body, reply);
+    return reply;
+}
+
+dlq_json_doc_t *
+sink_stats (const char *endpoint)
+{
+    char *body = sink_request (endpoint, "STATS", "", "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (body, strlen (body), &doc, NULL), DLQ_JSON_OK, "%s", body);
+    free (body);
+    return doc;
+}
+
+static const dlq_json_value_t *
+member (const dlq_json_doc_t *doc, const char *sink, const char *field)
+{
+    return dlq_json_get (dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), sink), field);
+}
+
+int64_t
+sink_stat (const char *endpoint, const char *sink, const char *field)
+{
+    dlq_json_doc_t *doc = sink_stats (endpoint);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (member (doc, sink, field), &n), "STATS has no sinks.%s.%s", sink, field);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
+char *
+sink_text (const char *endpoint, const char *sink, const char *field)
+{
+    dlq_json_doc_t *doc = sink_stats (endpoint);
+    const dlq_json_value_t *v = member (doc, sink, field);
+    char *text = strdup (v && v->type == DLQ_JSON_STRING ? v->str : "");
+    dlq_json_doc_destroy (&doc);
+    return text;
+}
+
+int64_t
+sink_counter (const char *endpoint, const char *sink, const char *name)
+{
+    dlq_json_doc_t *doc = sink_stats (endpoint);
+    int64_t n = 0;
+    dlq_json_as_int64 (dlq_json_get (member (doc, sink, "counters"), name), &n);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
+int64_t
+sink_wait_stat (const char *endpoint, const char *sink, const char *field, int64_t want, int seconds)
+{
+    int64_t deadline = dlq_time_mono_ms () + seconds * 1000LL, got;
+    while ((got = sink_stat (endpoint, sink, field)) != want && dlq_time_mono_ms () < deadline)
+        usleep (POLL_US);
+    return got;
+}
+
+char *
+sink_wait_error (const char *endpoint, const char *sink, int seconds)
+{
+    int64_t deadline = dlq_time_mono_ms () + seconds * 1000LL;
+    char *error;
+    while (!(error = sink_text (endpoint, sink, "lastError")) [0] && dlq_time_mono_ms () < deadline) {
+        free (error);
+        usleep (POLL_US);
+    }
+    return error;
+}
+
+void
+sink_put_bodies (const char *endpoint, char *const *bodies, int n)
+{
+    void *ctx = zmq_ctx_new ();
+    void *s = zmq_socket (ctx, ZMQ_DEALER);
+    int linger = 0, timeout = 30000, hwm = 0;
+    zmq_setsockopt (s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
+    zmq_setsockopt (s, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (s, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    cr_assert_eq (zmq_connect (s, endpoint), 0);
+    for (int i = 0; i < n; i++) {
+        zmq_send (s, "PUT", 3, ZMQ_SNDMORE);
+        zmq_send (s, &i, sizeof i, ZMQ_SNDMORE);
+        zmq_send (s, bodies [i], strlen (bodies [i]), 0);
+    }
+    char frame [512];
+    for (int i = 0; i < n; i++) {
+        int len = zmq_recv (s, frame, sizeof frame - 1, 0);
+        cr_assert_gt (len, 0, "PUT %d of %d not answered", i, n);
+        bool ok = len == 2 && memcmp (frame, "OK", 2) == 0;
+        zmq_recv (s, frame, sizeof frame, 0);
+        len = zmq_recv (s, frame, sizeof frame - 1, 0);
+        frame [len > 0 ? (len < (int) sizeof frame ? len : (int) sizeof frame - 1) : 0] = '\0';
+        cr_assert (ok, "a PUT was refused: %s", frame);
+    }
+    zmq_close (s);
+    zmq_ctx_term (ctx);
+}
+
+char *
+sink_small_event (const char *stream, int64_t created_at, int n, char *id)
+{
+    char iso [DLQ_TIME_ISO_LEN + 1];
+    dlq_uuid_v7 (dlq_time_now_ms (), id);
+    dlq_time_format_iso (created_at, iso);
+    char *body = NULL;
+    cr_assert (asprintf (&body, "{\"id\":\"%s\",\"streamName\":\"%s\",\"createdAt\":\"%s\","
+                         "\"error\":{\"type\":\"java.lang.RuntimeException\",\"message\":\"event %d\"},"
+                         "\"metadata\":{\"n\":%d}}", id, stream, iso, n, n) > 0);
+    return body;
+}

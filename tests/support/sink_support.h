@@ -1,0 +1,46 @@
+/*  sink_support — what the sink integration suites (itest_sinks,
+ *  itest_postgres, itest_amqp, ...) ask of a running dlqd: requests that
+ *  must succeed, a sink's STATS figures (and waiting for one to reach a
+ *  value), pipelined PUTs that must all be acked, and small events.
+ *
+ *  Every function fails the calling test (Criterion asserts) when the
+ *  gateway does not answer as required.
+ */
+#ifndef SINK_SUPPORT_H
+#define SINK_SUPPORT_H
+
+#include "dlq_json.h"
+
+#include <stdint.h>
+
+/* verb body on endpoint; the reply's status must be want_status ("OK",
+ * "ERR"). Returns the reply body; caller frees. */
+char *sink_request (const char *endpoint, const char *verb, const char *body, const char *want_status);
+
+/* STATS, parsed; caller destroys. */
+dlq_json_doc_t *sink_stats (const char *endpoint);
+
+/* sinks.<sink>.<field> of STATS: a number (the test fails when absent), a
+ * string ("" when absent or not a string; caller frees), or the plugin's
+ * own counter sinks.<sink>.counters.<name> (0 when absent). */
+int64_t sink_stat (const char *endpoint, const char *sink, const char *field);
+char *sink_text (const char *endpoint, const char *sink, const char *field);
+int64_t sink_counter (const char *endpoint, const char *sink, const char *name);
+
+/* Poll sinks.<sink>.<field> every 50 ms until it is want, for up to
+ * seconds; returns the last value read. */
+int64_t sink_wait_stat (const char *endpoint, const char *sink, const char *field, int64_t want, int seconds);
+
+/* Poll sinks.<sink>.lastError until it is set, for up to seconds; returns
+ * it ("" when never set); caller frees. */
+char *sink_wait_error (const char *endpoint, const char *sink, int seconds);
+
+/* PUT bodies [0, n) pipelined on one socket; every one must be acked OK. */
+void sink_put_bodies (const char *endpoint, char *const *bodies, int n);
+
+/* A small event of stream with a fresh UUIDv7 id (into id, 37 bytes),
+ * created at created_at (ms), error.message "event <n>", metadata {"n":n}.
+ * Caller frees. */
+char *sink_small_event (const char *stream, int64_t created_at, int n, char *id);
+
+#endif
