@@ -9,6 +9,8 @@ packages=(
   libcriterion-dev
   python3 python3-zmq    # the independent wire-protocol client used by the tests
   postgresql-15          # the real PostgreSQL the postgres sink's tests run against
+  librabbitmq-dev        # the amqp sink (rabbitmq-c)
+  rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
 )
 
 missing=()
