@@ -185,21 +185,6 @@ replace_all (const char *text, const char *from, const char *to)
     return dlq_buf_steal (&out, NULL);
 }
 
-/* The event of a GET reply, byte for byte: {"event":<here>,"deliveries":...}
- * or {"event":<here>}. Caller frees. */
-static char *
-event_of_get (const char *reply)
-{
-    const char *prefix = "{\"event\":";
-    cr_assert_eq (strncmp (reply, prefix, strlen (prefix)), 0, "%s", reply);
-    const char *start = reply + strlen (prefix), *end = NULL;
-    for (const char *p = start; (p = strstr (p, ",\"deliveries\":[")); p++)
-        end = p;                            /* the last one: deliveries come after the event */
-    if (!end)
-        end = reply + strlen (reply) - 1;   /* the closing brace */
-    return strndup (start, (size_t) (end - start));
-}
-
 /* The compact JSON of member path (a.b) of root. Caller frees. */
 static char *
 member_json (const dlq_json_value_t *root, const char *key, const char *sub)
@@ -248,10 +233,8 @@ Test (postgres, every_column_holds_the_sent_value)
     dlq_time_format_iso (created_ms + RETENTION_DAYS * DAY_MS, expires);
 
     /* the canonical body, as dlqd's own store gives it */
-    char get_body [128];
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", id);
-    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
-    char *canonical = event_of_get (reply);
+    char *reply = sink_get (d.endpoint, id, "OK");
+    char *canonical = sink_event_of_get (reply);
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"delivered\",\"attempts\":1}"), "%s", reply);
 
     char days [16];
@@ -367,10 +350,8 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     cr_assert_eq (table_count ("SELECT count(*) FROM %T", 0, NULL), ORDERS);
 
     /* GET: the table's payload_text, byte for byte */
-    char get_body [128];
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [3]);
-    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
-    char *event = event_of_get (reply);
+    char *reply = sink_get (d.endpoint, ids [3], "OK");
+    char *event = sink_event_of_get (reply);
     const char *p1 [] = { ids [3] };
     char *sql = sql_for ("SELECT payload_text FROM %T WHERE id = $1::uuid");
     PGresult *r = query (sql, 1, p1);
@@ -382,8 +363,7 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     free (reply);
 
     /* in the spool but not in the table: NOT_FOUND */
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [ORDERS]);
-    reply = sink_request (d.endpoint, "GET", get_body, "ERR");
+    reply = sink_get (d.endpoint, ids [ORDERS], "ERR");
     cr_expect_not_null (strstr (reply, "NOT_FOUND"), "%s", reply);
     free (reply);
     /* deleted from the table (still in the spool): NOT_FOUND */
@@ -391,8 +371,7 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
     sql = sql_for ("DELETE FROM %T WHERE id = $1::uuid");
     command (sql, 1, p2);
     free (sql);
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [4]);
-    reply = sink_request (d.endpoint, "GET", get_body, "ERR");
+    reply = sink_get (d.endpoint, ids [4], "ERR");
     cr_expect_not_null (strstr (reply, "NOT_FOUND"), "%s", reply);
     free (reply);
     /* only in the table (never sent to dlqd): found */
@@ -406,9 +385,8 @@ Test (postgres, the_sink_as_primary_answers_get_list_and_stats_from_the_table)
         "  FROM %T t WHERE t.id = $1::text::uuid");
     command (sql, 2, p3);
     free (sql);
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", only);
-    reply = sink_request (d.endpoint, "GET", get_body, "OK");
-    event = event_of_get (reply);
+    reply = sink_get (d.endpoint, only, "OK");
+    event = sink_event_of_get (reply);
     cr_expect_not_null (strstr (event, only), "%s", reply);
     free (event);
     free (reply);
@@ -540,15 +518,12 @@ Test (postgres, a_data_error_fails_that_event_only)
     cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N - 1, 30), N - 1, "the good events were not all delivered");
     cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "backlog", 0, 10), 0);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "retrying"), 0);
-    char get_body [128];
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [BAD]);
-    char *reply = sink_request (d.endpoint, "GET", get_body, "OK");
+    char *reply = sink_get (d.endpoint, ids [BAD], "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"failed\",\"attempts\":1,"
                                        "\"lastError\":\""), "failed at the first attempt: %s", reply);
     cr_expect_not_null (strstr (reply, "Unicode"), "the server's message: %s", reply);
     free (reply);
-    snprintf (get_body, sizeof get_body, "{\"id\":\"%s\"}", ids [BAD + 1]);
-    reply = sink_request (d.endpoint, "GET", get_body, "OK");
+    reply = sink_get (d.endpoint, ids [BAD + 1], "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"delivered\",\"attempts\":1}"),
                         "a good event of the same batch: %s", reply);
     free (reply);

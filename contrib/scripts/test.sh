@@ -2,7 +2,9 @@
 # test.sh — install what is missing, build, and run every test: all suites
 # in a normal build, then all of them again under ASan + UBSan. One throwaway
 # PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
-# tests of both runs (DLQD_TEST_PG_CONNINFO); it is removed on exit.
+# tests of both runs (DLQD_TEST_PG_CONNINFO), one throwaway RabbitMQ node
+# (contrib/scripts/rabbitmq-server.sh) the amqp sink's (DLQD_TEST_AMQP_URL);
+# both are removed on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -14,14 +16,26 @@ echo "== build (ASan + UBSan)"
 DLQD_BUILD_TYPE=Debug contrib/scripts/build.sh "$root/build-asan" -DDLQD_SANITIZE=ON \
   > "$root/build-asan.log" 2>&1 || { tail -50 "$root/build-asan.log"; exit 1; }
 
-echo "== a PostgreSQL server for the postgres sink's tests (both runs share it)"
 pgdir="$(mktemp -d /tmp/dlqd-pg.XXXXXX)"
-trap '"$root/contrib/scripts/pg-server.sh" stop "$pgdir" || true' EXIT
+amqpdir="$(mktemp -d /tmp/dlqd-rabbitmq.XXXXXX)"
+stop_servers () {
+  "$root/contrib/scripts/pg-server.sh" stop "$pgdir" || true
+  "$root/contrib/scripts/rabbitmq-server.sh" stop "$amqpdir" || true
+}
+trap stop_servers EXIT
 trap 'exit 130' INT TERM
+
+echo "== a PostgreSQL server for the postgres sink's tests (both runs share it)"
 pgport="$(contrib/scripts/pg-server.sh free-port 55432)"
 pgconninfo="$(contrib/scripts/pg-server.sh start "$pgdir" "$pgport")"
 export DLQD_TEST_PG_CONNINFO="$pgconninfo"
 echo "   $DLQD_TEST_PG_CONNINFO"
+
+echo "== a RabbitMQ node for the amqp sink's tests (both runs share it)"
+amqpport="$(contrib/scripts/rabbitmq-server.sh free-port 55672)"
+amqpurl="$(contrib/scripts/rabbitmq-server.sh start "$amqpdir" "$amqpport")"
+export DLQD_TEST_AMQP_URL="$amqpurl"
+echo "   $DLQD_TEST_AMQP_URL"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

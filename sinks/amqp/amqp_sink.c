@@ -20,6 +20,8 @@
 #include <string.h>
 
 static const dlq_sink_setting_t amqp_settings [] = {
+    { "url", DLQ_SINK_SETTING_STRING, NULL, 8, 4096, false,
+      "amqp://user:password@host:port/vhost (amqps:// for TLS); replaces host, port, vhost, user, password" },
     { "host", DLQ_SINK_SETTING_STRING, "127.0.0.1", 1, 255, false, "broker host name or address" },
     { "port", DLQ_SINK_SETTING_INT, "5672", 1, 65535, false, "broker port (AMQPS is usually 5671)" },
     { "vhost", DLQ_SINK_SETTING_STRING, "/", 1, 255, false, "virtual host" },
@@ -63,7 +65,34 @@ amqp_destroy (void *instance)
     dlq_amqp_routes_destroy (&self->routes);
     free (self->pending);
     free (self->by_tag);
+    free (self->url);
     free (self);
+}
+
+/* The url setting, when set: it replaces host, port, vhost, user and
+ * password; amqps:// turns TLS on. An empty path ("amqp://h:5672/") is
+ * the default vhost "/". */
+static bool
+read_url (dlq_amqp_sink_t *self, char *err, size_t err_len)
+{
+    const char *url = self->host->config_string (self->config, NULL, "url");
+    if (!url)
+        return true;
+    self->url = dlq_strdup (url);           /* parsed in place; the settings point into it */
+    struct amqp_connection_info info;
+    amqp_default_connection_info (&info);
+    if (amqp_parse_url (self->url, &info) != AMQP_STATUS_OK) {
+        snprintf (err, err_len, "url: not an amqp://user:password@host:port/vhost URL (nor amqps://)");
+        return false;
+    }
+    dlq_amqp_conn_settings_t *s = &self->conn_settings;
+    s->host = info.host;
+    s->port = info.port;
+    s->vhost = info.vhost [0] ? info.vhost : "/";
+    s->user = info.user;
+    s->password = info.password;
+    s->tls = s->tls || info.ssl;
+    return true;
 }
 
 /* Read and check the settings; false with why in err. */
@@ -94,6 +123,8 @@ read_settings (dlq_amqp_sink_t *self, char *err, size_t err_len)
     self->declare_exchange = host->config_bool (config, NULL, "declare_exchange");
     self->exchange_type = host->config_string (config, NULL, "exchange_type");
 
+    if (!read_url (self, err, err_len))
+        return false;
     const char *on_return = host->config_string (config, NULL, "on_return");
     if (strcmp (on_return, "log") != 0 && strcmp (on_return, "retry") != 0) {
         snprintf (err, err_len, "on_return must be \"log\" or \"retry\", not \"%s\"", on_return);

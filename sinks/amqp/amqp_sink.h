@@ -30,6 +30,7 @@ typedef struct {
     const dlq_sink_config_t *config;
     dlq_amqp_conn_settings_t conn_settings;
     char                     connection_name [128];
+    char                    *url;               /* the url setting, parsed in place */
     dlq_amqp_conn_t         *conn;
     dlq_amqp_routes_t       *routes;
     bool                     declare_exchange;

@@ -24,6 +24,14 @@ sink_request (const char *endpoint, const char *verb, const char *body, const ch
     return reply;
 }
 
+char *
+sink_get (const char *endpoint, const char *id, const char *want_status)
+{
+    char body [128];
+    snprintf (body, sizeof body, "{\"id\":\"%s\"}", id);
+    return sink_request (endpoint, "GET", body, want_status);
+}
+
 dlq_json_doc_t *
 sink_stats (const char *endpoint)
 {
@@ -89,6 +97,19 @@ sink_wait_error (const char *endpoint, const char *sink, int seconds)
         usleep (POLL_US);
     }
     return error;
+}
+
+char *
+sink_event_of_get (const char *reply)
+{
+    const char *prefix = "{\"event\":";
+    cr_assert_eq (strncmp (reply, prefix, strlen (prefix)), 0, "%s", reply);
+    const char *start = reply + strlen (prefix), *end = NULL;
+    for (const char *p = start; (p = strstr (p, ",\"deliveries\":[")); p++)
+        end = p;                            /* the last one: deliveries come after the event */
+    if (!end)
+        end = reply + strlen (reply) - 1;   /* the closing brace */
+    return strndup (start, (size_t) (end - start));
 }
 
 void

@@ -17,6 +17,9 @@
  * "ERR"). Returns the reply body; caller frees. */
 char *sink_request (const char *endpoint, const char *verb, const char *body, const char *want_status);
 
+/* GET id; the reply's status must be want_status. Caller frees. */
+char *sink_get (const char *endpoint, const char *id, const char *want_status);
+
 /* STATS, parsed; caller destroys. */
 dlq_json_doc_t *sink_stats (const char *endpoint);
 
@@ -34,6 +37,10 @@ int64_t sink_wait_stat (const char *endpoint, const char *sink, const char *fiel
 /* Poll sinks.<sink>.lastError until it is set, for up to seconds; returns
  * it ("" when never set); caller frees. */
 char *sink_wait_error (const char *endpoint, const char *sink, int seconds);
+
+/* The event of a GET reply, byte for byte: {"event":<here>,"deliveries":...}
+ * or {"event":<here>}. Caller frees. */
+char *sink_event_of_get (const char *reply);
 
 /* PUT bodies [0, n) pipelined on one socket; every one must be acked OK. */
 void sink_put_bodies (const char *endpoint, char *const *bodies, int n);

@@ -90,23 +90,40 @@ spawn (test_dlqd_t *d)
     return pid;
 }
 
-/* Wait until PING is answered, the process died, or 10 s passed. */
+/* Does something accept TCP connections on 127.0.0.1:port? */
+static bool
+port_open (int port)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    bool open = connect (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
+    close (fd);
+    return open;
+}
+
+/* Wait until PING is answered, the process died, or 10 s passed. Until
+ * the port is open, the process is watched every 20 ms, so that one that
+ * fails at startup is known at once. */
 static bool
 wait_ready (test_dlqd_t *d)
 {
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 500; i++) {
         int status;
         if (waitpid (d->pid, &status, WNOHANG) == d->pid) {
             d->pid = 0;
             break;
         }
+        if (!port_open (d->port)) {
+            usleep (20 * 1000);
+            continue;
+        }
         char st [8];
         char *body = NULL;
-        if (test_request (d->endpoint, "PING", "", 0, st, &body) && strcmp (st, "OK") == 0) {
-            free (body);
-            return true;
-        }
+        bool ready = test_request (d->endpoint, "PING", "", 0, st, &body) && strcmp (st, "OK") == 0;
         free (body);
+        if (ready)
+            return true;
     }
     print_log (d);
     return false;

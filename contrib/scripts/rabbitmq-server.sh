@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# rabbitmq-server.sh — a throwaway RabbitMQ node for tests, benchmarks and
+# demos of the amqp sink. Never touches the system's own node.
+#
+#   rabbitmq-server.sh start DIR PORT [OWNER]
+#                                 make a node in DIR (when DIR holds none
+#                                 yet), start it with its AMQP listener on
+#                                 127.0.0.1:PORT, wait until it answers the
+#                                 AMQP handshake (60 s at most) and print
+#                                 its URL:
+#                                   amqp://guest:guest@127.0.0.1:PORT/
+#                                 Already running on PORT: prints it again.
+#                                 With OWNER (a process id), a watchdog stops
+#                                 and removes the node once that process is
+#                                 gone, should it not do so itself (a test
+#                                 killed on a timeout).
+#   rabbitmq-server.sh stop DIR   kill it (and its epmd) and remove DIR.
+#                                 No DIR: nothing to do.
+#   rabbitmq-server.sh pause DIR  stop it cleanly (SIGTERM), keep its data:
+#                                 durable queues and their persistent
+#                                 messages survive
+#   rabbitmq-server.sh resume DIR start the paused node again, on its ports;
+#                                 prints the URL (as start does)
+#   rabbitmq-server.sh url DIR    print the URL of the node in DIR
+#   rabbitmq-server.sh status DIR exit 0 when it runs, 3 when it does not
+#   rabbitmq-server.sh ctl DIR ARGS...
+#                                 run rabbitmqctl ARGS against the node (to
+#                                 look at it by hand: list_queues, status)
+#   rabbitmq-server.sh free-port [P]
+#                                 print a TCP port P of 127.0.0.1 such that
+#                                 nobody listens on P, P+1 or P+2: P (default
+#                                 55672) or the next such one
+#   rabbitmq-server.sh run [--] CMD...
+#                                 run CMD with DLQD_TEST_AMQP_URL set: the
+#                                 one in the environment, else that of a node
+#                                 started for CMD alone and stopped after it.
+#                                 Every @AMQP_URL@ in CMD's arguments and in
+#                                 $DLQ_CONTRACT_SETTINGS is replaced by the
+#                                 URL. Exits with CMD's status.
+#
+# The node: named dlqdPORT@localhost, user guest/guest, vhost "/", no
+# plugins (not even management), every file in DIR (data in DIR/mnesia, logs
+# in DIR/log, its config, its Erlang cookie: HOME is DIR), a clean
+# environment (nothing from /etc/rabbitmq, nor from the caller's RABBITMQ_*
+# variables). It takes three ports of 127.0.0.1: PORT (AMQP), PORT+1 (Erlang
+# distribution) and PORT+2 (an epmd of its own, started and stopped with
+# it), so that nodes never clash with each other nor with a system
+# RabbitMQ (5672, 25672, epmd 4369). Stopping it leaves no process behind:
+# every process of the node carries DLQD_RABBITMQ_DIR=DIR in its environment
+# and is found by it.
+#
+# Run as root, the node runs as the unprivileged system user "rabbitmq"
+# (DIR is made and chowned for it: put DIR where that user can reach it,
+# e.g. under /tmp). It is started through /usr/lib/rabbitmq/bin, not the
+# /usr/sbin wrappers (those cd to /var/lib/rabbitmq, log to
+# /var/log/rabbitmq and reset HOME, so the system cookie). rabbitmq-server
+# is installed with apt-get (sudo when not root) when missing.
+#
+# Quiet on success (only the URL on stdout); errors on stderr, exit 1;
+# usage errors exit 64.
+#
+#   dir=$(mktemp -d /tmp/dlqd-rabbitmq.XXXXXX)
+#   url=$(contrib/scripts/rabbitmq-server.sh start "$dir" 55672)
+#   contrib/scripts/rabbitmq-server.sh ctl "$dir" list_queues
+#   contrib/scripts/rabbitmq-server.sh stop "$dir"
+set -euo pipefail
+
+RABBITMQ_BIN=/usr/lib/rabbitmq/bin
+SYSTEM_USER=rabbitmq          # who runs the node when we are root
+MARKER=.dlqd-rabbitmq-server  # in DIR: ours to remove
+READY_SECONDS=60
+STOP_SECONDS=30
+KILL_SECONDS=5
+
+me="rabbitmq-server.sh"
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+
+die () { echo "$me: $*" >&2; exit 1; }
+usage () { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64; }
+
+is_root () { [ "$(id -u)" -eq 0 ]; }
+
+# What runs a command as the user who owns the node: setpriv when we are
+# root, which, unlike runuser and su, neither forks nor touches the
+# environment.
+OWNER_PREFIX=()
+if is_root; then
+  OWNER_PREFIX=(setpriv --reuid="$SYSTEM_USER" --regid="$SYSTEM_USER" --init-groups --)
+fi
+
+as_owner () { "${OWNER_PREFIX[@]}" "$@"; }
+
+install_server () {
+  local sudo=""
+  is_root || sudo="sudo"
+  echo "$me: installing rabbitmq-server" >&2
+  $sudo apt-get update -qq > /dev/null || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    rabbitmq-server > /dev/null || die "apt-get install rabbitmq-server failed"
+}
+
+# Make sure the server, epmd and setpriv (when root) are there.
+need_server () {
+  if [ ! -x "$RABBITMQ_BIN/rabbitmq-server" ] || ! command -v epmd > /dev/null; then
+    install_server
+    [ -x "$RABBITMQ_BIN/rabbitmq-server" ] \
+      || die "rabbitmq-server installed, but no $RABBITMQ_BIN/rabbitmq-server"
+    command -v epmd > /dev/null || die "rabbitmq-server installed, but no epmd"
+  fi
+  if is_root; then
+    id "$SYSTEM_USER" > /dev/null 2>&1 \
+      || die "running as root, but there is no '$SYSTEM_USER' user to run the node as"
+    command -v setpriv > /dev/null || die "running as root, but there is no setpriv (util-linux)"
+  fi
+}
+
+absolute () {
+  case "$1" in
+    /*) echo "$1" ;;
+    *)  echo "$(pwd)/$1" ;;
+  esac
+}
+
+url_of () { echo "amqp://guest:guest@127.0.0.1:$1/"; }
+
+check_port () {
+  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 65533 ] || die "bad port '$1' (1 to 65533)"
+}
+
+dist_port_of () { echo $(($1 + 1)); }
+epmd_port_of () { echo $(($1 + 2)); }
+
+# True when something accepts connections on 127.0.0.1:$1.
+port_busy () { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+
+# True when one of the node's three ports (from $1) is taken.
+ports_busy () { port_busy "$1" || port_busy $(($1 + 1)) || port_busy $(($1 + 2)); }
+
+# True when an AMQP 0-9-1 server answers the protocol header on
+# 127.0.0.1:$1 with a method frame (Connection.Start), not a refusal.
+amqp_answers () {
+  (
+    exec 3<> "/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'AMQP\0\0\11\1' >&3
+    IFS= read -r -t 3 -N 1 -d '' frame_type <&3 || exit 1
+    [ "$frame_type" = $'\x01' ]
+  ) 2> /dev/null
+}
+
+stored_port () { cat "$1/port" 2> /dev/null || die "$1 holds no node made by $me"; }
+
+has_node () { [ -f "$1/$MARKER" ] && [ -f "$1/port" ]; }
+
+# The environment of every process of the node (and of rabbitmqctl): the
+# marker by which stop finds them, and nothing of the caller's.
+node_env () {
+  local dir="$1" port="$2"
+  printf '%s\n' \
+    "DLQD_RABBITMQ_DIR=$dir" \
+    "HOME=$dir" \
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+    "LANG=C.UTF-8" \
+    "LC_ALL=C.UTF-8" \
+    "RABBITMQ_CONF_ENV_FILE=$dir/rabbitmq-env.conf" \
+    "RABBITMQ_NODENAME=dlqd$port@localhost" \
+    "RABBITMQ_USE_LONGNAME=false" \
+    "RABBITMQ_DIST_PORT=$(dist_port_of "$port")" \
+    "ERL_EPMD_PORT=$(epmd_port_of "$port")" \
+    "ERL_EPMD_ADDRESS=127.0.0.1" \
+    "RABBITMQ_CONFIG_FILE=$dir/rabbitmq.conf" \
+    "RABBITMQ_CONFIG_FILES=$dir/conf.d" \
+    "RABBITMQ_ADVANCED_CONFIG_FILE=$dir/advanced.config" \
+    "RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins" \
+    "RABBITMQ_MNESIA_BASE=$dir/mnesia" \
+    "RABBITMQ_LOG_BASE=$dir/log" \
+    "RABBITMQ_LOGS=$dir/log/rabbit.log" \
+    "RABBITMQ_PID_FILE=$dir/rabbitmq.pid" \
+    "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-kernel inet_dist_use_interface {127,0,0,1}" \
+    "RABBITMQ_CTL_DIST_PORT_MIN=0" \
+    "RABBITMQ_CTL_DIST_PORT_MAX=0"
+}
+
+# NODE_PREFIX: what runs the command after it as the node's owner, in the
+# node's environment. setpriv and env both exec: nothing stays in between,
+# so a command started in the background leaves no shell of ours waiting.
+set_node_prefix () {
+  local dir="$1" port="$2" env=()
+  mapfile -t env < <(node_env "$dir" "$port")
+  NODE_PREFIX=("${OWNER_PREFIX[@]}" env -i "${env[@]}")
+}
+
+# The processes of the node in $1 (beam, its helpers, the wrapper shell,
+# epmd), by the marker in their environment; "comm" gives beam.smp alone.
+node_pids () {
+  local dir="$1" only="${2:-}" f pid
+  for f in $(grep -lzxF "DLQD_RABBITMQ_DIR=$dir" /proc/[0-9]*/environ 2> /dev/null || true); do
+    pid="${f#/proc/}"; pid="${pid%/environ}"
+    [ "$pid" != "$$" ] || continue
+    if [ -z "$only" ] || [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = "$only" ]; then
+      echo "$pid"
+    fi
+  done
+}
+
+running () { [ -n "$(node_pids "$1" beam.smp)" ]; }
+
+log_tail () {
+  local f
+  for f in "$1/log/startup.log" "$1/log/rabbit.log"; do
+    [ -s "$f" ] || continue
+    echo "  $f:" >&2
+    tail -n 15 "$f" | sed 's/^/  | /' >&2
+  done
+}
+
+write_owned () { as_owner tee "$1" > /dev/null; }
+
+# Make DIR (owned by the node's user) and the node's files in it.
+init_node () {
+  local dir="$1" port="$2"
+  if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -f "$dir/$MARKER" ]; then
+    die "$dir is not empty and holds no node made by $me"
+  fi
+  mkdir -p "$dir" || die "cannot create $dir"
+  if is_root; then
+    chown "$SYSTEM_USER:" "$dir" && chmod 700 "$dir" || die "cannot give $dir to $SYSTEM_USER"
+    as_owner test -w "$dir" -a -x "$dir" \
+      || die "$dir is not reachable by user $SYSTEM_USER (a parent directory is closed to it):" \
+             "use a directory under /tmp"
+  fi
+  as_owner touch "$dir/$MARKER"
+  as_owner mkdir -p "$dir/mnesia" "$dir/log" "$dir/conf.d"
+  # the distribution's cookie: Erlang wants it readable by its owner alone
+  od -An -N16 -tx1 /dev/urandom | tr -d ' \n' | tr a-f A-F | write_owned "$dir/.erlang.cookie"
+  as_owner chmod 400 "$dir/.erlang.cookie"
+  echo '[].' | write_owned "$dir/enabled_plugins"
+  echo "# $me: every setting is in the environment" | write_owned "$dir/rabbitmq-env.conf"
+  write_owned "$dir/rabbitmq.conf" <<EOF
+# --- $me: a throwaway node for tests
+listeners.tcp.1 = 127.0.0.1:$port
+default_vhost = /
+default_user = guest
+default_pass = guest
+loopback_users.guest = true
+# never block publishers on a small test disk
+disk_free_limit.absolute = 1MB
+log.console = false
+log.file.level = info
+EOF
+  echo "$port" | write_owned "$dir/port"
+}
+
+# Start the node's own epmd, listening on 127.0.0.1:PORT+2 alone.
+start_epmd () {
+  local dir="$1" port="$2" epmd_port i
+  epmd_port=$(epmd_port_of "$port")
+  set_node_prefix "$dir" "$port"
+  "${NODE_PREFIX[@]}" setsid epmd -port "$epmd_port" -address 127.0.0.1 \
+    < /dev/null >> "$dir/log/epmd.log" 2>&1 &
+  for ((i = 0; i < 50; i++)); do
+    port_busy "$epmd_port" && return 0
+    sleep 0.1
+  done
+  die "epmd did not listen on 127.0.0.1:$epmd_port (see $dir/log/epmd.log)"
+}
+
+# Start beam in a session of its own: no signal of the caller's terminal or
+# process group reaches it.
+start_beam () {
+  local dir="$1" port="$2"
+  set_node_prefix "$dir" "$port"
+  "${NODE_PREFIX[@]}" setsid "$RABBITMQ_BIN/rabbitmq-server" \
+    < /dev/null >> "$dir/log/startup.log" 2>&1 &
+}
+
+wait_ready () {
+  local dir="$1" port="$2" i deadline=$((SECONDS + READY_SECONDS))
+  for ((i = 1; SECONDS < deadline; i++)); do
+    amqp_answers "$port" && return 0
+    if [ $((i % 10)) -eq 0 ] && ! running "$dir"; then
+      log_tail "$dir"
+      die "the node in $dir exited while starting (see $dir/log)"
+    fi
+    sleep 0.2
+  done
+  log_tail "$dir"
+  die "the node in $dir did not answer AMQP on 127.0.0.1:$port within ${READY_SECONDS} s"
+}
+
+start_node () {
+  local dir="$1" port="$2"
+  if running "$dir"; then
+    wait_ready "$dir" "$port"
+    url_of "$port"
+    return
+  fi
+  stop_node "$dir"    # leftovers of a node killed the hard way (its epmd)
+  local p
+  for p in "$port" "$(dist_port_of "$port")" "$(epmd_port_of "$port")"; do
+    ! port_busy "$p" || die "port $p of 127.0.0.1 is taken by another process"
+  done
+  start_epmd "$dir" "$port"
+  start_beam "$dir" "$port"
+  wait_ready "$dir" "$port"
+  url_of "$port"
+}
+
+# True when process $1 exists and is not a zombie (one that exited and
+# waits for its parent, often init, to reap it).
+alive () {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2> /dev/null) || return 1
+  stat="${stat##*) }"
+  [ "${stat:0:1}" != Z ]
+}
+
+# Send signal $2 to the processes in $1 (pids, one a line); true when they
+# are all gone within $3 seconds.
+signal_and_wait () {
+  local pids="$1" signal="$2" seconds="$3" pid i
+  [ -n "$pids" ] || return 0
+  for pid in $pids; do kill "-$signal" "$pid" 2> /dev/null || true; done
+  for ((i = 0; i < seconds * 20; i++)); do
+    local any=""
+    for pid in $pids; do alive "$pid" && any=1; done
+    [ -n "$any" ] || return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# Stop the node in $1, then whatever of it is left (the wrapper shell,
+# epmd). beam shuts down cleanly on SIGTERM (queues are synced to disk),
+# in some 2 s; with $2 = kill, at once (its data is about to go anyway).
+stop_node () {
+  local dir="$1" how="${2:-}" beams rest
+  beams=$(node_pids "$dir" beam.smp)
+  if [ "$how" = kill ]; then
+    signal_and_wait "$beams" KILL "$KILL_SECONDS" || die "cannot kill the node in $dir"
+  elif ! signal_and_wait "$beams" TERM "$STOP_SECONDS"; then
+    echo "$me: the node in $dir did not stop within ${STOP_SECONDS} s; killing it" >&2
+    signal_and_wait "$beams" KILL "$KILL_SECONDS" || die "cannot kill the node in $dir"
+  fi
+  rest=$(node_pids "$dir")
+  if ! signal_and_wait "$rest" TERM "$KILL_SECONDS"; then
+    signal_and_wait "$(node_pids "$dir")" KILL "$KILL_SECONDS" \
+      || die "cannot kill the processes of the node in $dir"
+  fi
+}
+
+# Stop and remove the node in $1 once process $2 has exited.
+watch_owner () {
+  setsid bash -c 'while kill -0 "$1" 2> /dev/null; do sleep 1; done; "$2" stop "$3"' \
+    watchdog "$2" "$self" "$1" < /dev/null > /dev/null 2>&1 &
+}
+
+cmd_start () {
+  [ $# -eq 2 ] || [ $# -eq 3 ] || usage
+  local dir port owner="${3:-}"
+  dir=$(absolute "$1"); port="$2"
+  check_port "$port"
+  [ -z "$owner" ] || [[ "$owner" =~ ^[0-9]+$ ]] || die "bad owner process id '$owner'"
+  need_server
+  if has_node "$dir"; then
+    local had
+    had=$(stored_port "$dir")
+    [ "$had" = "$port" ] || die "the node in $dir listens on port $had, not $port"
+  else
+    init_node "$dir" "$port"
+  fi
+  start_node "$dir" "$port"
+  [ -z "$owner" ] || watch_owner "$dir" "$owner"
+}
+
+cmd_resume () {
+  [ $# -eq 1 ] || usage
+  local dir
+  dir=$(absolute "$1")
+  has_node "$dir" || die "$dir holds no node made by $me"
+  need_server
+  start_node "$dir" "$(stored_port "$dir")"
+}
+
+cmd_pause () {
+  [ $# -eq 1 ] || usage
+  local dir
+  dir=$(absolute "$1")
+  has_node "$dir" || die "$dir holds no node made by $me"
+  stop_node "$dir"
+}
+
+cmd_stop () {
+  [ $# -eq 1 ] || usage
+  local dir
+  dir=$(absolute "$1")
+  [ -e "$dir" ] || return 0
+  [ -d "$dir" ] || die "$dir is not a directory"
+  if [ ! -f "$dir/$MARKER" ]; then
+    [ -z "$(ls -A "$dir")" ] || die "$dir holds no node made by $me: not removing it"
+    rmdir "$dir"
+    return 0
+  fi
+  stop_node "$dir" kill
+  rm -rf -- "$dir" || die "cannot remove $dir"
+}
+
+cmd_url () {
+  [ $# -eq 1 ] || usage
+  url_of "$(stored_port "$(absolute "$1")")"
+}
+
+cmd_status () {
+  [ $# -eq 1 ] || usage
+  local dir
+  dir=$(absolute "$1")
+  has_node "$dir" || exit 3
+  running "$dir" || exit 3
+}
+
+cmd_ctl () {
+  [ $# -ge 1 ] || usage
+  local dir port
+  dir=$(absolute "$1"); shift
+  has_node "$dir" || die "$dir holds no node made by $me"
+  port=$(stored_port "$dir")
+  need_server
+  set_node_prefix "$dir" "$port"
+  "${NODE_PREFIX[@]}" "$RABBITMQ_BIN/rabbitmqctl" -n "dlqd$port@localhost" "$@"
+}
+
+cmd_free_port () {
+  [ $# -le 1 ] || usage
+  local p="${1:-55672}"
+  check_port "$p"
+  for ((; p <= 65533; p++)); do
+    ports_busy "$p" || { echo "$p"; return; }
+  done
+  die "no three free ports from ${1:-55672} up"
+}
+
+cmd_run () {
+  [ "${1:-}" = "--" ] && shift
+  [ $# -ge 1 ] || usage
+  local dir="" url="${DLQD_TEST_AMQP_URL:-}" status=0
+  if [ -z "$url" ]; then
+    dir=$(mktemp -d "/tmp/dlqd-rabbitmq.XXXXXX")
+    chmod 755 "$dir"
+    # shellcheck disable=SC2064
+    trap "'$self' stop '$dir' || true" EXIT
+    trap 'exit 130' INT TERM
+    url=$("$self" start "$dir" "$("$self" free-port $((55673 + RANDOM % 5000)))" $$)
+  fi
+  export DLQD_TEST_AMQP_URL="$url"
+  if [ -n "${DLQ_CONTRACT_SETTINGS:-}" ]; then
+    export DLQ_CONTRACT_SETTINGS="${DLQ_CONTRACT_SETTINGS//@AMQP_URL@/$url}"
+  fi
+  local args=() a
+  for a in "$@"; do args+=("${a//@AMQP_URL@/$url}"); done
+  "${args[@]}" || status=$?
+  return $status
+}
+
+[ $# -ge 1 ] || usage
+command="$1"; shift
+case "$command" in
+  start)     cmd_start "$@" ;;
+  stop)      cmd_stop "$@" ;;
+  pause)     cmd_pause "$@" ;;
+  resume)    cmd_resume "$@" ;;
+  url)       cmd_url "$@" ;;
+  status)    cmd_status "$@" ;;
+  ctl)       cmd_ctl "$@" ;;
+  free-port) cmd_free_port "$@" ;;
+  run)       cmd_run "$@" ;;
+  -h|--help|help) usage ;;
+  *) echo "$me: unknown command '$command'" >&2; usage ;;
+esac

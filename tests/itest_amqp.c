@@ -1,0 +1,461 @@
+/*  itest_amqp — the amqp sink end to end: dlqd as a process with a chain to
+ *  a real RabbitMQ node (contrib/scripts/rabbitmq-server.sh), the messages
+ *  read back by a real AMQP consumer (support/amqp_consumer.h).
+ *
+ *    - the message is seed 001's: body = the stored event's bytes, every
+ *      property and header (kinds included), expiration from the retention
+ *      (none for 0, RabbitMQ's ceiling for very long ones);
+ *    - a per-stream override routes to its own exchange and routing key;
+ *    - mandatory: an unroutable message comes back, is counted, and is
+ *      delivered (on_return = "log") or retried (on_return = "retry");
+ *    - an exchange that does not exist: its events wait (RETRY) and go as
+ *      soon as it exists;
+ *    - the broker restarted under load: every event ends up in the queue
+ *      (duplicates allowed, counted);
+ *    - fire-and-forget (confirm_mode = false) delivers too;
+ *    - bad credentials and a contradictory config stop dlqd at startup.
+ *
+ *  The node is the one contrib/scripts/test.sh started for the run
+ *  (DLQD_TEST_AMQP_URL), else one started for each test (amqp_support.h);
+ *  the restart test always starts its own. Each test uses exchanges and
+ *  queues of its own and deletes them at the end.
+ */
+#include "amqp_consumer.h"
+#include "amqp_support.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "sink_support.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SINK        "rabbit"
+#define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define SEED_CREATED_AT "2026-06-09T14:32:13.500Z"
+#define FETCH_MS    5000
+
+static test_dlqd_t d;
+static amqp_server_t server;
+static amqp_consumer_t *consumer;
+static char exchange [96];          /* the sink's exchange, the test's own */
+static char url [256];              /* the sink's url: the node's */
+
+static void
+setup (void)
+{
+    memset (&d, 0, sizeof d);
+    memset (&server, 0, sizeof server);
+    consumer = NULL;
+    test_tmpdir (d.dir);
+    amqp_unique_name ("dlqd.test", exchange, sizeof exchange);
+}
+
+static void
+teardown (void)
+{
+    test_dlqd_cleanup (&d);
+    if (consumer) {
+        amqp_consumer_delete_exchange (consumer, exchange);
+        amqp_consumer_delete_declared (consumer);
+        amqp_consumer_close (consumer);
+    }
+    amqp_server_stop (&server);
+}
+
+TestSuite (amqp, .init = setup, .fini = teardown, .timeout = 300);
+
+/* ---- the broker ------------------------------------------------------------- */
+
+/* The shared node, or (own) a node of the test's own, and a consumer on it. */
+static void
+connect_server (bool own)
+{
+    cr_assert (own ? amqp_server_start (&server) : amqp_server_shared (&server),
+               "no RabbitMQ node (contrib/scripts/rabbitmq-server.sh failed, see above)");
+    consumer = amqp_consumer_connect (server.url);
+    cr_assert_not_null (consumer, "cannot connect to %s", server.url);
+    snprintf (url, sizeof url, "%s", server.url);
+}
+
+/* A durable queue of the test's own bound to exchange_name with pattern
+ * (the exchange declared as a topic exchange when declare). */
+static void
+bind_queue (const char *exchange_name, bool declare, const char *pattern, char *queue, size_t len)
+{
+    queue [0] = '\0';
+    cr_assert (amqp_consumer_bind (consumer, exchange_name, declare ? "topic" : NULL, pattern, queue, len),
+               "cannot bind a queue to %s", exchange_name);
+}
+
+/* Fetch exactly n messages from queue (and no more within a moment). */
+static void
+fetch (const char *queue, size_t n, amqp_received_messages_t *out)
+{
+    cr_assert (amqp_consumer_fetch (consumer, queue, n, FETCH_MS, out), "cannot consume from %s", queue);
+    cr_assert_eq (out->count, n, "%s: %zu messages, want %zu", queue, out->count, n);
+    cr_expect_eq (amqp_consumer_queue_count (consumer, queue), 0, "%s holds more than %zu messages", queue, n);
+}
+
+/* ---- dlqd ------------------------------------------------------------------------ */
+
+/* dlqd with sink "rabbit" (the amqp sink on our node and exchange, plus
+ * sink_extra) in the default chain (30 days of retention), more sinks
+ * (other_sinks, inside sinks: { }), and streams. */
+static bool
+start_with (const char *sink_extra, const char *other_sinks, const char *streams)
+{
+    char extra [8192];
+    snprintf (extra, sizeof extra,
+              "sinks: { " SINK ": { type = \"amqp\"; url = \"%s\"; exchange = \"%s\"; %s }; %s };\n"
+              "defaults: { retention_days = 30; chain = [\"" SINK "\"]; };\n"
+              "streams = ( %s );\n",
+              url, exchange, sink_extra ? sink_extra : "", other_sinks ? other_sinks : "",
+              streams ? streams : "");
+    return test_dlqd_start (&d, NULL, extra);
+}
+
+static bool
+start (const char *sink_extra, const char *streams)
+{
+    return start_with (sink_extra, NULL, streams);
+}
+
+/* PUT one body; its id into id (37 bytes). */
+static void
+put_one (const char *body, char *id)
+{
+    char *reply = sink_request (d.endpoint, "PUT", body, "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    const dlq_json_value_t *v = dlq_json_get (dlq_json_root (doc), "id");
+    cr_assert (v && v->type == DLQ_JSON_STRING && v->len == DLQ_UUID_LEN, "%s", reply);
+    memcpy (id, v->str, DLQ_UUID_LEN + 1);
+    dlq_json_doc_destroy (&doc);
+    free (reply);
+}
+
+/* The stored event of id, byte for byte, from GET. Caller frees. */
+static char *
+stored_event (const char *id)
+{
+    char *reply = sink_get (d.endpoint, id, "OK");
+    char *event = sink_event_of_get (reply);
+    free (reply);
+    return event;
+}
+
+/* ---- what a message must carry ---------------------------------------------------- */
+
+static void
+expect_string_header (const amqp_received_message_t *m, const char *name, const char *value)
+{
+    const amqp_received_header_t *h = amqp_message_header (m, name);
+    cr_assert_not_null (h, "header %s is missing", name);
+    cr_expect_eq (h->kind, 'S', "header %s is of kind '%c', want 'S'", name, h->kind);
+    cr_expect_str_eq (h->string ? h->string : "(null)", value, "header %s", name);
+}
+
+static void
+expect_int_header (const amqp_received_message_t *m, const char *name, char kind, int64_t value)
+{
+    const amqp_received_header_t *h = amqp_message_header (m, name);
+    cr_assert_not_null (h, "header %s is missing", name);
+    cr_expect_eq (h->kind, kind, "header %s is of kind '%c', want '%c'", name, h->kind, kind);
+    cr_expect_eq (h->integer, value, "header %s is %lld, want %lld", name, (long long) h->integer, (long long) value);
+}
+
+/* The properties every message has (seed 001), and a body equal to the
+ * stored event. */
+static void
+expect_common (const amqp_received_message_t *m, const char *id, const char *routing_key)
+{
+    char *event = stored_event (id);
+    cr_expect_eq (m->body_len, strlen (event), "body length");
+    cr_expect_str_eq ((const char *) m->body, event, "the body is the stored event's bytes");
+    free (event);
+    cr_expect_str_eq (m->exchange, exchange);
+    cr_expect_str_eq (m->routing_key, routing_key);
+    cr_expect_str_eq (m->message_id ? m->message_id : "(none)", id, "messageId");
+    cr_expect_str_eq (m->content_type ? m->content_type : "(none)", "application/json");
+    cr_expect_str_eq (m->content_encoding ? m->content_encoding : "(none)", "UTF-8");
+    cr_expect_eq (m->delivery_mode, 2, "persistent");
+    cr_expect (m->has_headers);
+    expect_string_header (m, "flowwarden-event-id", id);
+    expect_int_header (m, "flowwarden-schema-version", 'I', 1);
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+Test (amqp, the_message_is_seed_001s)
+{
+    connect_server (false);
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    cr_assert (start (NULL, "{ name = \"bare\"; retention_days = 0; },"
+                            "{ name = \"archive\"; retention_days = 5000; }"));
+
+    size_t len;
+    char *seed = test_read_file (DLQ_SOURCE_DIR "/tests/data/seed_001_event.json", &len);
+    cr_assert_not_null (seed);
+    /* created now, so that its 30 days of retention have not run out */
+    char *created = strstr (seed, SEED_CREATED_AT);
+    cr_assert_not_null (created);
+    char now [DLQ_TIME_ISO_LEN + 1];
+    dlq_time_format_iso (dlq_time_now_ms (), now);
+    cr_assert_eq (strlen (now), strlen (SEED_CREATED_AT));
+    memcpy (created, now, strlen (now));
+    char id [3][DLQ_UUID_LEN + 1];
+    put_one (seed, id [0]);
+    free (seed);
+    put_one ("{\"streamName\":\"bare\",\"error\":{\"type\":\"E\",\"message\":\"m\"},\"attempts\":1}", id [1]);
+    put_one ("{\"streamName\":\"archive\",\"error\":{\"type\":\"E\"}}", id [2]);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 3, 30), 3);
+
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, 3, &got);
+    /* one sink, one connection: the broker keeps the publish order */
+    const amqp_received_message_t *m = &got.items [0];
+    cr_assert_str_eq (m->message_id, SEED_ID);
+    expect_common (m, SEED_ID, "dlq.orders");
+    cr_expect_str_eq (m->expiration ? m->expiration : "(none)", "2592000000", "30 days in ms");
+    cr_expect_eq (m->header_count, 7, "seed 001's seven headers");
+    expect_string_header (m, "flowwarden-stream-name", "orders");
+    expect_string_header (m, "flowwarden-operation-type", "INSERT");
+    expect_int_header (m, "flowwarden-attempts", 'I', 3);
+    expect_string_header (m, "flowwarden-status", "DLQ");
+    expect_int_header (m, "flowwarden-first-attempt-at", 'l', 1781015531123LL);
+
+    m = &got.items [1];
+    expect_common (m, id [1], "dlq.bare");
+    cr_expect_null (m->expiration, "retention 0: no expiration, got %s", m->expiration);
+    cr_expect_eq (m->header_count, 5, "no operationType, no firstAttemptAt: their headers are omitted");
+    cr_expect_null (amqp_message_header (m, "flowwarden-operation-type"));
+    cr_expect_null (amqp_message_header (m, "flowwarden-first-attempt-at"));
+    expect_int_header (m, "flowwarden-attempts", 'I', 1);
+
+    m = &got.items [2];
+    expect_common (m, id [2], "dlq.archive");
+    cr_expect_str_eq (m->expiration ? m->expiration : "(none)", "315360000000",
+                      "5000 days: RabbitMQ's ceiling, 3650 days (the broker took it)");
+    amqp_messages_free (&got);
+}
+
+Test (amqp, a_per_stream_override_routes_to_its_own_exchange)
+{
+    connect_server (false);
+    char alerts [96], queue [128], alerts_queue [128];
+    amqp_unique_name ("dlqd.alerts", alerts, sizeof alerts);
+    bind_queue (exchange, true, "#", queue, sizeof queue);
+    bind_queue (alerts, true, "alert.payment.failed", alerts_queue, sizeof alerts_queue);
+    char streams [512];
+    snprintf (streams, sizeof streams, "{ name = \"payments\"; " SINK ": { exchange = \"%s\";"
+              " routing_key = \"alert.payment.failed\"; }; }", alerts);
+    cr_assert (start (NULL, streams));
+
+    char orders_id [DLQ_UUID_LEN + 1], payments_id [DLQ_UUID_LEN + 1];
+    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
+    put_one ("{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"}}", payments_id);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2);
+
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, 1, &got);
+    cr_expect_str_eq (got.items [0].message_id, orders_id, "the sink's exchange has orders only");
+    cr_expect_str_eq (got.items [0].routing_key, "dlq.orders");
+    amqp_messages_free (&got);
+    fetch (alerts_queue, 1, &got);
+    cr_expect_str_eq (got.items [0].message_id, payments_id);
+    cr_expect_str_eq (got.items [0].exchange, alerts);
+    cr_expect_str_eq (got.items [0].routing_key, "alert.payment.failed");
+    amqp_messages_free (&got);
+    amqp_consumer_delete_exchange (consumer, alerts);
+}
+
+Test (amqp, mandatory_returns_are_counted_and_logged_or_retried)
+{
+    connect_server (false);
+    char queue [128];
+    bind_queue (exchange, true, "dlq.orders", queue, sizeof queue);
+    /* two sinks on the same exchange: "rabbit" keeps returns as delivered
+     * (seed 001), "strict" retries them; stream "lost" has no queue */
+    char strict [512];
+    snprintf (strict, sizeof strict, "strict: { type = \"amqp\"; url = \"%s\"; exchange = \"%s\";"
+              " on_return = \"retry\"; retry = { max_attempts = 2; backoff_ms = 10; backoff_max_ms = 20; }; };",
+              server.url, exchange);
+    cr_assert (start_with (NULL, strict, "{ name = \"lost\"; chain = [\"" SINK "\", \"strict\"];"
+                                         " " SINK ": { mandatory = true; }; strict: { mandatory = true; }; }"));
+    char lost_id [DLQ_UUID_LEN + 1], orders_id [DLQ_UUID_LEN + 1];
+    put_one ("{\"streamName\":\"lost\",\"error\":{\"type\":\"E\"}}", lost_id);
+    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
+
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2, "on_return = log: delivered");
+    cr_expect_eq (sink_counter (d.endpoint, SINK, "returned"), 1, "the return is counted");
+    cr_assert_eq (sink_wait_stat (d.endpoint, "strict", "failed", 1, 30), 1, "on_return = retry: retried, then failed");
+    cr_expect_eq (sink_stat (d.endpoint, "strict", "delivered"), 0);
+    cr_expect_eq (sink_counter (d.endpoint, "strict", "returned"), 2, "returned at each of its 2 attempts");
+    char *error = sink_text (d.endpoint, "strict", "lastError");
+    cr_expect_not_null (strstr (error, "312 NO_ROUTE"), "lastError: %s", error);
+    free (error);
+    char *get = sink_get (d.endpoint, lost_id, "OK");
+    cr_expect_not_null (strstr (get, "returned by the broker: 312 NO_ROUTE"), "GET shows why: %s", get);
+    free (get);
+
+    char *log = test_read_file (d.log, NULL);
+    cr_expect_not_null (strstr (log, "WARN sink " SINK ": 1 message(s) returned unroutable (kept as delivered)"),
+                        "%s", log);
+    free (log);
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, 1, &got);            /* orders (its chain is the default: rabbit) */
+    cr_expect_str_eq (got.items [0].message_id, orders_id);
+    amqp_messages_free (&got);
+}
+
+Test (amqp, events_for_a_missing_exchange_wait_until_it_exists)
+{
+    enum { N = 5 };
+    connect_server (false);
+    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };", NULL));
+    char *bodies [N];
+    char ids [N][DLQ_UUID_LEN + 1];
+    for (int i = 0; i < N; i++)
+        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
+    sink_put_bodies (d.endpoint, bodies, N);
+    char *error = sink_wait_error (d.endpoint, SINK, 30);
+    cr_expect_not_null (strstr (error, "404 NOT_FOUND"), "lastError: %s", error);
+    cr_expect_not_null (strstr (error, exchange), "lastError names the exchange: %s", error);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "delivered"), 0);
+    free (error);
+
+    char queue [128];
+    bind_queue (exchange, true, "dlq.orders", queue, sizeof queue);     /* now it exists */
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0);
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, N, &got);
+    amqp_messages_free (&got);
+    for (int i = 0; i < N; i++)
+        free (bodies [i]);
+}
+
+Test (amqp, a_broker_restart_under_load_loses_nothing)
+{
+    enum { N = 30000, PART = N / 3 };
+    connect_server (true);                  /* it is stopped: a node of our own */
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 500; };"
+                      " circuit = { failures = 3; }; timeout_ms = 10000; connect_timeout_ms = 1000;", NULL));
+    char **bodies = calloc (N, sizeof *bodies);
+    char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
+    int64_t base = dlq_time_now_ms () - 3600 * 1000;
+    for (int i = 0; i < N; i++)
+        bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
+
+    sink_put_bodies (d.endpoint, bodies, PART);
+    amqp_consumer_close (consumer);
+    consumer = NULL;
+    cr_assert (amqp_server_pause (&server), "cannot stop the node");
+    sink_put_bodies (d.endpoint, bodies + PART, PART);
+    char *error = sink_wait_error (d.endpoint, SINK, 30);
+    cr_expect_neq (error [0], '\0', "the sink never reported the broker as down");
+    int64_t delivered_while_down = sink_stat (d.endpoint, SINK, "delivered");
+    cr_assert_leq (delivered_while_down, PART, "events were delivered while the broker was down");
+    cr_assert (amqp_server_resume (&server), "cannot start the node again");
+    sink_put_bodies (d.endpoint, bodies + 2 * PART, N - 2 * PART);
+
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 120), N, "not every event was delivered");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "backlog", 0, 10), 0);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0, "an event failed");
+
+    consumer = amqp_consumer_connect (server.url);
+    cr_assert_not_null (consumer);
+    long in_queue = amqp_consumer_queue_count (consumer, queue);
+    cr_assert_geq (in_queue, N, "the durable queue holds %ld messages, want at least %d", in_queue, N);
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, (size_t) in_queue, &got);
+    char *seen = calloc (N, 1);
+    long duplicates = 0, strangers = 0;
+    for (size_t k = 0; k < got.count; k++) {
+        int i = 0;
+        while (i < N && strcmp (ids [i], got.items [k].message_id ? got.items [k].message_id : "") != 0)
+            i++;
+        if (i == N)
+            strangers++;
+        else if (seen [i]++)
+            duplicates++;
+    }
+    int missing = 0;
+    for (int i = 0; i < N; i++)
+        missing += !seen [i];
+    cr_expect_eq (missing, 0, "%d events never reached the queue", missing);
+    cr_expect_eq (strangers, 0, "messages no one sent");
+    int64_t unconfirmed = sink_counter (d.endpoint, SINK, "unconfirmed");
+    cr_expect_leq (duplicates, unconfirmed, "a duplicate that was no retried unconfirmed publish");
+    cr_log_info ("broker restart: %lld of the %d events sent before the stop were confirmed before it;"
+                 " the sink said: %s; %ld duplicate(s) in the queue (at-least-once), sink counters:"
+                 " unconfirmed %lld, connects %lld", (long long) delivered_while_down, PART, error, duplicates,
+                 (long long) unconfirmed,
+                 (long long) sink_counter (d.endpoint, SINK, "connects"));
+    amqp_messages_free (&got);
+    free (seen);
+    free (error);
+    for (int i = 0; i < N; i++)
+        free (bodies [i]);
+    free (bodies);
+    free (ids);
+}
+
+Test (amqp, fire_and_forget_delivers_too)
+{
+    enum { N = 200 };
+    connect_server (false);
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    cr_assert (start ("confirm_mode = false;", NULL));
+    char *bodies [N];
+    char ids [N][DLQ_UUID_LEN + 1];
+    for (int i = 0; i < N; i++)
+        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
+    sink_put_bodies (d.endpoint, bodies, N);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, N, &got);
+    for (int i = 0; i < N; i++) {
+        cr_expect_str_eq (got.items [i].message_id, ids [i]);
+        free (bodies [i]);
+    }
+    amqp_messages_free (&got);
+    char *log = test_read_file (d.log, NULL);
+    cr_expect_not_null (strstr (log, "fire-and-forget (no confirms)"), "the log says so: %s", log);
+    free (log);
+}
+
+/* dlqd must not start with sink_extra; its log says want. */
+static void
+expect_startup_error (const char *sink_extra, const char *want)
+{
+    cr_assert_not (start (sink_extra, NULL), "dlqd started with: %s", sink_extra);
+    char *log = test_read_file (d.log, NULL);
+    cr_expect_not_null (strstr (log, want), "want \"%s\" in:\n%s", want, log);
+    free (log);
+    test_dlqd_cleanup (&d);
+    test_tmpdir (d.dir);
+}
+
+Test (amqp, what_a_retry_cannot_fix_stops_dlqd_at_startup)
+{
+    connect_server (false);
+    /* a wrong password (the url carries the credentials) */
+    char *at = strstr (url, ":guest@");
+    cr_assert_not_null (at, "the test URL carries guest:guest: %s", url);
+    memcpy (at, ":wrong@", 7);
+    expect_startup_error (NULL, "403 ACCESS_REFUSED");
+    snprintf (url, sizeof url, "%s", server.url);
+    expect_startup_error ("confirm_mode = false; on_return = \"retry\";", "on_return = \"retry\" needs confirm_mode = true");
+    expect_startup_error ("on_return = \"drop\";", "on_return must be \"log\" or \"retry\"");
+    expect_startup_error ("tls_ca_file = \"/etc/hostname\";", "tls_ca_file, tls_cert_file and tls_key_file need tls = true");
+}
