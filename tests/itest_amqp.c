@@ -12,7 +12,12 @@
  *      soon as it exists;
  *    - the broker restarted under load: every event ends up in the queue
  *      (duplicates allowed, counted);
+ *    - a broker NACK (a full queue that rejects publishes) and a broker
+ *      that stops answering (frozen: no confirm in time) make exactly the
+ *      unconfirmed events RETRY, delivered once the broker takes them;
  *    - fire-and-forget (confirm_mode = false) delivers too;
+ *    - TLS with the broker's CA and a client certificate; without the CA
+ *      the broker's certificate does not verify;
  *    - bad credentials and a contradictory config stop dlqd at startup.
  *
  *  The node is the one contrib/scripts/test.sh started for the run
@@ -318,7 +323,10 @@ Test (amqp, events_for_a_missing_exchange_wait_until_it_exists)
 {
     enum { N = 5 };
     connect_server (false);
-    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };", NULL));
+    /* mandatory + on_return = "retry": what goes out after the exchange
+     * exists but before the queue is bound comes back and is retried */
+    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };"
+                      " mandatory = true; on_return = \"retry\";", NULL));
     char *bodies [N];
     char ids [N][DLQ_UUID_LEN + 1];
     for (int i = 0; i < N; i++)
@@ -409,6 +417,77 @@ Test (amqp, a_broker_restart_under_load_loses_nothing)
     free (ids);
 }
 
+Test (amqp, a_nack_is_retried_until_the_broker_takes_it)
+{
+    enum { N = 5, ROOM = 3 };
+    connect_server (false);
+    /* a queue that refuses publishes beyond ROOM: the broker NACKs them */
+    char queue [128] = "";
+    cr_assert (amqp_consumer_bind_limited (consumer, exchange, "topic", "dlq.#", ROOM, queue, sizeof queue));
+    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };"
+                      " circuit = { failures = 1000; };", NULL));
+    char *bodies [N];
+    char ids [N][DLQ_UUID_LEN + 1];
+    for (int i = 0; i < N; i++)
+        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
+    sink_put_bodies (d.endpoint, bodies, N);
+
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", ROOM, 30), ROOM);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "retrying", N - ROOM, 30), N - ROOM);
+    cr_expect_geq (sink_counter (d.endpoint, SINK, "nacked"), N - ROOM);
+    char *error = sink_text (d.endpoint, SINK, "lastError");
+    cr_expect_not_null (strstr (error, "NACK"), "lastError: %s", error);
+    free (error);
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "delivered"), ROOM, "a NACKed event counted delivered");
+
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, ROOM, &got);              /* room again: the retries go in */
+    amqp_messages_free (&got);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
+    fetch (queue, N - ROOM, &got);
+    amqp_messages_free (&got);
+    for (int i = 0; i < N; i++)
+        free (bodies [i]);
+}
+
+Test (amqp, no_confirm_in_time_is_retried)
+{
+    enum { N = 50 };
+    connect_server (true);                  /* it is frozen: a node of our own */
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    cr_assert (start ("confirm_timeout_ms = 300; connect_timeout_ms = 1000; timeout_ms = 5000;"
+                      " retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 300; };", NULL));
+    char *bodies [N + 1];
+    char ids [N + 1][DLQ_UUID_LEN + 1];
+    for (int i = 0; i <= N; i++)
+        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
+    sink_put_bodies (d.endpoint, bodies, 1);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "connected and delivering");
+
+    cr_assert (amqp_server_freeze (&server), "cannot freeze the node");
+    sink_put_bodies (d.endpoint, bodies + 1, N);
+    int64_t deadline = dlq_time_mono_ms () + 30000;
+    while (sink_counter (d.endpoint, SINK, "unconfirmed") == 0 && dlq_time_mono_ms () < deadline)
+        usleep (50 * 1000);
+    /* the first batch went out and waited for its confirms in vain; the
+     * next attempts cannot even log in (the kernel accepts the TCP
+     * connection, nobody answers) */
+    int64_t unconfirmed = sink_counter (d.endpoint, SINK, "unconfirmed");
+    cr_expect_gt (unconfirmed, 0, "the publishes the frozen broker never confirmed are retried");
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "delivered"), 1, "delivered without a confirm");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "retrying", N, 10), N, "all retried");
+    cr_assert (amqp_server_thaw (&server), "cannot thaw the node");
+
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N + 1, 60), N + 1);
+    long in_queue = amqp_consumer_queue_count (consumer, queue);
+    cr_expect_geq (in_queue, N + 1, "in the queue: %ld", in_queue);
+    cr_log_info ("a frozen broker: %lld publishes retried for want of a confirm; %ld messages in the queue"
+                 " for %d events", (long long) unconfirmed, in_queue, N + 1);
+    for (int i = 0; i <= N; i++)
+        free (bodies [i]);
+}
+
 Test (amqp, fire_and_forget_delivers_too)
 {
     enum { N = 200 };
@@ -432,6 +511,42 @@ Test (amqp, fire_and_forget_delivers_too)
     char *log = test_read_file (d.log, NULL);
     cr_expect_not_null (strstr (log, "fire-and-forget (no confirms)"), "the log says so: %s", log);
     free (log);
+}
+
+Test (amqp, tls_with_the_ca_and_a_client_certificate)
+{
+    connect_server (false);
+    if (!server.tls_port)
+        cr_skip_test ("no AMQPS listener known (DLQD_TEST_AMQP_TLS_PORT / _TLS_DIR unset)");
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    /* "unverified" trusts no CA: the broker's certificate does not verify */
+    char sinks [1024], settings [1024];
+    snprintf (sinks, sizeof sinks, "unverified: { type = \"amqp\"; url = \"%s\"; exchange = \"%s\";"
+              " retry = { max_attempts = 1; }; };", server.tls_url, exchange);
+    snprintf (settings, sizeof settings, "tls_ca_file = \"%s/ca.pem\"; tls_cert_file = \"%s/client.pem\";"
+              " tls_key_file = \"%s/client.key\";", server.tls_dir, server.tls_dir, server.tls_dir);
+    snprintf (url, sizeof url, "%s", server.tls_url);     /* amqps://: tls on */
+    cr_assert (start_with (settings, sinks, "{ name = \"checked\"; chain = [\"unverified\"]; }"));
+
+    char id [DLQ_UUID_LEN + 1], other [DLQ_UUID_LEN + 1];
+    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
+    put_one ("{\"streamName\":\"checked\",\"error\":{\"type\":\"E\"}}", other);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, 1, &got);
+    cr_expect_str_eq (got.items [0].message_id, id);
+    amqp_messages_free (&got);
+    char *log = test_read_file (d.log, NULL);
+    char want [128];
+    snprintf (want, sizeof want, "connected to amqps://localhost:%d", server.tls_port);
+    cr_expect_not_null (strstr (log, want), "%s", log);
+    free (log);
+
+    cr_assert_eq (sink_wait_stat (d.endpoint, "unverified", "failed", 1, 30), 1);
+    char *error = sink_text (d.endpoint, "unverified", "lastError");
+    cr_expect_not_null (strstr (error, "verification failed"), "lastError: %s", error);
+    free (error);
 }
 
 /* dlqd must not start with sink_extra; its log says want. */

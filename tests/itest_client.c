@@ -237,6 +237,23 @@ wait_sink_figure (dlq_client_t *c, const char *field, const char *text, bool sam
     return false;
 }
 
+/* Wait (10 s at most) until GET id shows its delivery failed: STATS may say
+ * so before the ledger does, and REDELIVER reads the ledger. */
+static bool
+wait_delivery_failed (dlq_client_t *c, const char *id)
+{
+    for (int i = 0; i < 500; i++) {
+        char *reply = NULL;
+        bool failed = dlq_client_get_reply (c, id, &reply, NULL) == DLQ_CLIENT_OK
+                   && strstr (reply, "\"state\":\"failed\"");
+        free (reply);
+        if (failed)
+            return true;
+        usleep (20 * 1000);
+    }
+    return false;
+}
+
 Test (client, dlqctl_redeliver_and_the_sink_tables)
 {
     dlq_client_t *c = dlq_client_new (d.endpoint);
@@ -272,6 +289,7 @@ Test (client, dlqctl_redeliver_and_the_sink_tables)
     free (out);
     cr_expect (wait_sink_figure (c, "lastErrorAt", failed_at, false), "the requeued delivery was tried again");
     cr_expect (wait_sink_figure (c, "failed", "1", true), "and failed again");
+    cr_expect (wait_delivery_failed (c, id), "the ledger has it failed again");
     free (failed_at);
 
     cr_expect_eq (dlqctl ("redeliver --sink nosuch", NULL, &out), 1, "%s", out);

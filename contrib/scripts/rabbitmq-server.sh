@@ -5,11 +5,12 @@
 #   rabbitmq-server.sh start DIR PORT [OWNER]
 #                                 make a node in DIR (when DIR holds none
 #                                 yet), start it with its AMQP listener on
-#                                 127.0.0.1:PORT, wait until it answers the
-#                                 AMQP handshake (60 s at most) and print
-#                                 its URL:
+#                                 127.0.0.1:PORT and its AMQPS (TLS) one on
+#                                 127.0.0.1:PORT+3, wait until both answer
+#                                 (60 s at most) and print its URL:
 #                                   amqp://guest:guest@127.0.0.1:PORT/
-#                                 Already running on PORT: prints it again.
+#                                 Already running on PORT: prints it again
+#                                 (thawing it when frozen).
 #                                 With OWNER (a process id), a watchdog stops
 #                                 and removes the node once that process is
 #                                 gone, should it not do so itself (a test
@@ -18,36 +19,61 @@
 #                                 No DIR: nothing to do.
 #   rabbitmq-server.sh pause DIR  stop it cleanly (SIGTERM), keep its data:
 #                                 durable queues and their persistent
-#                                 messages survive
+#                                 messages survive (a frozen node is thawed
+#                                 first)
 #   rabbitmq-server.sh resume DIR start the paused node again, on its ports;
 #                                 prints the URL (as start does)
+#   rabbitmq-server.sh freeze DIR SIGSTOP the node's beam.smp: it keeps its
+#                                 sockets (connects succeed, the kernel
+#                                 buffers what clients send) but answers
+#                                 nothing, a broker hung or far away
+#   rabbitmq-server.sh thaw DIR   SIGCONT it: it carries on where it was
+#                                 (stop and pause also thaw it)
 #   rabbitmq-server.sh url DIR    print the URL of the node in DIR
-#   rabbitmq-server.sh status DIR exit 0 when it runs, 3 when it does not
+#   rabbitmq-server.sh tls DIR    print its AMQPS URL and the directory of
+#                                 its PEM files, on one line:
+#                                   amqps://guest:guest@localhost:PORT+3/ DIR/tls
+#   rabbitmq-server.sh status DIR exit 0 when it runs (frozen or not), 3 when
+#                                 it does not
 #   rabbitmq-server.sh ctl DIR ARGS...
 #                                 run rabbitmqctl ARGS against the node (to
 #                                 look at it by hand: list_queues, status)
 #   rabbitmq-server.sh free-port [P]
 #                                 print a TCP port P of 127.0.0.1 such that
-#                                 nobody listens on P, P+1 or P+2: P (default
+#                                 nobody listens on P to P+3: P (default
 #                                 55672) or the next such one
 #   rabbitmq-server.sh run [--] CMD...
 #                                 run CMD with DLQD_TEST_AMQP_URL set: the
 #                                 one in the environment, else that of a node
-#                                 started for CMD alone and stopped after it.
-#                                 Every @AMQP_URL@ in CMD's arguments and in
-#                                 $DLQ_CONTRACT_SETTINGS is replaced by the
-#                                 URL. Exits with CMD's status.
+#                                 started for CMD alone and stopped after it
+#                                 (then also DLQD_TEST_AMQP_TLS_PORT and
+#                                 DLQD_TEST_AMQP_TLS_DIR, as `tls` gives
+#                                 them). Every @AMQP_URL@ (@AMQP_TLS_PORT@,
+#                                 @AMQP_TLS_DIR@, when set) in CMD's
+#                                 arguments and in $DLQ_CONTRACT_SETTINGS is
+#                                 replaced by its value. Exits with CMD's
+#                                 status.
 #
 # The node: named dlqdPORT@localhost, user guest/guest, vhost "/", no
 # plugins (not even management), every file in DIR (data in DIR/mnesia, logs
 # in DIR/log, its config, its Erlang cookie: HOME is DIR), a clean
 # environment (nothing from /etc/rabbitmq, nor from the caller's RABBITMQ_*
-# variables). It takes three ports of 127.0.0.1: PORT (AMQP), PORT+1 (Erlang
-# distribution) and PORT+2 (an epmd of its own, started and stopped with
-# it), so that nodes never clash with each other nor with a system
-# RabbitMQ (5672, 25672, epmd 4369). Stopping it leaves no process behind:
-# every process of the node carries DLQD_RABBITMQ_DIR=DIR in its environment
-# and is found by it.
+# variables). It takes four ports of 127.0.0.1: PORT (AMQP), PORT+1 (Erlang
+# distribution), PORT+2 (an epmd of its own, started and stopped with it)
+# and PORT+3 (AMQPS), so that nodes never clash with each other nor with a
+# system RabbitMQ (5672, 5671, 25672, epmd 4369). Stopping it leaves no
+# process behind: every process of the node carries DLQD_RABBITMQ_DIR=DIR in
+# its environment and is found by it.
+#
+# TLS: when DIR is made, openssl (installed with apt-get when missing)
+# makes a throwaway PKI in DIR/tls, EC P-256 keys, valid 10 years: ca.pem
+# (the CA; ca.key its key), server.pem + server.key (CN and DNS name
+# localhost, IP 127.0.0.1; rabbitmq-c 0.11 matches DNS names alone: have it
+# verify "localhost"), client.pem + client.key (CN dlqd-test, signed by
+# the same CA). The AMQPS listener (TLS 1.2 and 1.3) verifies a client
+# certificate against ca.pem when there is one, and accepts clients without
+# one too (verify_peer, fail_if_no_peer_cert = false). Keys are readable by
+# their owner alone (the node's user, and root).
 #
 # Run as root, the node runs as the unprivileged system user "rabbitmq"
 # (DIR is made and chowned for it: put DIR where that user can reach it,
@@ -62,6 +88,7 @@
 #   dir=$(mktemp -d /tmp/dlqd-rabbitmq.XXXXXX)
 #   url=$(contrib/scripts/rabbitmq-server.sh start "$dir" 55672)
 #   contrib/scripts/rabbitmq-server.sh ctl "$dir" list_queues
+#   read -r amqps_url tls_dir < <(contrib/scripts/rabbitmq-server.sh tls "$dir")
 #   contrib/scripts/rabbitmq-server.sh stop "$dir"
 set -euo pipefail
 
@@ -90,22 +117,26 @@ fi
 
 as_owner () { "${OWNER_PREFIX[@]}" "$@"; }
 
-install_server () {
+install_package () {
   local sudo=""
   is_root || sudo="sudo"
-  echo "$me: installing rabbitmq-server" >&2
+  echo "$me: installing $1" >&2
   $sudo apt-get update -qq > /dev/null || die "apt-get update failed"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    rabbitmq-server > /dev/null || die "apt-get install rabbitmq-server failed"
+    "$1" > /dev/null || die "apt-get install $1 failed"
 }
 
-# Make sure the server, epmd and setpriv (when root) are there.
+# Make sure the server, epmd, openssl and setpriv (when root) are there.
 need_server () {
   if [ ! -x "$RABBITMQ_BIN/rabbitmq-server" ] || ! command -v epmd > /dev/null; then
-    install_server
+    install_package rabbitmq-server
     [ -x "$RABBITMQ_BIN/rabbitmq-server" ] \
       || die "rabbitmq-server installed, but no $RABBITMQ_BIN/rabbitmq-server"
     command -v epmd > /dev/null || die "rabbitmq-server installed, but no epmd"
+  fi
+  if ! command -v openssl > /dev/null; then
+    install_package openssl
+    command -v openssl > /dev/null || die "openssl installed, but no openssl command"
   fi
   if is_root; then
     id "$SYSTEM_USER" > /dev/null 2>&1 \
@@ -121,20 +152,36 @@ absolute () {
   esac
 }
 
+PORT_COUNT=4                  # AMQP, distribution, epmd, AMQPS
+PORT_MAX=$((65535 - PORT_COUNT + 1))
+
 url_of () { echo "amqp://guest:guest@127.0.0.1:$1/"; }
 
+# The AMQPS URL (with the host name the server certificate names) and the
+# directory of the PEM files of the node in DIR $1 on port $2.
+tls_line_of () { echo "amqps://guest:guest@localhost:$(tls_port_of "$2")/ $(tls_dir_of "$1")"; }
+
 check_port () {
-  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 65533 ] || die "bad port '$1' (1 to 65533)"
+  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le "$PORT_MAX" ] \
+    || die "bad port '$1' (1 to $PORT_MAX)"
 }
 
 dist_port_of () { echo $(($1 + 1)); }
 epmd_port_of () { echo $(($1 + 2)); }
+tls_port_of ()  { echo $(($1 + 3)); }
+tls_dir_of ()   { echo "$1/tls"; }
 
 # True when something accepts connections on 127.0.0.1:$1.
 port_busy () { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 
-# True when one of the node's three ports (from $1) is taken.
-ports_busy () { port_busy "$1" || port_busy $(($1 + 1)) || port_busy $(($1 + 2)); }
+# True when one of the node's ports (from $1) is taken.
+ports_busy () {
+  local i
+  for ((i = 0; i < PORT_COUNT; i++)); do
+    port_busy $(($1 + i)) && return 0
+  done
+  return 1
+}
 
 # True when an AMQP 0-9-1 server answers the protocol header on
 # 127.0.0.1:$1 with a method frame (Connection.Start), not a refusal.
@@ -145,6 +192,16 @@ amqp_answers () {
     IFS= read -r -t 3 -N 1 -d '' frame_type <&3 || exit 1
     [ "$frame_type" = $'\x01' ]
   ) 2> /dev/null
+}
+
+# True when the node in DIR $1 on port $2 completes a TLS handshake on its
+# AMQPS port, its certificate checked against its CA for host localhost.
+tls_answers () {
+  local tls
+  tls=$(tls_dir_of "$1")
+  timeout 5 openssl s_client -connect "127.0.0.1:$(tls_port_of "$2")" -servername localhost \
+    -CAfile "$tls/ca.pem" -verify_return_error -verify_hostname localhost \
+    < /dev/null > /dev/null 2>&1
 }
 
 stored_port () { cat "$1/port" 2> /dev/null || die "$1 holds no node made by $me"; }
@@ -215,6 +272,61 @@ log_tail () {
 
 write_owned () { as_owner tee "$1" > /dev/null; }
 
+PKI_FILES=(ca.pem server.pem server.key client.pem client.key)
+
+# Make the node's throwaway PKI in DIR/tls, as the node's user (root reads
+# it all the same): a CA, and a server and a client certificate it signs.
+make_pki () {
+  local dir="$1" tls f missing=""
+  tls=$(tls_dir_of "$dir")
+  for f in "${PKI_FILES[@]}"; do [ -s "$tls/$f" ] || missing=1; done
+  [ -n "$missing" ] || return 0
+  as_owner mkdir -p "$tls"
+  write_owned "$tls/openssl.cnf" <<EOF
+# --- $me: the extensions of the node's throwaway certificates
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+[ca]
+basicConstraints = critical, CA:true
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+[client]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+  if ! { make_certificate "$tls" ca "/CN=dlqd-test-ca" \
+          && make_certificate "$tls" server "/CN=localhost" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+          && make_certificate "$tls" client "/CN=dlqd-test" -CA "$tls/ca.pem" -CAkey "$tls/ca.key"; }
+  then
+    sed 's/^/  | /' "$dir/log/pki.log" >&2
+    die "openssl failed to make the certificates in $tls"
+  fi
+  as_owner chmod 600 "$tls/ca.key" "$tls/server.key" "$tls/client.key"
+  as_owner chmod 644 "$tls/ca.pem" "$tls/server.pem" "$tls/client.pem"
+}
+
+# A key and a certificate: $1/$2.key and $1/$2.pem, for subject $3, with
+# the extensions of section $2; self-signed unless the rest says -CA ...
+make_certificate () {
+  local tls="$1" name="$2" subject="$3"
+  shift 3
+  as_owner openssl req -config "$tls/openssl.cnf" -x509 -newkey ec \
+    -pkeyopt ec_paramgen_curve:P-256 -noenc -days 3650 -subj "$subject" -extensions "$name" \
+    -keyout "$tls/$name.key" -out "$tls/$name.pem" "$@" >> "$(dirname "$tls")/log/pki.log" 2>&1
+}
+
 # Make DIR (owned by the node's user) and the node's files in it.
 init_node () {
   local dir="$1" port="$2"
@@ -233,11 +345,18 @@ init_node () {
   # the distribution's cookie: Erlang wants it readable by its owner alone
   od -An -N16 -tx1 /dev/urandom | tr -d ' \n' | tr a-f A-F | write_owned "$dir/.erlang.cookie"
   as_owner chmod 400 "$dir/.erlang.cookie"
+  make_pki "$dir"
   echo '[].' | write_owned "$dir/enabled_plugins"
   echo "# $me: every setting is in the environment" | write_owned "$dir/rabbitmq-env.conf"
   write_owned "$dir/rabbitmq.conf" <<EOF
 # --- $me: a throwaway node for tests
 listeners.tcp.1 = 127.0.0.1:$port
+listeners.ssl.1 = 127.0.0.1:$(tls_port_of "$port")
+ssl_options.cacertfile = $(tls_dir_of "$dir")/ca.pem
+ssl_options.certfile = $(tls_dir_of "$dir")/server.pem
+ssl_options.keyfile = $(tls_dir_of "$dir")/server.key
+ssl_options.verify = verify_peer
+ssl_options.fail_if_no_peer_cert = false
 default_vhost = /
 default_user = guest
 default_pass = guest
@@ -276,7 +395,7 @@ start_beam () {
 wait_ready () {
   local dir="$1" port="$2" i deadline=$((SECONDS + READY_SECONDS))
   for ((i = 1; SECONDS < deadline; i++)); do
-    amqp_answers "$port" && return 0
+    amqp_answers "$port" && tls_answers "$dir" "$port" && return 0
     if [ $((i % 10)) -eq 0 ] && ! running "$dir"; then
       log_tail "$dir"
       die "the node in $dir exited while starting (see $dir/log)"
@@ -284,19 +403,21 @@ wait_ready () {
     sleep 0.2
   done
   log_tail "$dir"
-  die "the node in $dir did not answer AMQP on 127.0.0.1:$port within ${READY_SECONDS} s"
+  die "the node in $dir did not answer AMQP on 127.0.0.1:$port and AMQPS on" \
+      "127.0.0.1:$(tls_port_of "$port") within ${READY_SECONDS} s"
 }
 
 start_node () {
   local dir="$1" port="$2"
   if running "$dir"; then
+    signal_beams "$(node_pids "$dir" beam.smp)" CONT
     wait_ready "$dir" "$port"
     url_of "$port"
     return
   fi
   stop_node "$dir"    # leftovers of a node killed the hard way (its epmd)
   local p
-  for p in "$port" "$(dist_port_of "$port")" "$(epmd_port_of "$port")"; do
+  for ((p = port; p < port + PORT_COUNT; p++)); do
     ! port_busy "$p" || die "port $p of 127.0.0.1 is taken by another process"
   done
   start_epmd "$dir" "$port"
@@ -305,13 +426,20 @@ start_node () {
   url_of "$port"
 }
 
+# The state of process $1 (R, S, T when stopped, Z...), "" when gone.
+process_state () {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2> /dev/null) || return 0
+  stat="${stat##*) }"
+  echo "${stat:0:1}"
+}
+
 # True when process $1 exists and is not a zombie (one that exited and
 # waits for its parent, often init, to reap it).
 alive () {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2> /dev/null) || return 1
-  stat="${stat##*) }"
-  [ "${stat:0:1}" != Z ]
+  local state
+  state=$(process_state "$1")
+  [ -n "$state" ] && [ "$state" != Z ]
 }
 
 # Send signal $2 to the processes in $1 (pids, one a line); true when they
@@ -332,9 +460,11 @@ signal_and_wait () {
 # Stop the node in $1, then whatever of it is left (the wrapper shell,
 # epmd). beam shuts down cleanly on SIGTERM (queues are synced to disk),
 # in some 2 s; with $2 = kill, at once (its data is about to go anyway).
+# A frozen beam is thawed first: a stopped process acts on no TERM.
 stop_node () {
   local dir="$1" how="${2:-}" beams rest
   beams=$(node_pids "$dir" beam.smp)
+  signal_beams "$beams" CONT
   if [ "$how" = kill ]; then
     signal_and_wait "$beams" KILL "$KILL_SECONDS" || die "cannot kill the node in $dir"
   elif ! signal_and_wait "$beams" TERM "$STOP_SECONDS"; then
@@ -346,6 +476,12 @@ stop_node () {
     signal_and_wait "$(node_pids "$dir")" KILL "$KILL_SECONDS" \
       || die "cannot kill the processes of the node in $dir"
   fi
+}
+
+# Send signal $2 to the beams in $1 (pids, one a line).
+signal_beams () {
+  local pid
+  for pid in $1; do kill "-$2" "$pid" 2> /dev/null || true; done
 }
 
 # Stop and remove the node in $1 once process $2 has exited.
@@ -404,6 +540,48 @@ cmd_stop () {
   rm -rf -- "$dir" || die "cannot remove $dir"
 }
 
+# The beam of the running node in DIR $1, or die.
+running_beams () {
+  local dir="$1" beams
+  has_node "$dir" || die "$dir holds no node made by $me"
+  beams=$(node_pids "$dir" beam.smp)
+  [ -n "$beams" ] || die "the node in $dir is not running"
+  echo "$beams"
+}
+
+cmd_freeze () {
+  [ $# -eq 1 ] || usage
+  local dir beams pid i
+  dir=$(absolute "$1")
+  beams=$(running_beams "$dir")
+  signal_beams "$beams" STOP
+  # SIGSTOP takes effect asynchronously: return once it has
+  for pid in $beams; do
+    for ((i = 0; i < 100; i++)); do
+      case "$(process_state "$pid")" in T|"") break ;; esac
+      sleep 0.01
+    done
+    case "$(process_state "$pid")" in T|"") ;; *) die "the node in $dir did not stop" ;; esac
+  done
+}
+
+cmd_thaw () {
+  [ $# -eq 1 ] || usage
+  local dir beams
+  dir=$(absolute "$1")
+  beams=$(running_beams "$dir")
+  signal_beams "$beams" CONT
+}
+
+cmd_tls () {
+  [ $# -eq 1 ] || usage
+  local dir
+  dir=$(absolute "$1")
+  has_node "$dir" || die "$dir holds no node made by $me"
+  [ -s "$(tls_dir_of "$dir")/ca.pem" ] || die "the node in $dir has no TLS files"
+  tls_line_of "$dir" "$(stored_port "$dir")"
+}
+
 cmd_url () {
   [ $# -eq 1 ] || usage
   url_of "$(stored_port "$(absolute "$1")")"
@@ -432,10 +610,22 @@ cmd_free_port () {
   [ $# -le 1 ] || usage
   local p="${1:-55672}"
   check_port "$p"
-  for ((; p <= 65533; p++)); do
+  for ((; p <= PORT_MAX; p++)); do
     ports_busy "$p" || { echo "$p"; return; }
   done
-  die "no three free ports from ${1:-55672} up"
+  die "no $PORT_COUNT free ports in a row from ${1:-55672} up"
+}
+
+# SUBSTITUTED: $1 with @AMQP_URL@, @AMQP_TLS_PORT@ and @AMQP_TLS_DIR@
+# replaced by the values of DLQD_TEST_AMQP_URL & co (those that are set).
+substitute () {
+  SUBSTITUTED="${1//@AMQP_URL@/$DLQD_TEST_AMQP_URL}"
+  if [ -n "${DLQD_TEST_AMQP_TLS_PORT:-}" ]; then
+    SUBSTITUTED="${SUBSTITUTED//@AMQP_TLS_PORT@/$DLQD_TEST_AMQP_TLS_PORT}"
+  fi
+  if [ -n "${DLQD_TEST_AMQP_TLS_DIR:-}" ]; then
+    SUBSTITUTED="${SUBSTITUTED//@AMQP_TLS_DIR@/$DLQD_TEST_AMQP_TLS_DIR}"
+  fi
 }
 
 cmd_run () {
@@ -448,14 +638,20 @@ cmd_run () {
     # shellcheck disable=SC2064
     trap "'$self' stop '$dir' || true" EXIT
     trap 'exit 130' INT TERM
-    url=$("$self" start "$dir" "$("$self" free-port $((55673 + RANDOM % 5000)))" $$)
+    local port
+    port=$("$self" free-port $((55673 + RANDOM % 5000)))
+    url=$("$self" start "$dir" "$port" $$)
+    DLQD_TEST_AMQP_TLS_PORT=$(tls_port_of "$port")
+    DLQD_TEST_AMQP_TLS_DIR=$(tls_dir_of "$dir")
+    export DLQD_TEST_AMQP_TLS_PORT DLQD_TEST_AMQP_TLS_DIR
   fi
   export DLQD_TEST_AMQP_URL="$url"
   if [ -n "${DLQ_CONTRACT_SETTINGS:-}" ]; then
-    export DLQ_CONTRACT_SETTINGS="${DLQ_CONTRACT_SETTINGS//@AMQP_URL@/$url}"
+    substitute "$DLQ_CONTRACT_SETTINGS"
+    export DLQ_CONTRACT_SETTINGS="$SUBSTITUTED"
   fi
   local args=() a
-  for a in "$@"; do args+=("${a//@AMQP_URL@/$url}"); done
+  for a in "$@"; do substitute "$a"; args+=("$SUBSTITUTED"); done
   "${args[@]}" || status=$?
   return $status
 }
@@ -467,7 +663,10 @@ case "$command" in
   stop)      cmd_stop "$@" ;;
   pause)     cmd_pause "$@" ;;
   resume)    cmd_resume "$@" ;;
+  freeze)    cmd_freeze "$@" ;;
+  thaw)      cmd_thaw "$@" ;;
   url)       cmd_url "$@" ;;
+  tls)       cmd_tls "$@" ;;
   status)    cmd_status "$@" ;;
   ctl)       cmd_ctl "$@" ;;
   free-port) cmd_free_port "$@" ;;

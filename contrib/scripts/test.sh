@@ -3,8 +3,10 @@
 # in a normal build, then all of them again under ASan + UBSan. One throwaway
 # PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
 # tests of both runs (DLQD_TEST_PG_CONNINFO), one throwaway RabbitMQ node
-# (contrib/scripts/rabbitmq-server.sh) the amqp sink's (DLQD_TEST_AMQP_URL);
-# both are removed on exit.
+# (contrib/scripts/rabbitmq-server.sh) the amqp sink's (DLQD_TEST_AMQP_URL,
+# and for its AMQPS listener DLQD_TEST_AMQP_TLS_PORT and
+# DLQD_TEST_AMQP_TLS_DIR, the directory of its PEM files); both are removed
+# on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -34,8 +36,12 @@ echo "   $DLQD_TEST_PG_CONNINFO"
 echo "== a RabbitMQ node for the amqp sink's tests (both runs share it)"
 amqpport="$(contrib/scripts/rabbitmq-server.sh free-port 55672)"
 amqpurl="$(contrib/scripts/rabbitmq-server.sh start "$amqpdir" "$amqpport")"
+read -r amqpsurl amqptlsdir < <(contrib/scripts/rabbitmq-server.sh tls "$amqpdir")
+amqpsurl="${amqpsurl%/}"
 export DLQD_TEST_AMQP_URL="$amqpurl"
-echo "   $DLQD_TEST_AMQP_URL"
+export DLQD_TEST_AMQP_TLS_PORT="${amqpsurl##*:}"
+export DLQD_TEST_AMQP_TLS_DIR="$amqptlsdir"
+echo "   $DLQD_TEST_AMQP_URL, AMQPS on port $DLQD_TEST_AMQP_TLS_PORT (PEM files in $DLQD_TEST_AMQP_TLS_DIR)"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -310,13 +310,13 @@ declare_exchange (amqp_consumer_t *c, const char *exchange, const char *type)
     return true;
 }
 
-/* Declare queue (in/out: "" for a server-named one). */
+/* Declare queue (in/out: "" for a server-named one) with arguments. */
 static bool
-declare_queue (amqp_consumer_t *c, char *queue, size_t queue_len)
+declare_queue (amqp_consumer_t *c, char *queue, size_t queue_len, amqp_table_t arguments)
 {
     amqp_queue_declare_ok_t *ok = amqp_queue_declare (c->conn, CONTROL_CHANNEL,
                                                       amqp_cstring_bytes (queue), 0, 1, 0, 0,
-                                                      amqp_empty_table);
+                                                      arguments);
     char what [320];
     snprintf (what, sizeof what, "declare queue '%s'", queue);
     if (!last_reply_ok (c, CONTROL_CHANNEL, what, false))
@@ -343,19 +343,50 @@ bind_queue (amqp_consumer_t *c, const char *queue, const char *exchange, const c
     return last_reply_ok (c, CONTROL_CHANNEL, what, false);
 }
 
-bool
-amqp_consumer_bind (amqp_consumer_t *c, const char *exchange, const char *exchange_type,
-                    const char *routing_key_pattern, char *queue, size_t queue_len)
+/* amqp_consumer_bind, the queue declared with arguments. */
+static bool
+bind_with_arguments (amqp_consumer_t *c, const char *exchange, const char *exchange_type,
+                     const char *routing_key_pattern, amqp_table_t arguments, char *queue,
+                     size_t queue_len)
 {
     if (!queue || queue_len == 0 || !usable (c))
         return false;
     bool to_exchange = exchange && exchange [0];
     if (to_exchange && exchange_type && !declare_exchange (c, exchange, exchange_type))
         return false;
-    if (!declare_queue (c, queue, queue_len))
+    if (!declare_queue (c, queue, queue_len, arguments))
         return false;
     return !to_exchange
         || bind_queue (c, queue, exchange, routing_key_pattern ? routing_key_pattern : "");
+}
+
+bool
+amqp_consumer_bind (amqp_consumer_t *c, const char *exchange, const char *exchange_type,
+                    const char *routing_key_pattern, char *queue, size_t queue_len)
+{
+    return bind_with_arguments (c, exchange, exchange_type, routing_key_pattern,
+                                amqp_empty_table, queue, queue_len);
+}
+
+bool
+amqp_consumer_bind_limited (amqp_consumer_t *c, const char *exchange, const char *exchange_type,
+                            const char *routing_key_pattern, long max_length, char *queue,
+                            size_t queue_len)
+{
+    if (max_length < 0) {
+        complain ("bad queue length limit %ld", max_length);
+        return false;
+    }
+    amqp_table_entry_t limits [] = {
+        { .key = amqp_cstring_bytes ("x-max-length"),
+          .value = { .kind = AMQP_FIELD_KIND_I64, .value.i64 = max_length } },
+        { .key = amqp_cstring_bytes ("x-overflow"),
+          .value = { .kind = AMQP_FIELD_KIND_UTF8,
+                     .value.bytes = amqp_cstring_bytes ("reject-publish") } },
+    };
+    amqp_table_t arguments = { .num_entries = 2, .entries = limits };
+    return bind_with_arguments (c, exchange, exchange_type, routing_key_pattern, arguments,
+                                queue, queue_len);
 }
 
 long

@@ -95,6 +95,17 @@ void amqp_consumer_close (amqp_consumer_t *c);
 bool amqp_consumer_bind (amqp_consumer_t *c, const char *exchange, const char *exchange_type,
                          const char *routing_key_pattern, char *queue, size_t queue_len);
 
+/* amqp_consumer_bind, the queue declared with a length limit: it holds
+ * max_length ready messages at most (x-max-length), and refuses what is
+ * published beyond that (x-overflow = reject-publish): a publisher in
+ * confirm mode gets a basic.nack for each message it refused (the others
+ * are acked), a publisher without confirms loses them silently. Fetching
+ * makes room again. Declaring an existing queue with other arguments fails
+ * (406 PRECONDITION_FAILED). */
+bool amqp_consumer_bind_limited (amqp_consumer_t *c, const char *exchange,
+                                 const char *exchange_type, const char *routing_key_pattern,
+                                 long max_length, char *queue, size_t queue_len);
+
 /* Consume from queue until max messages arrived (at most
  * AMQP_CONSUMER_FETCH_MAX) or timeout_ms went by, and acknowledge them:
  * they leave the queue; none beyond max is taken. out (free with

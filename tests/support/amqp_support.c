@@ -53,6 +53,49 @@ first_port_to_try (void)
     return 20000 + (int) ((unsigned) getpid () * 7919u % 12000u);
 }
 
+/* The AMQPS URL and the directory of its PEM files, from a line of
+ * "rabbitmq-server.sh tls DIR": "amqps://guest:guest@localhost:P/ DIR". */
+static bool
+parse_tls_line (amqp_server_t *s, const char *line)
+{
+    const char *space = strchr (line, ' ');
+    const char *colon = space ? memrchr (line, ':', (size_t) (space - line)) : NULL;
+    int port = colon ? atoi (colon + 1) : 0;
+    if (port <= 0 || (size_t) (space - line) >= sizeof s->tls_url
+        || strlen (space + 1) >= sizeof s->tls_dir) {
+        fprintf (stderr, "amqp_support: unexpected TLS line '%s'\n", line);
+        return false;
+    }
+    s->tls_port = port;
+    memcpy (s->tls_url, line, (size_t) (space - line));
+    s->tls_url [space - line] = '\0';
+    strcpy (s->tls_dir, space + 1);
+    return true;
+}
+
+/* The TLS side of our node. */
+static bool
+ask_tls (amqp_server_t *s)
+{
+    char args [512], line [600];
+    snprintf (args, sizeof args, "tls '%s'", s->dir);
+    return script (args, line, sizeof line) && parse_tls_line (s, line);
+}
+
+/* The TLS side of the shared node, from the environment: both variables,
+ * else none. */
+static void
+tls_from_environment (amqp_server_t *s)
+{
+    const char *port = getenv (AMQP_TLS_PORT_ENV);
+    const char *dir = getenv (AMQP_TLS_DIR_ENV);
+    if (!port || atoi (port) <= 0 || !dir || !*dir || strlen (dir) >= sizeof s->tls_dir)
+        return;
+    s->tls_port = atoi (port);
+    snprintf (s->tls_dir, sizeof s->tls_dir, "%s", dir);
+    snprintf (s->tls_url, sizeof s->tls_url, "amqps://guest:guest@localhost:%d/", s->tls_port);
+}
+
 bool
 amqp_server_start (amqp_server_t *s)
 {
@@ -72,7 +115,7 @@ amqp_server_start (amqp_server_t *s)
     /* the script's watchdog removes the node should this process die
      * before amqp_server_stop (a test killed on a timeout) */
     snprintf (args, sizeof args, "start '%s' %d %d", s->dir, s->port, (int) getpid ());
-    return script (args, s->url, sizeof s->url) && s->url [0];
+    return script (args, s->url, sizeof s->url) && s->url [0] && ask_tls (s);
 }
 
 bool
@@ -82,19 +125,27 @@ amqp_server_shared (amqp_server_t *s)
     if (env && *env) {
         memset (s, 0, sizeof *s);
         snprintf (s->url, sizeof s->url, "%s", env);
+        tls_from_environment (s);
         return true;
     }
     return amqp_server_start (s);
 }
 
-bool
-amqp_server_pause (amqp_server_t *s)
+/* Run "rabbitmq-server.sh COMMAND DIR" for our node. */
+static bool
+own_node_command (amqp_server_t *s, const char *command)
 {
     if (!s->dir [0])
         return false;
     char args [512];
-    snprintf (args, sizeof args, "pause '%s'", s->dir);
+    snprintf (args, sizeof args, "%s '%s'", command, s->dir);
     return script (args, NULL, 0);
+}
+
+bool
+amqp_server_pause (amqp_server_t *s)
+{
+    return own_node_command (s, "pause");
 }
 
 bool
@@ -110,14 +161,22 @@ amqp_server_resume (amqp_server_t *s)
     return true;
 }
 
+bool
+amqp_server_freeze (amqp_server_t *s)
+{
+    return own_node_command (s, "freeze");
+}
+
+bool
+amqp_server_thaw (amqp_server_t *s)
+{
+    return own_node_command (s, "thaw");
+}
+
 void
 amqp_server_stop (amqp_server_t *s)
 {
-    if (s->dir [0]) {
-        char args [512];
-        snprintf (args, sizeof args, "stop '%s'", s->dir);
-        script (args, NULL, 0);
-    }
+    own_node_command (s, "stop");
     memset (s, 0, sizeof *s);
 }
 
