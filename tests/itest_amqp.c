@@ -488,6 +488,36 @@ Test (amqp, no_confirm_in_time_is_retried)
         free (bodies [i]);
 }
 
+Test (amqp, a_broker_that_stops_reading_does_not_hold_delivery)
+{
+    enum { N = 40, PAD = 512 * 1024 };      /* 20 MiB: more than the socket buffers hold */
+    connect_server (true);                  /* it is frozen: a node of our own */
+    char queue [128];
+    bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
+    cr_assert (start ("confirm_timeout_ms = 500; connect_timeout_ms = 1000; timeout_ms = 10000;"
+                      " retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 300; };", NULL));
+    cr_assert (amqp_server_freeze (&server), "cannot freeze the node");
+    char *pad = malloc (PAD + 1);
+    memset (pad, 'x', PAD);
+    pad [PAD] = '\0';
+    char *bodies [N];
+    for (int i = 0; i < N; i++)
+        cr_assert (asprintf (&bodies [i], "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"},"
+                             "\"metadata\":{\"n\":%d,\"pad\":\"%s\"}}", i, pad) > 0);
+    free (pad);
+    sink_put_bodies (d.endpoint, bodies, N);
+    char *error = sink_wait_error (d.endpoint, SINK, 30);
+    cr_expect_neq (error [0], '\0', "no error while the broker reads nothing");
+    cr_expect_eq (sink_wait_stat (d.endpoint, SINK, "retrying", N, 30), N, "the delivery did not come back");
+    cr_expect_eq (sink_stat (d.endpoint, SINK, "delivered"), 0);
+    cr_assert (amqp_server_thaw (&server), "cannot thaw the node");
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 120), N);
+    cr_log_info ("a broker that stopped reading: the sink said \"%s\"", error);
+    free (error);
+    for (int i = 0; i < N; i++)
+        free (bodies [i]);
+}
+
 Test (amqp, fire_and_forget_delivers_too)
 {
     enum { N = 200 };

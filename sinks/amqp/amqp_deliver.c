@@ -18,6 +18,9 @@
  *  channel or connection the broker closed during the call makes the
  *  call's events RETRY rather than assumed delivered.
  *
+ *  A broker that stops reading cannot hold a call forever: each publish
+ *  waits for the socket to take data no longer than the confirm deadline.
+ *
  *  Before publishing, each exchange is declared or checked (passive
  *  declare) once per connection: events for an exchange that does not
  *  exist are RETRY ("exchange X: 404 NOT_FOUND ...") without spoiling the
@@ -28,6 +31,8 @@
 #include "amqp_format.h"
 #include "dlq_alloc.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,11 +400,38 @@ begin_call (dlq_amqp_sink_t *self, size_t count)
     self->returns = 0;
 }
 
+/* rabbitmq-c writes a publish with no time limit: a broker that stopped
+ * reading (hung, or blocking us before we heard of it) would hold the
+ * call forever once the socket's buffer is full. So the socket must take
+ * data before the confirm deadline; false (the rest RETRY, the connection
+ * dropped) when it does not. */
+static bool
+await_writable (call_t *call)
+{
+    dlq_amqp_sink_t *self = call->self;
+    struct pollfd pfd = { .fd = amqp_get_sockfd (dlq_amqp_conn_state (self->conn)), .events = POLLOUT };
+    int64_t by = self->confirm ? confirm_deadline (call) : call->deadline;
+    for (;;) {
+        int64_t left = by - self->host->mono_ms ();
+        int ready = poll (&pfd, 1, left > 0 ? (int) left : 0);
+        if (ready > 0)
+            return true;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        snprintf (call->err, sizeof call->err, "the broker stopped reading (its socket takes no data)");
+        dlq_amqp_conn_close (self->conn);
+        retry_the_rest (call, call->err);
+        return false;
+    }
+}
+
 /* Publish event i; false (the rest RETRY) when the connection broke. */
 static bool
 publish (call_t *call, size_t i)
 {
     dlq_amqp_sink_t *self = call->self;
+    if (!await_writable (call))
+        return false;
     const dlq_amqp_route_t *route = self->pending [i].route;
     dlq_amqp_message_t message;
     dlq_amqp_message_format (&message, &call->events [i]);
@@ -488,7 +520,7 @@ dlq_amqp_sink_deliver (void *instance, const dlq_sink_event_t *events, size_t co
 {
     dlq_amqp_sink_t *self = instance;
     call_t call = { .self = self, .events = events, .count = count, .outcomes = outcomes,
-                    .deadline = deadline_mono_ms };
+                    .deadline = deadline_mono_ms, .last_progress = self->host->mono_ms () };
     begin_call (self, count);
     if (!ensure_connected (&call) || !route_events (&call) || !publish_all (&call))
         return;
