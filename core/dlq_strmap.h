@@ -1,0 +1,26 @@
+/*  dlq_strmap — a small hash table from strings to pointers (open
+ *  addressing, linear probing, FNV-1a), for per-stream caches such as a
+ *  sink's routes. Keys are copied; values are owned by the map when it
+ *  was made with a free function. Not thread-safe: one per thread.
+ */
+#ifndef DLQ_STRMAP_H
+#define DLQ_STRMAP_H
+
+#include <stddef.h>
+
+typedef struct dlq_strmap dlq_strmap_t;
+
+/* An empty map; free_value (NULL: none) frees values at destroy. */
+dlq_strmap_t *dlq_strmap_new (void (*free_value) (void *value));
+void dlq_strmap_destroy (dlq_strmap_t **self_p);
+
+/* The value of key, or NULL. */
+void *dlq_strmap_get (const dlq_strmap_t *self, const char *key);
+
+/* Set key to value (key absent: the caller checks with get first). */
+void dlq_strmap_put (dlq_strmap_t *self, const char *key, void *value);
+
+/* Entries. */
+size_t dlq_strmap_size (const dlq_strmap_t *self);
+
+#endif
