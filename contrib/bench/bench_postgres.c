@@ -12,6 +12,7 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "bench_sink.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
@@ -24,13 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <zmq.h>
 
 #define SINK_NAME           "pg"
-#define POLL_MS             10
-#define STATS_TIMEOUT_MS    5000
 #define ERR_LEN             4096
 #define WARM_UP_SINK_EVENTS 2000
 
@@ -234,59 +232,14 @@ settle (bench_pg_t *pg)
 /* ------------------------------------------------------------------------ */
 /* (i) the sink */
 
-typedef struct {
-    long long backlog, delivered, retrying, failed;
-    char      last_error [256];
-} sink_stats_t;
-
-static bool
-get_sink_stats (void *sock, sink_stats_t *s, char *err, size_t err_len)
-{
-    bool ok = false;
-    char *body = NULL;
-    if (!bench_gateway_request (sock, "STATS", "", STATS_TIMEOUT_MS, &ok, &body)) {
-        snprintf (err, err_len, "no STATS reply within %d ms", STATS_TIMEOUT_MS);
-        free (body);
-        return false;
-    }
-    dlq_json_doc_t *doc = NULL;
-    bool parsed = ok && dlq_json_parse (body, strlen (body), &doc, NULL) == DLQ_JSON_OK;
-    const dlq_json_value_t *sink = parsed
-        ? dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), SINK_NAME) : NULL;
-    int64_t v [4];
-    const char *names [] = { "backlog", "delivered", "retrying", "failed" };
-    for (int i = 0; parsed && i < 4; i++)
-        parsed = dlq_json_as_int64 (dlq_json_get (sink, names [i]), &v [i]);
-    if (parsed) {
-        *s = (sink_stats_t) { v [0], v [1], v [2], v [3], "" };
-        const dlq_json_value_t *e = dlq_json_get (sink, "lastError");
-        if (e && e->type == DLQ_JSON_STRING)
-            snprintf (s->last_error, sizeof s->last_error, "%s", e->str);
-    }
-    else
-        snprintf (err, err_len, "STATS without sinks." SINK_NAME " figures: %.300s", body);
-    dlq_json_doc_destroy (&doc);
-    free (body);
-    return parsed;
-}
-
-/* A libconfig string literal's inside for text (\ and " escaped). */
+/* The sink's section for table, in the default chain. */
 static void
-config_string (dlq_buf_t *out, const char *text)
+sink_config (const bench_postgres_options_t *o, const char *table, dlq_buf_t *config)
 {
-    for (const char *p = text; *p; p++) {
-        if (*p == '\\' || *p == '"')
-            dlq_buf_putc (out, '\\');
-        dlq_buf_putc (out, *p);
-    }
-}
-
-static void
-sleep_ms (int ms)
-{
-    struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
-    while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
-        ;
+    dlq_buf_puts (config, "sinks: { " SINK_NAME ": { type = \"postgres\"; conninfo = \"");
+    bench_sink_config_string (config, o->conninfo);
+    dlq_buf_printf (config, "\"; table = \"%s\"; %s }; };\ndefaults: { chain = [\"" SINK_NAME "\"]; };",
+                    table, o->settings ? o->settings : "");
 }
 
 /* Load, then poll until the sink delivered everything. */
@@ -295,8 +248,8 @@ measure_sink (const bench_postgres_options_t *o, void *ctx, const char *endpoint
               const bench_events_t *ev, run_t *out, char *err, size_t err_len)
 {
     void *sock = bench_gateway_connect (ctx, endpoint);
-    sink_stats_t s;
-    if (!sock || !get_sink_stats (sock, &s, err, err_len)) {
+    bench_sink_stats_t at_ack;
+    if (!sock || !bench_sink_stats (sock, SINK_NAME, &at_ack, err, err_len)) {
         if (!sock)
             snprintf (err, err_len, "cannot connect for STATS");
         else
@@ -306,46 +259,22 @@ measure_sink (const bench_postgres_options_t *o, void *ctx, const char *endpoint
     bench_gateway_result_t g;
     bool complete = bench_gateway_run (ctx, endpoint, ev, o->clients, o->window,
                                        o->reply_timeout_ms, &g);
-    int64_t start_ns = g.end_ns - (int64_t) (g.seconds * 1e9);
+    int64_t start_ns = g.end_ns - (int64_t) (g.seconds * 1e9), done_ns = 0;
     bool ok = complete && g.errors == 0;
     if (!ok)
         snprintf (err, err_len, "%s%s%zu ERR replies (first: %s)", complete ? "" : g.failure,
                   complete ? "" : "; ", g.errors, g.first_err);
-    /* generous: a slow server still finishes, a stuck sink is reported */
-    int64_t limit_ms = 120000 + (int64_t) ev->count;
-    long long delivered_at_ack = -1;
-    while (ok) {
-        if (!get_sink_stats (sock, &s, err, err_len)) {
-            ok = false;
-            break;
-        }
-        int64_t now = dlq_time_mono_ns ();
-        if (delivered_at_ack < 0)
-            delivered_at_ack = s.delivered;
-        if (s.failed) {
-            snprintf (err, err_len, "the sink failed %lld events (last error: %s)", s.failed, s.last_error);
-            ok = false;
-        }
-        else
-        if (s.backlog == 0 && s.retrying == 0 && s.delivered == (long long) ev->count) {
-            out->seconds = (double) (now - start_ns) / 1e9;
-            out->eps = out->seconds > 0 ? (double) ev->count / out->seconds : 0;
-            out->ingest_eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
-            out->drained_ms = (double) (now - g.end_ns) / 1e6;
-            long long rest = (long long) ev->count - delivered_at_ack;
-            if (rest > 0 && out->drained_ms > 0)
-                out->alone_eps = (double) rest / (out->drained_ms / 1e3);
-            break;
-        }
-        else
-        if (now - g.end_ns > limit_ms * 1000000) {
-            snprintf (err, err_len, "the sink did not deliver everything within %lld ms of the last ack"
-                      " (backlog %lld, delivered %lld, retrying %lld; last error: %s)",
-                      (long long) limit_ms, s.backlog, s.delivered, s.retrying, s.last_error);
-            ok = false;
-        }
-        else
-            sleep_ms (POLL_MS);
+    if (ok)
+        ok = bench_sink_wait_delivered (sock, SINK_NAME, ev->count, g.end_ns, "the last ack", &done_ns,
+                                        &at_ack, err, err_len);
+    if (ok) {
+        out->seconds = (double) (done_ns - start_ns) / 1e9;
+        out->eps = out->seconds > 0 ? (double) ev->count / out->seconds : 0;
+        out->ingest_eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
+        out->drained_ms = (double) (done_ns - g.end_ns) / 1e6;
+        long long rest = (long long) ev->count - at_ack.delivered;
+        if (rest > 0 && out->drained_ms > 0)
+            out->alone_eps = (double) rest / (out->drained_ms / 1e3);
     }
     bench_gateway_result_free (&g);
     zmq_close (sock);
@@ -365,10 +294,7 @@ run_sink (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
         return;
     }
     dlq_buf_t config = DLQ_BUF_INIT;
-    dlq_buf_puts (&config, "sinks: { " SINK_NAME ": { type = \"postgres\"; conninfo = \"");
-    config_string (&config, o->conninfo);
-    dlq_buf_printf (&config, "\"; table = \"%s\"; %s }; };\ndefaults: { chain = [\"" SINK_NAME "\"]; };",
-                    table, o->settings ? o->settings : "");
+    sink_config (o, table, &config);
     void *ctx = zmq_ctx_new ();
     bench_daemon_t daemon;
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, config.data, o->ready_ms, err, sizeof err);
@@ -400,55 +326,8 @@ run_sink (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
 
 
 /* ------------------------------------------------------------------------ */
-/* (iv) the sink draining a stored backlog */
+/* (iv) the sink draining a stored backlog (bench_sink_drain) */
 
-/* Poll STATS from start_ns until the sink delivered all count events. */
-static bool
-wait_drained (void *sock, size_t count, int64_t start_ns, int64_t *done_ns, char *err, size_t err_len)
-{
-    int64_t limit_ms = 120000 + (int64_t) count;
-    sink_stats_t s;
-    for (;;) {
-        if (!get_sink_stats (sock, &s, err, err_len))
-            return false;
-        int64_t now = dlq_time_mono_ns ();
-        if (s.failed) {
-            snprintf (err, err_len, "the sink failed %lld events (last error: %s)", s.failed, s.last_error);
-            return false;
-        }
-        if (s.backlog == 0 && s.retrying == 0 && s.delivered == (long long) count) {
-            *done_ns = now;
-            return true;
-        }
-        if (s.delivered > (long long) count) {
-            snprintf (err, err_len, "the sink delivered %lld events, expected %zu", s.delivered, count);
-            return false;
-        }
-        if (now - start_ns > limit_ms * 1000000) {
-            snprintf (err, err_len, "the sink did not deliver everything within %lld ms of the restart"
-                      " (backlog %lld, delivered %lld, retrying %lld; last error: %s)",
-                      (long long) limit_ms, s.backlog, s.delivered, s.retrying, s.last_error);
-            return false;
-        }
-        sleep_ms (POLL_MS);
-    }
-}
-
-static bool
-stop_daemon (const bench_postgres_options_t *o, bench_daemon_t *daemon)
-{
-    double stop_s;
-    char stop_err [ERR_LEN];
-    if (bench_daemon_stop (daemon, o->stop_ms, &stop_s, stop_err, sizeof stop_err))
-        return true;
-    fprintf (stderr, "dlqd_bench: %s\n", stop_err);
-    return false;
-}
-
-/* Load every event into a dlqd without sinks, stop it, restart it on the
- * same data dir with the sink in the default chain (a new sink: cursor 0,
- * so the whole backlog is its to deliver) and time the restart (PING
- * answered) -> delivered = N, backlog 0. */
 static void
 run_drain (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
            const bench_events_t *ev, run_t *run)
@@ -456,59 +335,17 @@ run_drain (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
     char path [4096], err [ERR_LEN] = "", table [64];
     snprintf (path, sizeof path, "%s/postgres-drain-%zu", dir, run->number);
     snprintf (table, sizeof table, "%s_drain%zu", pg->prefix, run->number);
-    if (mkdir (path, 0700) != 0) {
-        fprintf (stderr, "dlqd_bench: cannot create %s: %s\n", path, strerror (errno));
-        run->failed = true;
-        return;
-    }
-    void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon;
-    /* 1: the load, with no sink at all (the default stream policy keeps
-     * the events 30 days) */
-    bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, NULL, o->ready_ms, err, sizeof err);
-    if (ok) {
-        bench_gateway_result_t g;
-        bool complete = bench_gateway_run (ctx, daemon.endpoint, ev, o->clients, o->window,
-                                           o->reply_timeout_ms, &g);
-        ok = complete && g.errors == 0 && g.ok == ev->count;
-        if (!ok)
-            snprintf (err, sizeof err, "load: %s%s%zu ERR replies, %zu acks of %zu (first: %s)",
-                      complete ? "" : g.failure, complete ? "" : "; ", g.errors, g.ok, ev->count,
-                      g.first_err);
-        run->load_eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
-        bench_gateway_result_free (&g);
-        if (!stop_daemon (o, &daemon))
-            ok = false;
-    }
-    /* 2: the restart with the sink; 3: timed until it delivered all */
     dlq_buf_t config = DLQ_BUF_INIT;
-    dlq_buf_puts (&config, "sinks: { " SINK_NAME ": { type = \"postgres\"; conninfo = \"");
-    config_string (&config, o->conninfo);
-    dlq_buf_printf (&config, "\"; table = \"%s\"; %s }; };\ndefaults: { chain = [\"" SINK_NAME "\"]; };",
-                    table, o->settings ? o->settings : "");
-    if (ok) {
-        int64_t exec_ns = dlq_time_mono_ns ();
-        ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, config.data, o->ready_ms, err, sizeof err);
-        if (ok) {
-            int64_t start_ns = dlq_time_mono_ns (), done_ns = start_ns;
-            run->ping_ms = (double) (start_ns - exec_ns) / 1e6;
-            void *sock = bench_gateway_connect (ctx, daemon.endpoint);
-            if (!sock) {
-                snprintf (err, sizeof err, "cannot connect for STATS");
-                ok = false;
-            }
-            else {
-                ok = wait_drained (sock, ev->count, start_ns, &done_ns, err, sizeof err);
-                zmq_close (sock);
-            }
-            run->seconds = (double) (done_ns - start_ns) / 1e9;
-            run->eps = ok && run->seconds > 0 ? (double) ev->count / run->seconds : 0;
-            if (!stop_daemon (o, &daemon))
-                ok = false;
-        }
-    }
-    zmq_ctx_term (ctx);
+    sink_config (o, table, &config);
+    const bench_sink_dlqd_t dlqd = { o->dlqd, o->clients, o->window, o->ready_ms, o->reply_timeout_ms,
+                                     o->stop_ms };
+    bench_sink_drain_t d;
+    bool ok = bench_sink_drain (&dlqd, path, SINK_NAME, config.data, ev, &d, err, sizeof err);
     dlq_buf_free (&config);
+    run->eps = d.eps;
+    run->seconds = d.seconds;
+    run->load_eps = d.load_eps;
+    run->ping_ms = d.ping_ms;
     if (ok && !check_rows (pg, table, ev->count, err, sizeof err))
         ok = false;
     if (!ok)
@@ -711,13 +548,6 @@ print_run (const run_t *r, size_t count)
                 r->seconds);
 }
 
-static int
-compare_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 /* Median of a field of one kind's runs (all of them completed). */
 static double
 median (const run_t *runs, size_t count, run_kind_t kind, size_t offset)
@@ -727,10 +557,7 @@ median (const run_t *runs, size_t count, run_kind_t kind, size_t offset)
     for (size_t i = 0; i < count; i++)
         if (runs [i].kind == kind)
             memcpy (&values [n++], (const char *) &runs [i] + offset, sizeof (double));
-    if (!n)
-        return 0;
-    qsort (values, n, sizeof values [0], compare_double);
-    return n % 2 ? values [n / 2] : (values [n / 2 - 1] + values [n / 2]) / 2;
+    return bench_median (values, n);
 }
 
 static void

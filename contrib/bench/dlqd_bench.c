@@ -18,7 +18,12 @@
  *       directly (bench_postgres.h): events/s delivered by a postgres sink
  *       (while dlqd ingests, and draining a stored backlog after a restart)
  *       vs. a raw COPY of the same rows vs. one INSERT + commit per event.
- *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6.
+ *    7. with --amqp URL, the amqp sink against RabbitMQ used directly
+ *       (bench_amqp.h): events/s delivered by an amqp sink draining a
+ *       stored backlog vs. a raw rabbitmq-c publisher with the same window
+ *       of confirms and the same messages vs. one confirm per publish.
+ *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
+ *  --amqp-only step 7 (both: 6 and 7).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
@@ -30,6 +35,9 @@
 #include "bench_sqlite.h"
 #ifdef DLQD_BENCH_POSTGRES
 #include "bench_postgres.h"
+#endif
+#ifdef DLQD_BENCH_AMQP
+#include "bench_amqp.h"
 #endif
 
 #include <errno.h>
@@ -55,6 +63,7 @@
 #define TARGET_NAIVE        10.0
 #define TARGET_BATCHED      0.60
 #define ERR_LEN             4096
+#define PER_PUBLISH_EVENTS  5000    /* the amqp comparison's confirm-per-publish run, at most */
 
 typedef struct {
     size_t      events;
@@ -70,6 +79,9 @@ typedef struct {
     const char *postgres;       /* conninfo: run the postgres comparison; NULL skips it */
     const char *postgres_settings;  /* more settings of its sink section */
     bool        postgres_only;  /* only the postgres comparison */
+    const char *amqp;           /* broker URL: run the amqp comparison; NULL skips it */
+    const char *amqp_settings;  /* more settings of its sink section */
+    bool        amqp_only;      /* only the amqp comparison */
 } options_t;
 
 typedef struct {
@@ -115,15 +127,27 @@ usage (FILE *out, int code)
         "  --postgres-settings S  more settings of the postgres sink's section, e.g.\n"
         "                    'batch = { max_events = 1000; };'\n"
         "  --postgres-only   run the postgres comparison only (needs --postgres)\n"
+        "  --amqp URL        also compare an amqp sink draining a stored backlog with a\n"
+        "                    raw rabbitmq-c publisher (same messages, same window of\n"
+        "                    confirms; --repeat runs of each, alternating, medians) and\n"
+        "                    with one confirm per publish (%d events); URL e.g.\n"
+        "                    amqp://guest:guest@127.0.0.1:5672/ from\n"
+        "                    contrib/scripts/rabbitmq-server.sh start DIR PORT\n"
+        "  --amqp-settings S more settings of the amqp sink's section, e.g.\n"
+        "                    'confirm_window = 1024;' (the raw publisher follows\n"
+        "                    confirm_window, exchange_type, routing_key_prefix, mandatory)\n"
+        "  --amqp-only       run the amqp comparison only (needs --amqp; with\n"
+        "                    --postgres-only: both comparisons)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
         "                    (the chain comparison, which needs its own dlqds, is skipped)\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
-        "  --keep            keep the temporary directory (databases, config, log)\n"
+        "  --keep            keep the temporary directory (databases, config, log),\n"
+        "                    the postgres tables and the amqp queues and exchanges\n"
         "  --help            this text\n"
         "\n"
         "The temporary directory is made under $TMPDIR (default /tmp).\n"
         "Exit status: 0 run completed, 1 failure, 64 usage error.\n",
-        DLQD_BINARY);
+        PER_PUBLISH_EVENTS, DLQD_BINARY);
     return code;
 }
 
@@ -168,11 +192,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "postgres", required_argument, NULL, 'P' },
         { "postgres-only", no_argument, NULL, 'O' },
         { "postgres-settings", required_argument, NULL, 'S' },
+        { "amqp", required_argument, NULL, 'A' },
+        { "amqp-only", no_argument, NULL, 'Q' },
+        { "amqp-settings", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
-                       NULL, NULL, false };
+                       NULL, NULL, false, NULL, NULL, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -190,6 +217,9 @@ parse_options (int argc, char **argv, options_t *o)
             case 'P': o->postgres = optarg; break;
             case 'O': o->postgres_only = true; break;
             case 'S': o->postgres_settings = optarg; break;
+            case 'A': o->amqp = optarg; break;
+            case 'Q': o->amqp_only = true; break;
+            case 'M': o->amqp_settings = optarg; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -216,6 +246,17 @@ parse_options (int argc, char **argv, options_t *o)
                  " and no --chain-only\n");
         return usage (stderr, 64);
     }
+    if (o->amqp_only && (!o->amqp || o->endpoint || o->chain_only)) {
+        fprintf (stderr, "dlqd_bench: --amqp-only needs --amqp, its own dlqd (no --endpoint)"
+                 " and no --chain-only\n");
+        return usage (stderr, 64);
+    }
+#ifndef DLQD_BENCH_AMQP
+    if (o->amqp) {
+        fprintf (stderr, "dlqd_bench: --amqp: this dlqd_bench was built without the amqp sink\n");
+        return 64;
+    }
+#endif
 #ifndef DLQD_BENCH_POSTGRES
     if (o->postgres) {
         fprintf (stderr, "dlqd_bench: --postgres: this dlqd_bench was built without libpq\n");
@@ -479,17 +520,22 @@ chain_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
     out->failed |= !bench_chain_run (&co, dir, ev, &out->chain);
 }
 
+/* A sink comparison starts its own dlqds: not with --endpoint. */
+static bool
+own_dlqd (const options_t *o, const char *label)
+{
+    if (o->endpoint)
+        printf ("%-16s: skipped (--endpoint: the comparison starts its own dlqd)\n", label);
+    return !o->endpoint;
+}
+
 /* The postgres sink vs. raw COPY vs. naive INSERTs, when asked for. */
 static void
 postgres_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
 {
 #ifdef DLQD_BENCH_POSTGRES
-    if (!o->postgres)
+    if (!o->postgres || !own_dlqd (o, "postgres"))
         return;
-    if (o->endpoint) {
-        printf ("postgres        : skipped (--endpoint: the comparison starts its own dlqd)\n");
-        return;
-    }
     bench_postgres_options_t po = {
         .conninfo = o->postgres, .settings = o->postgres_settings, .dlqd = o->dlqd, .clients = o->clients, .window = o->window,
         .naive_events = o->naive_events, .repeat = o->repeat, .keep = o->keep, .ready_ms = READY_TIMEOUT_MS,
@@ -497,6 +543,23 @@ postgres_phase (const options_t *o, const char *dir, const bench_events_t *ev, o
     };
     bench_postgres_result_t result;
     out->failed |= !bench_postgres_run (&po, dir, ev, &result);
+#endif
+}
+
+/* The amqp sink vs. a raw publisher vs. one confirm per publish, when asked for. */
+static void
+amqp_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+#ifdef DLQD_BENCH_AMQP
+    if (!o->amqp || !own_dlqd (o, "amqp"))
+        return;
+    bench_amqp_options_t ao = {
+        .url = o->amqp, .settings = o->amqp_settings, .dlqd = o->dlqd, .clients = o->clients,
+        .window = o->window, .per_publish_events = PER_PUBLISH_EVENTS, .repeat = o->repeat, .keep = o->keep,
+        .ready_ms = READY_TIMEOUT_MS, .reply_timeout_ms = REPLY_TIMEOUT_MS, .stop_ms = STOP_TIMEOUT_MS
+    };
+    bench_amqp_result_t result;
+    out->failed |= !bench_amqp_run (&ao, dir, ev, &result);
 #endif
 }
 
@@ -516,7 +579,8 @@ main (int argc, char **argv)
     }
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
-    if (!o.chain_only && !o.postgres_only) {
+    bool only = o.postgres_only || o.amqp_only;     /* the sink comparisons asked for, nothing else */
+    if (!o.chain_only && !only) {
         gateway_phase (&o, dir, ev, &out);
         if (out.failed)
             fprintf (stderr, "dlqd_bench: the gateway run failed; SQLite references skipped\n");
@@ -525,9 +589,12 @@ main (int argc, char **argv)
             print_ratios (&out);
         }
     }
-    if (!o.postgres_only)
+    if (!only)
         chain_phase (&o, dir, ev, &out);
-    postgres_phase (&o, dir, ev, &out);
+    if (!only || o.postgres_only)
+        postgres_phase (&o, dir, ev, &out);
+    if (!only || o.amqp_only)
+        amqp_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else

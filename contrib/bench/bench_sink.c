@@ -1,0 +1,239 @@
+/*  bench_sink — the sink comparisons' shared parts; see bench_sink.h.
+ *
+ *  A drain run: mkdir <path>, start dlqd there without sinks, PUT every
+ *  event, stop it; start it again with the sink's config and poll STATS
+ *  from PING until the sink delivered everything; stop it.
+ */
+#include "bench_sink.h"
+
+#include "bench_daemon.h"
+#include "bench_gateway.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <zmq.h>
+
+#define POLL_MS             10      /* the shortest pause between two polls */
+#define POLL_MAX_MS         500     /* the longest */
+#define POLL_SHARE          8       /* a pause is at most this share of the time left */
+#define STATS_TIMEOUT_MS    5000
+#define ERR_LEN             4096
+
+
+/* ------------------------------------------------------------------------ */
+/* STATS */
+
+bool
+bench_sink_stats (void *sock, const char *sink, bench_sink_stats_t *s, char *err, size_t err_len)
+{
+    bool ok = false;
+    char *body = NULL;
+    if (!bench_gateway_request (sock, "STATS", "", STATS_TIMEOUT_MS, &ok, &body)) {
+        snprintf (err, err_len, "no STATS reply within %d ms", STATS_TIMEOUT_MS);
+        free (body);
+        return false;
+    }
+    dlq_json_doc_t *doc = NULL;
+    bool parsed = ok && dlq_json_parse (body, strlen (body), &doc, NULL) == DLQ_JSON_OK;
+    const dlq_json_value_t *figures = parsed
+        ? dlq_json_get (dlq_json_get (dlq_json_root (doc), "sinks"), sink) : NULL;
+    int64_t v [4];
+    const char *names [] = { "backlog", "delivered", "retrying", "failed" };
+    for (int i = 0; parsed && i < 4; i++)
+        parsed = dlq_json_as_int64 (dlq_json_get (figures, names [i]), &v [i]);
+    if (parsed) {
+        *s = (bench_sink_stats_t) { v [0], v [1], v [2], v [3], "", dlq_time_mono_ns () };
+        const dlq_json_value_t *e = dlq_json_get (figures, "lastError");
+        if (e && e->type == DLQ_JSON_STRING)
+            snprintf (s->last_error, sizeof s->last_error, "%s", e->str);
+    }
+    else
+        snprintf (err, err_len, "STATS without sinks.%s figures: %.300s", sink, body);
+    dlq_json_doc_destroy (&doc);
+    free (body);
+    return parsed;
+}
+
+static void
+sleep_ms (int ms)
+{
+    struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+    while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* The pause before the next poll: 1/POLL_SHARE of the time the sink
+ * still needs at its pace since the first poll, within [POLL_MS,
+ * POLL_MAX_MS]. STATS counts a sink's backlog row by row, so polling a
+ * long backlog every POLL_MS would take a core from the sink being
+ * measured; near the end the backlog is short and the polls are
+ * POLL_MS apart, so the end is still seen within POLL_MS. */
+static int
+poll_pause_ms (const bench_sink_stats_t *first, const bench_sink_stats_t *last, size_t count)
+{
+    long long done = last->delivered - first->delivered;
+    if (done <= 0 || last->polled_ns <= first->polled_ns)
+        return POLL_MS;
+    double pace = (double) done / (double) (last->polled_ns - first->polled_ns);   /* events per ns */
+    double left_ms = (double) ((long long) count - last->delivered) / pace / 1e6;
+    double pause = left_ms / POLL_SHARE;
+    return pause < POLL_MS ? POLL_MS : pause > POLL_MAX_MS ? POLL_MAX_MS : (int) pause;
+}
+
+bool
+bench_sink_wait_delivered (void *sock, const char *sink, size_t count, int64_t from_ns,
+                           const char *since, int64_t *done_ns, bench_sink_stats_t *first,
+                           char *err, size_t err_len)
+{
+    /* generous: a slow server still finishes, a stuck sink is reported */
+    int64_t limit_ms = 120000 + (int64_t) count;
+    bench_sink_stats_t s, at_first;
+    for (bool polled = false; ; polled = true) {
+        if (!bench_sink_stats (sock, sink, &s, err, err_len))
+            return false;
+        int64_t now = s.polled_ns;
+        if (!polled) {
+            at_first = s;
+            if (first)
+                *first = s;
+        }
+        if (s.failed) {
+            snprintf (err, err_len, "the sink failed %lld events (last error: %s)", s.failed, s.last_error);
+            return false;
+        }
+        if (s.backlog == 0 && s.retrying == 0 && s.delivered == (long long) count) {
+            *done_ns = now;
+            return true;
+        }
+        if (s.delivered > (long long) count) {
+            snprintf (err, err_len, "the sink delivered %lld events, expected %zu", s.delivered, count);
+            return false;
+        }
+        if (now - from_ns > limit_ms * 1000000) {
+            snprintf (err, err_len, "the sink did not deliver everything within %lld ms of %s"
+                      " (backlog %lld, delivered %lld, retrying %lld; last error: %s)",
+                      (long long) limit_ms, since, s.backlog, s.delivered, s.retrying, s.last_error);
+            return false;
+        }
+        sleep_ms (poll_pause_ms (&at_first, &s, count));
+    }
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* The drain run */
+
+static bool
+stop_daemon (const bench_sink_dlqd_t *o, bench_daemon_t *daemon)
+{
+    double stop_s;
+    char stop_err [ERR_LEN];
+    if (bench_daemon_stop (daemon, o->stop_ms, &stop_s, stop_err, sizeof stop_err))
+        return true;
+    fprintf (stderr, "dlqd_bench: %s\n", stop_err);
+    return false;
+}
+
+/* 1: every event into a dlqd without sinks, which is stopped again. */
+static bool
+load (const bench_sink_dlqd_t *o, void *ctx, const char *path, const bench_events_t *ev,
+      bench_sink_drain_t *out, char *err, size_t err_len)
+{
+    bench_daemon_t daemon;
+    if (!bench_daemon_start (&daemon, ctx, o->binary, path, NULL, o->ready_ms, err, err_len))
+        return false;
+    bench_gateway_result_t g;
+    bool complete = bench_gateway_run (ctx, daemon.endpoint, ev, o->clients, o->window,
+                                       o->reply_timeout_ms, &g);
+    bool ok = complete && g.errors == 0 && g.ok == ev->count;
+    if (!ok)
+        snprintf (err, err_len, "load: %s%s%zu ERR replies, %zu acks of %zu (first: %s)",
+                  complete ? "" : g.failure, complete ? "" : "; ", g.errors, g.ok, ev->count,
+                  g.first_err);
+    out->load_eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
+    bench_gateway_result_free (&g);
+    return stop_daemon (o, &daemon) && ok;
+}
+
+/* 2: the restart with the sink; 3: timed until it delivered all. */
+static bool
+drain (const bench_sink_dlqd_t *o, void *ctx, const char *path, const char *sink,
+       const char *sink_config, size_t count, bench_sink_drain_t *out, char *err, size_t err_len)
+{
+    bench_daemon_t daemon;
+    int64_t exec_ns = dlq_time_mono_ns ();
+    if (!bench_daemon_start (&daemon, ctx, o->binary, path, sink_config, o->ready_ms, err, err_len))
+        return false;
+    int64_t start_ns = dlq_time_mono_ns (), done_ns = start_ns;
+    out->ping_ms = (double) (start_ns - exec_ns) / 1e6;
+    void *sock = bench_gateway_connect (ctx, daemon.endpoint);
+    bool ok = sock != NULL;
+    if (!sock)
+        snprintf (err, err_len, "cannot connect for STATS");
+    else {
+        bench_sink_stats_t first;
+        ok = bench_sink_wait_delivered (sock, sink, count, start_ns, "the restart", &done_ns, &first,
+                                        err, err_len);
+        zmq_close (sock);
+        out->delivered_at_ping = ok ? first.delivered : 0;
+        if (ok && done_ns > first.polled_ns)
+            out->steady_eps = (double) ((long long) count - first.delivered)
+                            / ((double) (done_ns - first.polled_ns) / 1e9);
+    }
+    out->seconds = (double) (done_ns - start_ns) / 1e9;
+    out->eps = ok && out->seconds > 0 ? (double) count / out->seconds : 0;
+    return stop_daemon (o, &daemon) && ok;
+}
+
+bool
+bench_sink_drain (const bench_sink_dlqd_t *o, const char *path, const char *sink,
+                  const char *sink_config, const bench_events_t *ev, bench_sink_drain_t *out,
+                  char *err, size_t err_len)
+{
+    memset (out, 0, sizeof *out);
+    if (mkdir (path, 0700) != 0) {
+        snprintf (err, err_len, "cannot create %s: %s", path, strerror (errno));
+        return false;
+    }
+    void *ctx = zmq_ctx_new ();
+    bool ok = load (o, ctx, path, ev, out, err, err_len)
+           && drain (o, ctx, path, sink, sink_config, ev->count, out, err, err_len);
+    zmq_ctx_term (ctx);
+    return ok;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Small things */
+
+void
+bench_sink_config_string (dlq_buf_t *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            dlq_buf_putc (out, '\\');
+        dlq_buf_putc (out, *p);
+    }
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+double
+bench_median (double *values, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort (values, n, sizeof values [0], compare_double);
+    return n % 2 ? values [n / 2] : (values [n / 2 - 1] + values [n / 2]) / 2;
+}
