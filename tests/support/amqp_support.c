@@ -1,6 +1,8 @@
 /*  amqp_support — RabbitMQ nodes for the tests, via rabbitmq-server.sh. */
 #include "amqp_support.h"
 
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,32 +18,11 @@
 
 #define AMQP_SCRIPT DLQ_SOURCE_DIR "/contrib/scripts/rabbitmq-server.sh"
 
-/* Run the script with args; its first stdout line goes to out (when not
- * NULL). True when it exited 0. */
+/* Run the script with args; its first stdout line goes to out. */
 static bool
 script (const char *args, char *out, size_t out_len)
 {
-    char cmd [1024];
-    snprintf (cmd, sizeof cmd, "'%s' %s", AMQP_SCRIPT, args);
-    FILE *p = popen (cmd, "r");
-    if (!p) {
-        perror ("popen");
-        return false;
-    }
-    char line [512] = "";
-    if (!fgets (line, sizeof line, p))
-        line [0] = '\0';
-    char rest [256];
-    while (fgets (rest, sizeof rest, p))
-        ;
-    int status = pclose (p);
-    line [strcspn (line, "\n")] = '\0';
-    if (out)
-        snprintf (out, out_len, "%s", line);
-    bool ok = status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
-    if (!ok)
-        fprintf (stderr, "amqp_support: '%s' failed (status %d)\n", cmd, status);
-    return ok;
+    return test_run_script (AMQP_SCRIPT, args, out, out_len);
 }
 
 /* Where free-port starts looking: spread by process, so that parallel

@@ -1,6 +1,8 @@
 /*  pg_support — PostgreSQL servers for the tests, via pg-server.sh. */
 #include "pg_support.h"
 
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,32 +18,11 @@
 
 #define PG_SCRIPT DLQ_SOURCE_DIR "/contrib/scripts/pg-server.sh"
 
-/* Run the script with args; its first stdout line goes to out (when not
- * NULL). True when it exited 0. */
+/* Run the script with args; its first stdout line goes to out. */
 static bool
 script (const char *args, char *out, size_t out_len)
 {
-    char cmd [1024];
-    snprintf (cmd, sizeof cmd, "'%s' %s", PG_SCRIPT, args);
-    FILE *p = popen (cmd, "r");
-    if (!p) {
-        perror ("popen");
-        return false;
-    }
-    char line [512] = "";
-    if (!fgets (line, sizeof line, p))
-        line [0] = '\0';
-    char rest [256];
-    while (fgets (rest, sizeof rest, p))
-        ;
-    int status = pclose (p);
-    line [strcspn (line, "\n")] = '\0';
-    if (out)
-        snprintf (out, out_len, "%s", line);
-    bool ok = status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
-    if (!ok)
-        fprintf (stderr, "pg_support: '%s' failed (status %d)\n", cmd, status);
-    return ok;
+    return test_run_script (PG_SCRIPT, args, out, out_len);
 }
 
 bool

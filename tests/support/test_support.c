@@ -50,6 +50,32 @@ test_free_port (void)
     return ntohs (addr.sin_port);
 }
 
+bool
+test_run_script (const char *script, const char *args, char *out, size_t out_len)
+{
+    char cmd [1024];
+    snprintf (cmd, sizeof cmd, "'%s' %s", script, args);
+    FILE *p = popen (cmd, "r");
+    if (!p) {
+        perror ("popen");
+        return false;
+    }
+    char line [512] = "";
+    if (!fgets (line, sizeof line, p))
+        line [0] = '\0';
+    char rest [256];
+    while (fgets (rest, sizeof rest, p))
+        ;
+    int status = pclose (p);
+    line [strcspn (line, "\n")] = '\0';
+    if (out)
+        snprintf (out, out_len, "%s", line);
+    bool ok = status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
+    if (!ok)
+        fprintf (stderr, "'%s' failed (status %d)\n", cmd, status);
+    return ok;
+}
+
 char *
 test_read_file (const char *path, size_t *len_out)
 {

@@ -50,6 +50,11 @@ void test_dlqd_cleanup (test_dlqd_t *d);
 bool test_request (const char *endpoint, const char *verb, const void *body, size_t len,
                    char *status_out, char **body_out);
 
+/* Run a helper script (pg-server.sh, rabbitmq-server.sh) with args (shell
+ * words); its first stdout line goes to out (when not NULL), the rest is
+ * read and dropped. True when it exited 0; else says so on stderr. */
+bool test_run_script (const char *script, const char *args, char *out, size_t out_len);
+
 /* Read a whole file into a malloc'd NUL-terminated string, or NULL. */
 char *test_read_file (const char *path, size_t *len_out);
 
