@@ -11,6 +11,7 @@ packages=(
   postgresql-15          # the real PostgreSQL the postgres sink's tests run against
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
+  librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
 )
 
 missing=()
