@@ -30,6 +30,7 @@
 #include "dlq_json.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
+#include "event_support.h"
 #include "sink_support.h"
 #include "test_support.h"
 
@@ -41,7 +42,6 @@
 
 #define SINK        "rabbit"
 #define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
-#define SEED_CREATED_AT "2026-06-09T14:32:13.500Z"
 #define FETCH_MS    5000
 
 static test_dlqd_t d;
@@ -130,30 +130,6 @@ start (const char *sink_extra, const char *streams)
     return start_with (sink_extra, NULL, streams);
 }
 
-/* PUT one body; its id into id (37 bytes). */
-static void
-put_one (const char *body, char *id)
-{
-    char *reply = sink_request (d.endpoint, "PUT", body, "OK");
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
-    const dlq_json_value_t *v = dlq_json_get (dlq_json_root (doc), "id");
-    cr_assert (v && v->type == DLQ_JSON_STRING && v->len == DLQ_UUID_LEN, "%s", reply);
-    memcpy (id, v->str, DLQ_UUID_LEN + 1);
-    dlq_json_doc_destroy (&doc);
-    free (reply);
-}
-
-/* The stored event of id, byte for byte, from GET. Caller frees. */
-static char *
-stored_event (const char *id)
-{
-    char *reply = sink_get (d.endpoint, id, "OK");
-    char *event = sink_event_of_get (reply);
-    free (reply);
-    return event;
-}
-
 /* ---- what a message must carry ---------------------------------------------------- */
 
 static void
@@ -179,7 +155,7 @@ expect_int_header (const amqp_received_message_t *m, const char *name, char kind
 static void
 expect_common (const amqp_received_message_t *m, const char *id, const char *routing_key)
 {
-    char *event = stored_event (id);
+    char *event = sink_stored_event (d.endpoint, id);
     cr_expect_eq (m->body_len, strlen (event), "body length");
     cr_expect_str_eq ((const char *) m->body, event, "the body is the stored event's bytes");
     free (event);
@@ -204,21 +180,12 @@ Test (amqp, the_message_is_seed_001s)
     cr_assert (start (NULL, "{ name = \"bare\"; retention_days = 0; },"
                             "{ name = \"archive\"; retention_days = 5000; }"));
 
-    size_t len;
-    char *seed = test_read_file (DLQ_SOURCE_DIR "/tests/data/seed_001_event.json", &len);
-    cr_assert_not_null (seed);
-    /* created now, so that its 30 days of retention have not run out */
-    char *created = strstr (seed, SEED_CREATED_AT);
-    cr_assert_not_null (created);
-    char now [DLQ_TIME_ISO_LEN + 1];
-    dlq_time_format_iso (dlq_time_now_ms (), now);
-    cr_assert_eq (strlen (now), strlen (SEED_CREATED_AT));
-    memcpy (created, now, strlen (now));
+    char *seed = event_seed_001_json_now ();
     char id [3][DLQ_UUID_LEN + 1];
-    put_one (seed, id [0]);
+    sink_put_one (d.endpoint, seed, id [0]);
     free (seed);
-    put_one ("{\"streamName\":\"bare\",\"error\":{\"type\":\"E\",\"message\":\"m\"},\"attempts\":1}", id [1]);
-    put_one ("{\"streamName\":\"archive\",\"error\":{\"type\":\"E\"}}", id [2]);
+    sink_put_one (d.endpoint, "{\"streamName\":\"bare\",\"error\":{\"type\":\"E\",\"message\":\"m\"},\"attempts\":1}", id [1]);
+    sink_put_one (d.endpoint, "{\"streamName\":\"archive\",\"error\":{\"type\":\"E\"}}", id [2]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 3, 30), 3);
 
     amqp_received_messages_t got = { 0 };
@@ -263,8 +230,8 @@ Test (amqp, a_per_stream_override_routes_to_its_own_exchange)
     cr_assert (start (NULL, streams));
 
     char orders_id [DLQ_UUID_LEN + 1], payments_id [DLQ_UUID_LEN + 1];
-    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
-    put_one ("{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"}}", payments_id);
+    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
+    sink_put_one (d.endpoint, "{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"}}", payments_id);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2);
 
     amqp_received_messages_t got = { 0 };
@@ -294,8 +261,8 @@ Test (amqp, mandatory_returns_are_counted_and_logged_or_retried)
     cr_assert (start_with (NULL, strict, "{ name = \"lost\"; chain = [\"" SINK "\", \"strict\"];"
                                          " " SINK ": { mandatory = true; }; strict: { mandatory = true; }; }"));
     char lost_id [DLQ_UUID_LEN + 1], orders_id [DLQ_UUID_LEN + 1];
-    put_one ("{\"streamName\":\"lost\",\"error\":{\"type\":\"E\"}}", lost_id);
-    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
+    sink_put_one (d.endpoint, "{\"streamName\":\"lost\",\"error\":{\"type\":\"E\"}}", lost_id);
+    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
 
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2, "on_return = log: delivered");
     cr_expect_eq (sink_counter (d.endpoint, SINK, "returned"), 1, "the return is counted");
@@ -560,8 +527,8 @@ Test (amqp, tls_with_the_ca_and_a_client_certificate)
     cr_assert (start_with (settings, sinks, "{ name = \"checked\"; chain = [\"unverified\"]; }"));
 
     char id [DLQ_UUID_LEN + 1], other [DLQ_UUID_LEN + 1];
-    put_one ("{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
-    put_one ("{\"streamName\":\"checked\",\"error\":{\"type\":\"E\"}}", other);
+    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
+    sink_put_one (d.endpoint, "{\"streamName\":\"checked\",\"error\":{\"type\":\"E\"}}", other);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
     amqp_received_messages_t got = { 0 };
     fetch (queue, 1, &got);

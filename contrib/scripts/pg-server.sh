@@ -49,18 +49,24 @@ set -euo pipefail
 
 PG_USER=dlq
 PG_DB=postgres
-SYSTEM_USER=postgres          # who runs the server when we are root
-MARKER=.dlqd-pg-server        # in DIR: ours to remove
 READY_SECONDS=30
 STOP_SECONDS=30
 
+# What lib/server-common.sh needs to know (its header says what each is for).
 me="pg-server.sh"
-self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+SERVER_NOUN=cluster
+SYSTEM_USER=postgres          # who runs the server when we are root
+MARKER=.dlqd-pg-server        # in DIR: ours to remove
+DEFAULT_PORT=55432
+RUN_DIR_TEMPLATE="${TMPDIR:-/tmp}/dlqd-pg.XXXXXX"
+ADDRESS_VAR=DLQD_TEST_PG_CONNINFO
+PLACEHOLDERS=(PG_CONNINFO=DLQD_TEST_PG_CONNINFO)
+COMMANDS=(start stop pause resume conninfo status free-port run)
 
-die () { echo "$me: $*" >&2; exit 1; }
-usage () { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64; }
-
-is_root () { [ "$(id -u)" -eq 0 ]; }
+# The commands and helpers this script shares with rabbitmq-server.sh, from
+# lib/ beside it; they call the functions below (as_owner, need_server...).
+# shellcheck source-path=SCRIPTDIR source=lib/server-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/server-common.sh"
 
 # Run a command as the user who owns the cluster.
 as_owner () {
@@ -92,19 +98,10 @@ find_bindir () {
   return 1
 }
 
-install_server () {
-  local sudo=""
-  is_root || sudo="sudo"
-  echo "$me: installing postgresql-15" >&2
-  $sudo apt-get update -qq > /dev/null || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    postgresql-15 postgresql-client-15 > /dev/null || die "apt-get install postgresql-15 failed"
-}
-
 bindir () {
   local d
   if ! d=$(find_bindir); then
-    install_server
+    install_packages postgresql-15 postgresql-client-15
     d=$(find_bindir) || die "postgresql-15 installed, but no initdb/pg_ctl/pg_isready found"
   fi
   if is_root && ! id "$SYSTEM_USER" > /dev/null 2>&1; then
@@ -113,41 +110,25 @@ bindir () {
   echo "$d"
 }
 
-absolute () {
-  case "$1" in
-    /*) echo "$1" ;;
-    *)  echo "$(pwd)/$1" ;;
-  esac
-}
+# BIN: the directory of the server's binaries (installed when missing).
+need_server () { BIN=$(bindir); }
 
-conninfo_of () { echo "host=127.0.0.1 port=$1 user=$PG_USER dbname=$PG_DB"; }
-
-check_port () {
-  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 65535 ] || die "bad port '$1'"
-}
-
-# True when something accepts connections on 127.0.0.1:$1.
-port_busy () { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+# The conninfo of the cluster on port $1.
+address_of () { echo "host=127.0.0.1 port=$1 user=$PG_USER dbname=$PG_DB"; }
 
 log_tail () { [ -f "$1/postgres.log" ] && tail -n 20 "$1/postgres.log" | sed 's/^/  | /' >&2 || true; }
 
 running () { [ -f "$1/data/PG_VERSION" ] && as_owner "$BIN/pg_ctl" -D "$1/data" status > /dev/null 2>&1; }
 
-stored_port () { cat "$1/port" 2> /dev/null || die "$1 holds no cluster made by $me"; }
+has_server () { [ -f "$1/port" ] && [ -f "$1/data/PG_VERSION" ]; }
+
+require_server () { [ -f "$1/data/PG_VERSION" ] || die "$1 holds no cluster"; }
 
 # Make DIR (owned by the server's user) and initdb a cluster in DIR/data.
-init_cluster () {
+make_server () {
   local dir="$1" port="$2"
-  if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -f "$dir/$MARKER" ]; then
-    die "$dir is not empty and holds no cluster made by $me"
-  fi
-  mkdir -p "$dir" || die "cannot create $dir"
-  if is_root; then
-    chown "$SYSTEM_USER:" "$dir" && chmod 700 "$dir" || die "cannot give $dir to $SYSTEM_USER"
-    as_owner test -w "$dir" -a -x "$dir" \
-      || die "$dir is not reachable by user $SYSTEM_USER (a parent directory is closed to it): use a directory under /tmp"
-  fi
-  as_owner touch "$dir/$MARKER"
+  need_free_port "$port"
+  claim_dir "$dir"
   if ! as_owner "$BIN/initdb" -D "$dir/data" -U "$PG_USER" -A trust -E UTF8 --locale=C \
          > "$dir/initdb.log" 2>&1; then
     sed 's/^/  | /' "$dir/initdb.log" >&2
@@ -185,20 +166,16 @@ wait_ready () {
   die "the server in $dir did not answer pg_isready on 127.0.0.1:$port within ${READY_SECONDS} s"
 }
 
-start_cluster () {
+# Start the cluster in $1 on port $2 (unless it runs), print its conninfo.
+start_server () {
   local dir="$1" port="$2"
-  if running "$dir"; then
-    wait_ready "$dir" "$port"
-    conninfo_of "$port"
-    return
+  if ! running "$dir"; then
+    need_free_port "$port"
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -W -s start > /dev/null 2>&1 \
+      || { log_tail "$dir"; die "pg_ctl start failed in $dir (see $dir/postgres.log)"; }
   fi
-  if port_busy "$port"; then
-    die "port $port of 127.0.0.1 is taken by another process"
-  fi
-  as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -W -s start > /dev/null 2>&1 \
-    || { log_tail "$dir"; die "pg_ctl start failed in $dir (see $dir/postgres.log)"; }
   wait_ready "$dir" "$port"
-  conninfo_of "$port"
+  address_of "$port"
 }
 
 stop_cluster () {
@@ -211,128 +188,23 @@ stop_cluster () {
   fi
 }
 
-# Stop and remove the cluster in $1 once process $2 has exited.
-watch_owner () {
-  setsid bash -c 'while kill -0 "$1" 2> /dev/null; do sleep 1; done; "$2" stop "$3"' \
-    watchdog "$2" "$self" "$1" < /dev/null > /dev/null 2>&1 &
+pause_server () {
+  need_server
+  stop_cluster "$1"
 }
 
-cmd_start () {
-  [ $# -eq 2 ] || [ $# -eq 3 ] || usage
-  local dir port owner="${3:-}"
-  dir=$(absolute "$1"); port="$2"
-  check_port "$port"
-  [ -z "$owner" ] || [[ "$owner" =~ ^[0-9]+$ ]] || die "bad owner process id '$owner'"
-  BIN=$(bindir)
-  if [ -f "$dir/port" ] && [ -f "$dir/data/PG_VERSION" ]; then
-    local had
-    had=$(stored_port "$dir")
-    [ "$had" = "$port" ] || die "the cluster in $dir listens on port $had, not $port"
-  else
-    ! port_busy "$port" || die "port $port of 127.0.0.1 is taken by another process"
-    init_cluster "$dir" "$port"
-  fi
-  start_cluster "$dir" "$port"
-  [ -z "$owner" ] || watch_owner "$dir" "$owner"
+kill_server () {
+  [ -f "$1/data/PG_VERSION" ] || return 0
+  need_server
+  stop_cluster "$1"
 }
 
-cmd_resume () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  [ -f "$dir/data/PG_VERSION" ] || die "$dir holds no cluster"
-  local port
-  port=$(stored_port "$dir")
-  BIN=$(bindir)
-  start_cluster "$dir" "$port"
+server_running () {
+  [ -f "$1/data/PG_VERSION" ] || return 1
+  need_server || exit 1    # status calls this in a || list: set -e does not hold
+  running "$1"
 }
 
-cmd_pause () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  [ -f "$dir/data/PG_VERSION" ] || die "$dir holds no cluster"
-  BIN=$(bindir)
-  stop_cluster "$dir"
-}
+cmd_conninfo () { cmd_address "$@"; }
 
-cmd_stop () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  [ -e "$dir" ] || return 0
-  [ -d "$dir" ] || die "$dir is not a directory"
-  if [ ! -f "$dir/$MARKER" ]; then
-    [ -z "$(ls -A "$dir")" ] || die "$dir holds no cluster made by $me: not removing it"
-    rmdir "$dir"
-    return 0
-  fi
-  if [ -f "$dir/data/PG_VERSION" ]; then
-    BIN=$(bindir)
-    stop_cluster "$dir"
-  fi
-  rm -rf -- "$dir" || die "cannot remove $dir"
-}
-
-cmd_conninfo () {
-  [ $# -eq 1 ] || usage
-  local port
-  port=$(stored_port "$(absolute "$1")")
-  conninfo_of "$port"
-}
-
-cmd_status () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  [ -f "$dir/data/PG_VERSION" ] || exit 3
-  BIN=$(bindir)
-  running "$dir" || exit 3
-}
-
-cmd_free_port () {
-  [ $# -le 1 ] || usage
-  local p="${1:-55432}"
-  check_port "$p"
-  for ((; p <= 65535; p++)); do
-    port_busy "$p" || { echo "$p"; return; }
-  done
-  die "no free port from ${1:-55432} up"
-}
-
-cmd_run () {
-  [ "${1:-}" = "--" ] && shift
-  [ $# -ge 1 ] || usage
-  local dir="" conninfo="${DLQD_TEST_PG_CONNINFO:-}" status=0
-  if [ -z "$conninfo" ]; then
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/dlqd-pg.XXXXXX")
-    chmod 755 "$dir"
-    # shellcheck disable=SC2064
-    trap "'$self' stop '$dir' || true" EXIT
-    trap 'exit 130' INT TERM
-    conninfo=$("$self" start "$dir" "$("$self" free-port $((55433 + RANDOM % 5000)))" $$)
-  fi
-  export DLQD_TEST_PG_CONNINFO="$conninfo"
-  if [ -n "${DLQ_CONTRACT_SETTINGS:-}" ]; then
-    export DLQ_CONTRACT_SETTINGS="${DLQ_CONTRACT_SETTINGS//@PG_CONNINFO@/$conninfo}"
-  fi
-  local args=() a
-  for a in "$@"; do args+=("${a//@PG_CONNINFO@/$conninfo}"); done
-  "${args[@]}" || status=$?
-  return $status
-}
-
-[ $# -ge 1 ] || usage
-command="$1"; shift
-case "$command" in
-  start)     cmd_start "$@" ;;
-  stop)      cmd_stop "$@" ;;
-  pause)     cmd_pause "$@" ;;
-  resume)    cmd_resume "$@" ;;
-  conninfo)  cmd_conninfo "$@" ;;
-  status)    cmd_status "$@" ;;
-  free-port) cmd_free_port "$@" ;;
-  run)       cmd_run "$@" ;;
-  -h|--help|help) usage ;;
-  *) echo "$me: unknown command '$command'" >&2; usage ;;
-esac
+dispatch "$@"

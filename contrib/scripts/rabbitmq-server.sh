@@ -93,19 +93,27 @@
 set -euo pipefail
 
 RABBITMQ_BIN=/usr/lib/rabbitmq/bin
-SYSTEM_USER=rabbitmq          # who runs the node when we are root
-MARKER=.dlqd-rabbitmq-server  # in DIR: ours to remove
 READY_SECONDS=60
 STOP_SECONDS=30
 KILL_SECONDS=5
 
+# What lib/server-common.sh needs to know (its header says what each is for).
 me="rabbitmq-server.sh"
-self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+SERVER_NOUN=node
+SYSTEM_USER=rabbitmq          # who runs the node when we are root
+MARKER=.dlqd-rabbitmq-server  # in DIR: ours to remove
+DEFAULT_PORT=55672
+PORT_COUNT=4                  # AMQP, distribution, epmd, AMQPS
+RUN_DIR_TEMPLATE=/tmp/dlqd-rabbitmq.XXXXXX
+ADDRESS_VAR=DLQD_TEST_AMQP_URL
+PLACEHOLDERS=(AMQP_URL=DLQD_TEST_AMQP_URL AMQP_TLS_PORT=DLQD_TEST_AMQP_TLS_PORT
+              AMQP_TLS_DIR=DLQD_TEST_AMQP_TLS_DIR)
+COMMANDS=(start stop pause resume freeze thaw url tls status ctl free-port run)
 
-die () { echo "$me: $*" >&2; exit 1; }
-usage () { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64; }
-
-is_root () { [ "$(id -u)" -eq 0 ]; }
+# The commands and helpers this script shares with pg-server.sh, from lib/
+# beside it; they call the functions below (as_owner, need_server...).
+# shellcheck source-path=SCRIPTDIR source=lib/server-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/server-common.sh"
 
 # What runs a command as the user who owns the node: setpriv when we are
 # root, which, unlike runuser and su, neither forks nor touches the
@@ -117,25 +125,16 @@ fi
 
 as_owner () { "${OWNER_PREFIX[@]}" "$@"; }
 
-install_package () {
-  local sudo=""
-  is_root || sudo="sudo"
-  echo "$me: installing $1" >&2
-  $sudo apt-get update -qq > /dev/null || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "$1" > /dev/null || die "apt-get install $1 failed"
-}
-
 # Make sure the server, epmd, openssl and setpriv (when root) are there.
 need_server () {
   if [ ! -x "$RABBITMQ_BIN/rabbitmq-server" ] || ! command -v epmd > /dev/null; then
-    install_package rabbitmq-server
+    install_packages rabbitmq-server
     [ -x "$RABBITMQ_BIN/rabbitmq-server" ] \
       || die "rabbitmq-server installed, but no $RABBITMQ_BIN/rabbitmq-server"
     command -v epmd > /dev/null || die "rabbitmq-server installed, but no epmd"
   fi
   if ! command -v openssl > /dev/null; then
-    install_package openssl
+    install_packages openssl
     command -v openssl > /dev/null || die "openssl installed, but no openssl command"
   fi
   if is_root; then
@@ -145,43 +144,17 @@ need_server () {
   fi
 }
 
-absolute () {
-  case "$1" in
-    /*) echo "$1" ;;
-    *)  echo "$(pwd)/$1" ;;
-  esac
-}
-
-PORT_COUNT=4                  # AMQP, distribution, epmd, AMQPS
-PORT_MAX=$((65535 - PORT_COUNT + 1))
-
-url_of () { echo "amqp://guest:guest@127.0.0.1:$1/"; }
+# The URL of the node on port $1.
+address_of () { echo "amqp://guest:guest@127.0.0.1:$1/"; }
 
 # The AMQPS URL (with the host name the server certificate names) and the
 # directory of the PEM files of the node in DIR $1 on port $2.
 tls_line_of () { echo "amqps://guest:guest@localhost:$(tls_port_of "$2")/ $(tls_dir_of "$1")"; }
 
-check_port () {
-  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le "$PORT_MAX" ] \
-    || die "bad port '$1' (1 to $PORT_MAX)"
-}
-
 dist_port_of () { echo $(($1 + 1)); }
 epmd_port_of () { echo $(($1 + 2)); }
 tls_port_of ()  { echo $(($1 + 3)); }
 tls_dir_of ()   { echo "$1/tls"; }
-
-# True when something accepts connections on 127.0.0.1:$1.
-port_busy () { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
-
-# True when one of the node's ports (from $1) is taken.
-ports_busy () {
-  local i
-  for ((i = 0; i < PORT_COUNT; i++)); do
-    port_busy $(($1 + i)) && return 0
-  done
-  return 1
-}
 
 # True when an AMQP 0-9-1 server answers the protocol header on
 # 127.0.0.1:$1 with a method frame (Connection.Start), not a refusal.
@@ -204,9 +177,9 @@ tls_answers () {
     < /dev/null > /dev/null 2>&1
 }
 
-stored_port () { cat "$1/port" 2> /dev/null || die "$1 holds no node made by $me"; }
+has_server () { [ -f "$1/$MARKER" ] && [ -f "$1/port" ]; }
 
-has_node () { [ -f "$1/$MARKER" ] && [ -f "$1/port" ]; }
+require_server () { has_server "$1" || die "$1 holds no node made by $me"; }
 
 # The environment of every process of the node (and of rabbitmqctl): the
 # marker by which stop finds them, and nothing of the caller's.
@@ -260,6 +233,8 @@ node_pids () {
 }
 
 running () { [ -n "$(node_pids "$1" beam.smp)" ]; }
+
+server_running () { has_server "$1" && running "$1"; }
 
 log_tail () {
   local f
@@ -328,19 +303,9 @@ make_certificate () {
 }
 
 # Make DIR (owned by the node's user) and the node's files in it.
-init_node () {
+make_server () {
   local dir="$1" port="$2"
-  if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -f "$dir/$MARKER" ]; then
-    die "$dir is not empty and holds no node made by $me"
-  fi
-  mkdir -p "$dir" || die "cannot create $dir"
-  if is_root; then
-    chown "$SYSTEM_USER:" "$dir" && chmod 700 "$dir" || die "cannot give $dir to $SYSTEM_USER"
-    as_owner test -w "$dir" -a -x "$dir" \
-      || die "$dir is not reachable by user $SYSTEM_USER (a parent directory is closed to it):" \
-             "use a directory under /tmp"
-  fi
-  as_owner touch "$dir/$MARKER"
+  claim_dir "$dir"
   as_owner mkdir -p "$dir/mnesia" "$dir/log" "$dir/conf.d"
   # the distribution's cookie: Erlang wants it readable by its owner alone
   od -An -N16 -tx1 /dev/urandom | tr -d ' \n' | tr a-f A-F | write_owned "$dir/.erlang.cookie"
@@ -407,23 +372,22 @@ wait_ready () {
       "127.0.0.1:$(tls_port_of "$port") within ${READY_SECONDS} s"
 }
 
-start_node () {
+# Start the node in $1 on port $2 (thaw it when it runs), print its URL.
+start_server () {
   local dir="$1" port="$2"
   if running "$dir"; then
     signal_beams "$(node_pids "$dir" beam.smp)" CONT
-    wait_ready "$dir" "$port"
-    url_of "$port"
-    return
+  else
+    stop_node "$dir"    # leftovers of a node killed the hard way (its epmd)
+    local p
+    for ((p = port; p < port + PORT_COUNT; p++)); do
+      need_free_port "$p"
+    done
+    start_epmd "$dir" "$port"
+    start_beam "$dir" "$port"
   fi
-  stop_node "$dir"    # leftovers of a node killed the hard way (its epmd)
-  local p
-  for ((p = port; p < port + PORT_COUNT; p++)); do
-    ! port_busy "$p" || die "port $p of 127.0.0.1 is taken by another process"
-  done
-  start_epmd "$dir" "$port"
-  start_beam "$dir" "$port"
   wait_ready "$dir" "$port"
-  url_of "$port"
+  address_of "$port"
 }
 
 # The state of process $1 (R, S, T when stopped, Z...), "" when gone.
@@ -478,82 +442,29 @@ stop_node () {
   fi
 }
 
+pause_server () { stop_node "$1"; }
+
+kill_server () { stop_node "$1" kill; }
+
 # Send signal $2 to the beams in $1 (pids, one a line).
 signal_beams () {
   local pid
   for pid in $1; do kill "-$2" "$pid" 2> /dev/null || true; done
 }
 
-# Stop and remove the node in $1 once process $2 has exited.
-watch_owner () {
-  setsid bash -c 'while kill -0 "$1" 2> /dev/null; do sleep 1; done; "$2" stop "$3"' \
-    watchdog "$2" "$self" "$1" < /dev/null > /dev/null 2>&1 &
-}
-
-cmd_start () {
-  [ $# -eq 2 ] || [ $# -eq 3 ] || usage
-  local dir port owner="${3:-}"
-  dir=$(absolute "$1"); port="$2"
-  check_port "$port"
-  [ -z "$owner" ] || [[ "$owner" =~ ^[0-9]+$ ]] || die "bad owner process id '$owner'"
-  need_server
-  if has_node "$dir"; then
-    local had
-    had=$(stored_port "$dir")
-    [ "$had" = "$port" ] || die "the node in $dir listens on port $had, not $port"
-  else
-    init_node "$dir" "$port"
-  fi
-  start_node "$dir" "$port"
-  [ -z "$owner" ] || watch_owner "$dir" "$owner"
-}
-
-cmd_resume () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  has_node "$dir" || die "$dir holds no node made by $me"
-  need_server
-  start_node "$dir" "$(stored_port "$dir")"
-}
-
-cmd_pause () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  has_node "$dir" || die "$dir holds no node made by $me"
-  stop_node "$dir"
-}
-
-cmd_stop () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  [ -e "$dir" ] || return 0
-  [ -d "$dir" ] || die "$dir is not a directory"
-  if [ ! -f "$dir/$MARKER" ]; then
-    [ -z "$(ls -A "$dir")" ] || die "$dir holds no node made by $me: not removing it"
-    rmdir "$dir"
-    return 0
-  fi
-  stop_node "$dir" kill
-  rm -rf -- "$dir" || die "cannot remove $dir"
-}
-
 # The beam of the running node in DIR $1, or die.
 running_beams () {
   local dir="$1" beams
-  has_node "$dir" || die "$dir holds no node made by $me"
+  require_server "$dir"
   beams=$(node_pids "$dir" beam.smp)
   [ -n "$beams" ] || die "the node in $dir is not running"
   echo "$beams"
 }
 
 cmd_freeze () {
-  [ $# -eq 1 ] || usage
-  local dir beams pid i
-  dir=$(absolute "$1")
-  beams=$(running_beams "$dir")
+  one_dir "$@"
+  local beams pid i
+  beams=$(running_beams "$DIR")
   signal_beams "$beams" STOP
   # SIGSTOP takes effect asynchronously: return once it has
   for pid in $beams; do
@@ -561,116 +472,42 @@ cmd_freeze () {
       case "$(process_state "$pid")" in T|"") break ;; esac
       sleep 0.01
     done
-    case "$(process_state "$pid")" in T|"") ;; *) die "the node in $dir did not stop" ;; esac
+    case "$(process_state "$pid")" in T|"") ;; *) die "the node in $DIR did not stop" ;; esac
   done
 }
 
 cmd_thaw () {
-  [ $# -eq 1 ] || usage
-  local dir beams
-  dir=$(absolute "$1")
-  beams=$(running_beams "$dir")
+  one_dir "$@"
+  local beams
+  beams=$(running_beams "$DIR")
   signal_beams "$beams" CONT
 }
 
 cmd_tls () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  has_node "$dir" || die "$dir holds no node made by $me"
-  [ -s "$(tls_dir_of "$dir")/ca.pem" ] || die "the node in $dir has no TLS files"
-  tls_line_of "$dir" "$(stored_port "$dir")"
+  one_dir "$@"
+  require_server "$DIR"
+  [ -s "$(tls_dir_of "$DIR")/ca.pem" ] || die "the node in $DIR has no TLS files"
+  tls_line_of "$DIR" "$(stored_port "$DIR")"
 }
 
-cmd_url () {
-  [ $# -eq 1 ] || usage
-  url_of "$(stored_port "$(absolute "$1")")"
-}
-
-cmd_status () {
-  [ $# -eq 1 ] || usage
-  local dir
-  dir=$(absolute "$1")
-  has_node "$dir" || exit 3
-  running "$dir" || exit 3
-}
+cmd_url () { cmd_address "$@"; }
 
 cmd_ctl () {
   [ $# -ge 1 ] || usage
   local dir port
   dir=$(absolute "$1"); shift
-  has_node "$dir" || die "$dir holds no node made by $me"
+  require_server "$dir"
   port=$(stored_port "$dir")
   need_server
   set_node_prefix "$dir" "$port"
   "${NODE_PREFIX[@]}" "$RABBITMQ_BIN/rabbitmqctl" -n "dlqd$port@localhost" "$@"
 }
 
-cmd_free_port () {
-  [ $# -le 1 ] || usage
-  local p="${1:-55672}"
-  check_port "$p"
-  for ((; p <= PORT_MAX; p++)); do
-    ports_busy "$p" || { echo "$p"; return; }
-  done
-  die "no $PORT_COUNT free ports in a row from ${1:-55672} up"
+# run, having started a node: its AMQPS port and PEM files too.
+run_started () {
+  DLQD_TEST_AMQP_TLS_PORT=$(tls_port_of "$2")
+  DLQD_TEST_AMQP_TLS_DIR=$(tls_dir_of "$1")
+  export DLQD_TEST_AMQP_TLS_PORT DLQD_TEST_AMQP_TLS_DIR
 }
 
-# SUBSTITUTED: $1 with @AMQP_URL@, @AMQP_TLS_PORT@ and @AMQP_TLS_DIR@
-# replaced by the values of DLQD_TEST_AMQP_URL & co (those that are set).
-substitute () {
-  SUBSTITUTED="${1//@AMQP_URL@/$DLQD_TEST_AMQP_URL}"
-  if [ -n "${DLQD_TEST_AMQP_TLS_PORT:-}" ]; then
-    SUBSTITUTED="${SUBSTITUTED//@AMQP_TLS_PORT@/$DLQD_TEST_AMQP_TLS_PORT}"
-  fi
-  if [ -n "${DLQD_TEST_AMQP_TLS_DIR:-}" ]; then
-    SUBSTITUTED="${SUBSTITUTED//@AMQP_TLS_DIR@/$DLQD_TEST_AMQP_TLS_DIR}"
-  fi
-}
-
-cmd_run () {
-  [ "${1:-}" = "--" ] && shift
-  [ $# -ge 1 ] || usage
-  local dir="" url="${DLQD_TEST_AMQP_URL:-}" status=0
-  if [ -z "$url" ]; then
-    dir=$(mktemp -d "/tmp/dlqd-rabbitmq.XXXXXX")
-    chmod 755 "$dir"
-    # shellcheck disable=SC2064
-    trap "'$self' stop '$dir' || true" EXIT
-    trap 'exit 130' INT TERM
-    local port
-    port=$("$self" free-port $((55673 + RANDOM % 5000)))
-    url=$("$self" start "$dir" "$port" $$)
-    DLQD_TEST_AMQP_TLS_PORT=$(tls_port_of "$port")
-    DLQD_TEST_AMQP_TLS_DIR=$(tls_dir_of "$dir")
-    export DLQD_TEST_AMQP_TLS_PORT DLQD_TEST_AMQP_TLS_DIR
-  fi
-  export DLQD_TEST_AMQP_URL="$url"
-  if [ -n "${DLQ_CONTRACT_SETTINGS:-}" ]; then
-    substitute "$DLQ_CONTRACT_SETTINGS"
-    export DLQ_CONTRACT_SETTINGS="$SUBSTITUTED"
-  fi
-  local args=() a
-  for a in "$@"; do substitute "$a"; args+=("$SUBSTITUTED"); done
-  "${args[@]}" || status=$?
-  return $status
-}
-
-[ $# -ge 1 ] || usage
-command="$1"; shift
-case "$command" in
-  start)     cmd_start "$@" ;;
-  stop)      cmd_stop "$@" ;;
-  pause)     cmd_pause "$@" ;;
-  resume)    cmd_resume "$@" ;;
-  freeze)    cmd_freeze "$@" ;;
-  thaw)      cmd_thaw "$@" ;;
-  url)       cmd_url "$@" ;;
-  tls)       cmd_tls "$@" ;;
-  status)    cmd_status "$@" ;;
-  ctl)       cmd_ctl "$@" ;;
-  free-port) cmd_free_port "$@" ;;
-  run)       cmd_run "$@" ;;
-  -h|--help|help) usage ;;
-  *) echo "$me: unknown command '$command'" >&2; usage ;;
-esac
+dispatch "$@"

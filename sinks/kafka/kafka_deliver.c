@@ -26,6 +26,7 @@
 
 #define POLL_MS        100      /* longest single wait for reports */
 #define QUEUE_FULL_MS  10       /* wait when librdkafka's queue is full */
+#define NO_REPORT      "no delivery report in time"
 
 static void
 set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *fmt, ...)
@@ -71,6 +72,7 @@ dlq_kafka_sink_on_report (rd_kafka_t *rk, const rd_kafka_message_t *message, voi
     if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         outcome->result = DLQ_SINK_OK;
         outcome->message [0] = '\0';
+        self->cluster_error [0] = '\0';
     }
     else
         set_error (outcome, message->err, NULL);   /* not rd_kafka_message_errstr: it may give payload bytes */
@@ -102,7 +104,7 @@ produce (dlq_kafka_sink_t *self, const dlq_sink_event_t *event, size_t i, const 
         rd_kafka_error_t *error = rd_kafka_produceva (self->rk, vu, n);
         if (!error) {
             self->pending++;
-            set_outcome (outcome, DLQ_SINK_RETRY, "no delivery report in time");
+            set_outcome (outcome, DLQ_SINK_RETRY, NO_REPORT);
             return true;
         }
         rd_kafka_resp_err_t code = rd_kafka_error_code (error);
@@ -126,6 +128,11 @@ await_reports (dlq_kafka_sink_t *self, int64_t deadline)
         rd_kafka_poll (self->rk, (int) (left < POLL_MS ? left : POLL_MS));
     if (self->pending == 0)
         return;
+    if (self->cluster_error [0])
+        for (size_t i = 0; i < self->count; i++)
+            if (self->outcomes [i].result == DLQ_SINK_RETRY
+                && strcmp (self->outcomes [i].message, NO_REPORT) == 0)
+                set_outcome (&self->outcomes [i], DLQ_SINK_RETRY, NO_REPORT " (%s)", self->cluster_error);
     self->host->count (self->config, "unconfirmed", self->pending);
     rd_kafka_purge (self->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_NON_BLOCKING);
 }
@@ -168,6 +175,6 @@ dlq_kafka_sink_deliver (void *instance, const dlq_sink_event_t *events, size_t c
         }
     }
     await_reports (self, deadline_mono_ms);
+    self->outcomes = NULL;                  /* reports from now on are late */
     rd_kafka_poll (self->rk, 0);
-    self->outcomes = NULL;
 }

@@ -60,8 +60,10 @@ static void
 on_error (rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     (void) rk;
-    const dlq_kafka_sink_t *self = opaque;
+    dlq_kafka_sink_t *self = opaque;
     bool fatal = err == RD_KAFKA_RESP_ERR__FATAL;
+    snprintf (self->cluster_error, sizeof self->cluster_error, "%s: %s",
+              rd_kafka_err2name ((rd_kafka_resp_err_t) err), reason);
     self->host->log (self->config, fatal ? DLQ_SINK_LOG_ERROR : DLQ_SINK_LOG_WARN, "%s%s: %s",
                      fatal ? "fatal: " : "", rd_kafka_err2name ((rd_kafka_resp_err_t) err), reason);
 }

@@ -27,6 +27,7 @@ typedef struct {
     dlq_sink_outcome_t      *outcomes;      /* NULL between calls */
     size_t                   count;
     size_t                   pending;       /* produced, no delivery report yet */
+    char                     cluster_error [160];   /* the last error librdkafka told, until a delivery */
 } dlq_kafka_sink_t;
 
 /* deliver of the plugin (kafka_deliver.c). */

@@ -1,10 +1,12 @@
 /*  event_support — events as a sink's deliver sees them; see the header. */
 #include "event_support.h"
 
+#include "dlq_time.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 dlq_event_t *
 event_canonical (const char *body, size_t len)
@@ -25,6 +27,20 @@ event_seed_001 (void)
     dlq_event_t *event = event_canonical (body, len);
     free (body);
     return event;
+}
+
+char *
+event_seed_001_json_now (void)
+{
+    char *seed = test_read_file (EVENT_SEED_001, NULL);
+    cr_assert_not_null (seed, "%s is missing", EVENT_SEED_001);
+    char *created = strstr (seed, EVENT_SEED_001_CREATED_AT);
+    cr_assert_not_null (created, "the seed has no createdAt %s", EVENT_SEED_001_CREATED_AT);
+    char now [DLQ_TIME_ISO_LEN + 1];
+    dlq_time_format_iso (dlq_time_now_ms (), now);
+    cr_assert_eq (strlen (now), strlen (EVENT_SEED_001_CREATED_AT));
+    memcpy (created, now, strlen (now));
+    return seed;
 }
 
 dlq_sink_event_t

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #define EVENT_SEED_001 DLQ_SOURCE_DIR "/tests/data/seed_001_event.json"
+#define EVENT_SEED_001_CREATED_AT "2026-06-09T14:32:13.500Z"
 #define EVENT_RECEIVED_AT 1781015533500     /* the gateway's clock when it took the body */
 
 /* The gateway's form of a body: decoded and encoded canonically; the test
@@ -19,6 +20,10 @@ dlq_event_t *event_canonical (const char *body, size_t len);
 
 /* Seed 001's example event (tests/data/seed_001_event.json), canonical. */
 dlq_event_t *event_seed_001 (void);
+
+/* The text of seed 001's example with createdAt set to now, so that the
+ * stream policy's retention has not run out (a PUT body). Caller frees. */
+char *event_seed_001_json_now (void);
 
 /* The event deliver is given for e, with its canonical body (or body when
  * not NULL), for a stream policy of retention_days. */

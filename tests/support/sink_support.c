@@ -113,6 +113,28 @@ sink_event_of_get (const char *reply)
 }
 
 void
+sink_put_one (const char *endpoint, const char *body, char *id)
+{
+    char *reply = sink_request (endpoint, "PUT", body, "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    const dlq_json_value_t *v = dlq_json_get (dlq_json_root (doc), "id");
+    cr_assert (v && v->type == DLQ_JSON_STRING && v->len == DLQ_UUID_LEN, "%s", reply);
+    memcpy (id, v->str, DLQ_UUID_LEN + 1);
+    dlq_json_doc_destroy (&doc);
+    free (reply);
+}
+
+char *
+sink_stored_event (const char *endpoint, const char *id)
+{
+    char *reply = sink_get (endpoint, id, "OK");
+    char *event = sink_event_of_get (reply);
+    free (reply);
+    return event;
+}
+
+void
 sink_put_bodies (const char *endpoint, char *const *bodies, int n)
 {
     void *ctx = zmq_ctx_new ();

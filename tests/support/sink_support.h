@@ -42,6 +42,12 @@ char *sink_wait_error (const char *endpoint, const char *sink, int seconds);
  * or {"event":<here>}. Caller frees. */
 char *sink_event_of_get (const char *reply);
 
+/* PUT one body, which must be acked OK; its id into id (37 bytes). */
+void sink_put_one (const char *endpoint, const char *body, char *id);
+
+/* The stored event of id, byte for byte, from GET. Caller frees. */
+char *sink_stored_event (const char *endpoint, const char *id);
+
 /* PUT bodies [0, n) pipelined on one socket; every one must be acked OK. */
 void sink_put_bodies (const char *endpoint, char *const *bodies, int n);
 
