@@ -223,8 +223,12 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
             ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name);
         if (ok)
             ok = check_stream_entry (s, c, err);
-        if (ok)
+        if (ok) {
             dlq_policy_table_set (c->policies, name, &policy);
+            for (size_t k = 0; k < c->sink_count; k++)
+                if (policy.chain & (1ULL << k))
+                    dlq_sink_config_route_stream (c->sinks [k], name);
+        }
         free (name);
         if (!ok)
             return false;

@@ -45,6 +45,8 @@ struct dlq_sink_config {
     value_t             *section;       /* section value or default, per entry */
     stream_values_t     *streams;
     size_t               stream_count;
+    char               **routed;        /* configured streams whose chain names the sink */
+    size_t               routed_count;
     counters_t          *counters;
 };
 
@@ -343,11 +345,29 @@ dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
 }
 
 void
+dlq_sink_config_route_stream (dlq_sink_config_t *self, const char *stream)
+{
+    self->routed = dlq_realloc (self->routed, (self->routed_count + 2) * sizeof *self->routed);
+    self->routed [self->routed_count++] = dlq_strdup (stream);
+    self->routed [self->routed_count] = NULL;
+}
+
+size_t
+dlq_sink_config_streams (const dlq_sink_config_t *self, const char *const **names)
+{
+    *names = (const char *const *) self->routed;
+    return self->routed_count;
+}
+
+void
 dlq_sink_config_destroy (dlq_sink_config_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
     dlq_sink_config_t *self = *self_p;
+    for (size_t i = 0; i < self->routed_count; i++)
+        free (self->routed [i]);
+    free (self->routed);
     for (size_t i = 0; i < self->settings; i++)
         value_free (&self->section [i]);
     free (self->section);

@@ -43,6 +43,14 @@ bool dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
                                  const config_setting_t *group, dlq_config_error_t *err);
 
 /* Free; unloads the plugin. Accepts NULL and NULLs the pointer. */
+/* Note that stream, listed in the config's streams, has this sink in its
+ * chain (for dlq_sink_config_streams). */
+void dlq_sink_config_route_stream (dlq_sink_config_t *self, const char *stream);
+
+/* The streams listed in the config whose chain names this sink, in the
+ * config's order; *names lives as long as the config. */
+size_t dlq_sink_config_streams (const dlq_sink_config_t *self, const char *const **names);
+
 void dlq_sink_config_destroy (dlq_sink_config_t **self_p);
 
 const char *dlq_sink_config_name (const dlq_sink_config_t *self);

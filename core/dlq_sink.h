@@ -153,7 +153,18 @@ typedef struct {
                                 const char *const **items);
     /* Append len bytes to a host buffer (store calls write their JSON there). */
     void        (*append) (dlq_sink_buf_t *buf, const char *data, size_t len);
+    /* Added after the first release of version 1: use it only when
+     * struct_size covers it (DLQ_SINK_HOST_HAS (host, streams)). The streams
+     * listed in the config whose chain names this sink, in the config's
+     * order (e.g. to prepare their collections at init; events of other
+     * streams may come too, via the default chain). *names lives as long
+     * as the config. */
+    size_t      (*streams) (const dlq_sink_config_t *config, const char *const **names);
 } dlq_sink_host_t;
+
+/* Does this host table have member (added after version 1's first release)? */
+#define DLQ_SINK_HOST_HAS(host, member) \
+    ((host)->struct_size >= offsetof (dlq_sink_host_t, member) + sizeof ((host)->member))
 
 /* ---- store calls (sinks that can serve queries) -------------------------- */
 

@@ -46,6 +46,7 @@ static const dlq_sink_host_t host = {
     .config_string = dlq_sink_config_string,
     .config_list   = dlq_sink_config_list,
     .append        = host_append,
+    .streams       = dlq_sink_config_streams,
 };
 
 const dlq_sink_host_t *dlq_sink_host (void) { return &host; }

@@ -3,6 +3,7 @@
  *  schema; a sink whose init fails stops dlqd at startup with the reason.
  */
 #include "dlqd_config.h"
+#include "sink_host.h"
 #include "sink_plugin.h"
 #include "test_support.h"
 
@@ -47,8 +48,10 @@ Test (sink_plugin, built_in_sinks_load_by_type)
 }
 
 /* Load a config with text; returns the error (caller frees) or NULL. */
+/* Load text (after a gateway section naming the built plugins); the
+ * error, or NULL and *config_out (when not NULL) the config. */
 static char *
-config_error (const char *text)
+load_config (const char *text, dlqd_config_t **config_out)
 {
     char dir [256], path [320];
     test_tmpdir (dir);
@@ -59,9 +62,18 @@ config_error (const char *text)
     dlqd_config_t *c = NULL;
     char *err = NULL;
     dlqd_config_load (path, &c, &err);
-    dlqd_config_destroy (&c);
+    if (config_out && !err)
+        *config_out = c;
+    else
+        dlqd_config_destroy (&c);
     test_rmtree (dir);
     return err;
+}
+
+static char *
+config_error (const char *text)
+{
+    return load_config (text, NULL);
 }
 
 static void
@@ -72,6 +84,35 @@ expect_config_error (const char *text, const char *needle)
     if (err)
         cr_expect_not_null (strstr (err, needle), "'%s' not in: %s", needle, err);
     free (err);
+}
+
+/* The names of sink's routed streams, joined with ','. */
+static void
+expect_routed (const dlqd_config_t *c, const char *sink, const char *want)
+{
+    const dlq_sink_config_t *config = dlqd_config_sink (c, sink);
+    cr_assert_not_null (config, "no sink %s", sink);
+    const char *const *names = NULL;
+    size_t n = dlq_sink_host ()->streams (config, &names);
+    char got [256] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf (got + strlen (got), sizeof got - strlen (got), "%s%s", i ? "," : "", names [i]);
+    cr_expect_str_eq (got, want, "the streams routed to %s", sink);
+}
+
+Test (sink_plugin, the_host_tells_a_sink_its_configured_streams)
+{
+    dlqd_config_t *c = NULL;
+    char *err = load_config ("sinks: { a: { type = \"noop\"; }; b: { type = \"noop\"; }; quiet: { type = \"noop\"; }; };\n"
+                             "defaults: { chain = [\"a\"]; };\n"
+                             "streams = ( { name = \"s1\"; }, { name = \"s2\"; chain = [\"b\"]; },"
+                             " { name = \"s3\"; chain = [\"a\", \"b\"]; } );", &c);
+    cr_assert_null (err, "%s", err);
+    cr_expect (DLQ_SINK_HOST_HAS (dlq_sink_host (), streams));
+    expect_routed (c, "a", "s1,s3");        /* s1 takes the default chain */
+    expect_routed (c, "b", "s2,s3");
+    expect_routed (c, "quiet", "");
+    dlqd_config_destroy (&c);
 }
 
 Test (sink_plugin, sink_sections_follow_the_plugin_schema)
