@@ -12,6 +12,7 @@ packages=(
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
+  libmongoc-dev libbson-dev  # the mongo sink (mongo-c-driver), and the MongoDB wire-protocol test server (libbson)
 )
 
 missing=()
