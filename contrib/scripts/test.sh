@@ -43,6 +43,14 @@ export DLQD_TEST_AMQP_TLS_PORT="${amqpsurl##*:}"
 export DLQD_TEST_AMQP_TLS_DIR="$amqptlsdir"
 echo "   $DLQD_TEST_AMQP_URL, AMQPS on port $DLQD_TEST_AMQP_TLS_PORT (PEM files in $DLQD_TEST_AMQP_TLS_DIR)"
 
+echo "== Kafka: librdkafka's mock cluster, inside the tests"
+if [ -n "${DLQD_TEST_MONGO_URI:-}" ]; then
+  echo "== MongoDB: the mongo sink's tests run against a real MongoDB, $DLQD_TEST_MONGO_URI"
+else
+  echo "== MongoDB: the mongo sink's tests run against the wire-protocol test server (tests/mongo);"
+  echo "   set DLQD_TEST_MONGO_URI=mongodb://... to run them against a real MongoDB"
+fi
+
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0

@@ -48,16 +48,18 @@ settle_all (const bulk_map_t *map, dlq_sink_outcome_t *outcomes, dlq_sink_result
         set_outcome (&outcomes [map->event [k]], result, "%s", why);
 }
 
-/* Apply the writeErrors of a bulk reply: returns false when there were
- * none to read. */
-static bool
+/* Apply the writeErrors of a bulk reply; returns how many there were
+ * (mongoc's reply always has the array, empty after a command error). */
+static size_t
 apply_write_errors (const bson_t *reply, const bulk_map_t *map, dlq_sink_outcome_t *outcomes)
 {
     bson_iter_t it, errors;
+    size_t count = 0;
     if (!bson_iter_init_find (&it, reply, "writeErrors") || !BSON_ITER_HOLDS_ARRAY (&it)
         || !bson_iter_recurse (&it, &errors))
-        return false;
+        return 0;
     while (bson_iter_next (&errors)) {
+        count++;
         bson_iter_t e;
         if (!BSON_ITER_HOLDS_DOCUMENT (&errors) || !bson_iter_recurse (&errors, &e))
             continue;
@@ -78,7 +80,7 @@ apply_write_errors (const bson_t *reply, const bulk_map_t *map, dlq_sink_outcome
         set_outcome (&outcomes [map->event [index]], dlq_mongo_code_is_transient (code) ? DLQ_SINK_RETRY
                      : DLQ_SINK_FAIL, "write error %d: %s", code, message);
     }
-    return true;
+    return count;
 }
 
 /* Execute bulk over map: outcomes of its events (OK unless said). */
@@ -88,7 +90,7 @@ execute (mongoc_bulk_operation_t *bulk, const char *what, const bulk_map_t *map,
     bson_t reply;
     bson_error_t error;
     uint32_t ok = mongoc_bulk_operation_execute (bulk, &reply, &error);
-    if (!ok && !apply_write_errors (&reply, map, outcomes)) {
+    if (!ok && apply_write_errors (&reply, map, outcomes) == 0) {
         char why [DLQ_MONGO_ERR_LEN];
         snprintf (why, sizeof why, "%.40s: %.190s", what, error.message);
         settle_all (map, outcomes, DLQ_SINK_RETRY, why);     /* no per-document answer */

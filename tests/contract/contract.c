@@ -22,19 +22,34 @@ contract_sink_t sut;
 
 /* ---- the sink under test ----------------------------------------------------- */
 
-/* A copy of text with every @TMP@ replaced by tmp. Caller frees. */
+/* A copy of text with every from replaced by to. Caller frees. */
 static char *
-expand_settings (const char *text, const char *tmp)
+replace_all (const char *text, const char *from, const char *to)
 {
     dlq_buf_t out = DLQ_BUF_INIT;
     const char *at;
-    while ((at = strstr (text, "@TMP@"))) {
+    while ((at = strstr (text, from))) {
         dlq_buf_append (&out, text, (size_t) (at - text));
-        dlq_buf_puts (&out, tmp);
-        text = at + strlen ("@TMP@");
+        dlq_buf_puts (&out, to);
+        text = at + strlen (from);
     }
     dlq_buf_puts (&out, text);
     return dlq_buf_steal (&out, NULL);
+}
+
+/* The settings with @TMP@ (a fresh directory) and @NAME@ (a name no other
+ * test has: letters, digits and '_', e.g. a database) filled in. Caller
+ * frees. */
+static char *
+expand_settings (const char *text, const char *tmp)
+{
+    char name [64];
+    const char *suffix = strrchr (sut.dir, '-');
+    snprintf (name, sizeof name, "dlq_contract_%s", suffix ? suffix + 1 : "x");
+    char *with_tmp = replace_all (text, "@TMP@", tmp);
+    char *expanded = replace_all (with_tmp, "@NAME@", name);
+    free (with_tmp);
+    return expanded;
 }
 
 /* Write the test's dlqd.conf into path. */
