@@ -1,0 +1,128 @@
+/*  test_event_filter — the workbench's filters: each member read from a
+ *  request (and refused, naming it, when ill-typed), and the reference
+ *  predicate: every filter alone, edges of the ranges (createdAfter
+ *  inclusive, createdBefore exclusive, attempts inclusive), metadata
+ *  pairs by type, messageContains without case, all of them combined.
+ */
+#include "event_filter.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define EVENT \
+    "{\"id\":\"c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b\",\"streamName\":\"orders\",\"operationType\":\"INSERT\"," \
+    "\"error\":{\"type\":\"java.lang.IllegalStateException\",\"message\":\"Downstream call TIMED OUT after 3000 ms\"}," \
+    "\"attempts\":3,\"status\":\"PENDING\",\"createdAt\":\"2026-06-09T14:32:13.500Z\"," \
+    "\"metadata\":{\"tenantId\":\"acme\",\"shard\":7,\"vip\":true}}"
+#define FP "0123456789abcdef"
+
+/* Parse request into f; the result code. */
+static dlq_code_t
+parse (const char *request, dlq_event_filter_t *f, dlq_error_t *err)
+{
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (request, strlen (request), &doc, NULL), DLQ_JSON_OK, "%s", request);
+    dlq_code_t code = dlq_event_filter_parse (dlq_json_root (doc), f, err);
+    dlq_json_doc_destroy (&doc);
+    return code;
+}
+
+/* Does EVENT match the filter of request? */
+static bool
+matches (const char *request)
+{
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    dlq_error_t err = { 0 };
+    cr_assert_eq (parse (request, &f, &err), DLQ_OK, "%s: %s %s", request, err.field, err.message);
+    bool m = dlq_event_filter_matches (&f, EVENT, strlen (EVENT), FP);
+    dlq_event_filter_free (&f);
+    return m;
+}
+
+static void
+expect_refused (const char *request, const char *field)
+{
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    dlq_error_t err = { 0 };
+    cr_expect_eq (parse (request, &f, &err), DLQ_ERR_INVALID_REQUEST, "accepted: %s", request);
+    cr_expect_str_eq (err.field, field, "%s: %s", request, err.message);
+    cr_expect (dlq_event_filter_is_empty (&f), "a refused filter is left empty");
+}
+
+Test (event_filter, each_filter_alone)
+{
+    cr_expect (matches ("{}"));
+    cr_expect (matches ("{\"streamName\":\"orders\"}"));
+    cr_expect_not (matches ("{\"streamName\":\"payments\"}"));
+    cr_expect (matches ("{\"status\":\"PENDING\"}"));
+    cr_expect_not (matches ("{\"status\":\"pending\"}"), "status is exact");
+    cr_expect (matches ("{\"errorType\":\"java.lang.IllegalStateException\"}"));
+    cr_expect_not (matches ("{\"errorType\":\"IllegalStateException\"}"));
+    cr_expect (matches ("{\"fingerprint\":\"" FP "\"}"));
+    cr_expect_not (matches ("{\"fingerprint\":\"fedcba9876543210\"}"));
+    cr_expect (matches ("{\"messageContains\":\"timed out\"}"), "without case");
+    cr_expect (matches ("{\"messageContains\":\"3000 MS\"}"));
+    cr_expect_not (matches ("{\"messageContains\":\"refused\"}"));
+    cr_expect (matches ("{\"metadata\":{\"tenantId\":\"acme\"}}"));
+    cr_expect_not (matches ("{\"metadata\":{\"tenantId\":\"ACME\"}}"));
+    cr_expect (matches ("{\"metadata\":{\"shard\":7}}"));
+    cr_expect (matches ("{\"metadata\":{\"shard\":7.0}}"), "numbers compare as numbers");
+    cr_expect_not (matches ("{\"metadata\":{\"shard\":\"7\"}}"), "a string is not a number");
+    cr_expect (matches ("{\"metadata\":{\"vip\":true}}"));
+    cr_expect_not (matches ("{\"metadata\":{\"vip\":false}}"));
+    cr_expect_not (matches ("{\"metadata\":{\"region\":\"eu\"}}"), "an absent key never matches");
+    cr_expect_not (matches ("{\"metadata\":{\"tenantId\":\"acme\",\"shard\":8}}"), "every pair must hold");
+}
+
+Test (event_filter, range_edges)
+{
+    cr_expect (matches ("{\"createdAfter\":\"2026-06-09T14:32:13.500Z\"}"), "createdAfter is inclusive");
+    cr_expect_not (matches ("{\"createdAfter\":\"2026-06-09T14:32:13.501Z\"}"));
+    cr_expect_not (matches ("{\"createdBefore\":\"2026-06-09T14:32:13.500Z\"}"), "createdBefore is exclusive");
+    cr_expect (matches ("{\"createdBefore\":\"2026-06-09T14:32:13.501Z\"}"));
+    cr_expect (matches ("{\"createdAfter\":\"2026-06-01T00:00:00Z\",\"createdBefore\":\"2026-07-01T00:00:00Z\"}"));
+    cr_expect (matches ("{\"attemptsMin\":3,\"attemptsMax\":3}"), "attempts bounds are inclusive");
+    cr_expect_not (matches ("{\"attemptsMin\":4}"));
+    cr_expect_not (matches ("{\"attemptsMax\":2}"));
+}
+
+Test (event_filter, combined)
+{
+    cr_expect (matches ("{\"streamName\":\"orders\",\"status\":\"PENDING\",\"errorType\":\"java.lang.IllegalStateException\","
+                        "\"createdAfter\":\"2026-06-01T00:00:00Z\",\"attemptsMin\":1,\"attemptsMax\":5,"
+                        "\"metadata\":{\"tenantId\":\"acme\"},\"messageContains\":\"downstream\",\"fingerprint\":\"" FP "\","
+                        "\"limit\":10,\"cursor\":\"x\"}"), "and members that are not filters are left alone");
+    cr_expect_not (matches ("{\"streamName\":\"orders\",\"status\":\"DLQ\"}"));
+}
+
+Test (event_filter, bad_members_are_refused_by_name)
+{
+    expect_refused ("{\"streamName\":\"\"}", "streamName");
+    expect_refused ("{\"status\":3}", "status");
+    expect_refused ("{\"fingerprint\":\"XYZ\"}", "fingerprint");
+    expect_refused ("{\"fingerprint\":\"0123456789ABCDEF\"}", "fingerprint");
+    expect_refused ("{\"createdAfter\":\"yesterday\"}", "createdAfter");
+    expect_refused ("{\"createdBefore\":1781015533500}", "createdBefore");
+    expect_refused ("{\"attemptsMin\":-1}", "attemptsMin");
+    expect_refused ("{\"attemptsMax\":1.5}", "attemptsMax");
+    expect_refused ("{\"attemptsMin\":5,\"attemptsMax\":2}", "attemptsMax");
+    expect_refused ("{\"metadata\":[]}", "metadata");
+    expect_refused ("{\"metadata\":{}}", "metadata");
+    expect_refused ("{\"metadata\":{\"a\":{\"b\":1}}}", "metadata.a");
+    expect_refused ("{\"metadata\":{\"a.b\":1}}", "metadata.a.b");
+    expect_refused ("{\"streamName\":\"orders\",\"messageContains\":null}", "messageContains");
+}
+
+Test (event_filter, member_names_and_emptiness)
+{
+    cr_expect (dlq_event_filter_is_member ("errorType", 9));
+    cr_expect_not (dlq_event_filter_is_member ("limit", 5));
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    cr_expect (dlq_event_filter_is_empty (&f));
+    dlq_error_t err = { 0 };
+    cr_assert_eq (parse ("{\"attemptsMin\":0}", &f, &err), DLQ_OK);
+    cr_expect_not (dlq_event_filter_is_empty (&f));
+    dlq_event_filter_free (&f);
+    cr_expect (dlq_event_filter_contains ("abc", 3, ""));
+    cr_expect_not (dlq_event_filter_contains ("ab", 2, "abc"));
+}
