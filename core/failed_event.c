@@ -8,6 +8,8 @@
  */
 #include "failed_event.h"
 
+#include "fingerprint.h"
+
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
@@ -498,4 +500,14 @@ dlq_event_destroy (dlq_event_t **event_p)
     free (e->json);
     free (e);
     *event_p = NULL;
+}
+
+void
+dlq_event_fingerprint (dlq_event_t *event)
+{
+    dlq_fingerprint_t fp;
+    const char *message = event->error_message, *stack = event->error_stack_trace;
+    dlq_fingerprint_of (event->error_type, message, message ? strlen (message) : 0,
+                        stack, stack ? strlen (stack) : 0, &fp);
+    memcpy (event->fingerprint, fp.hex, sizeof event->fingerprint);
 }

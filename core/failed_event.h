@@ -43,6 +43,8 @@ typedef struct {
     char    *metadata;          /* JSON object text, NULL when absent or empty */
     char    *json;              /* canonical JSON body, NULL until dlq_event_encode */
     size_t   json_len;
+    char     fingerprint [17];  /* the error's fingerprint (fingerprint.h), 16 hex digits;
+                                 * "" until dlq_event_fingerprint */
 } dlq_event_t;
 
 /* Decode and validate one FailedEvent JSON body. now_ms fills createdAt and
@@ -51,6 +53,10 @@ typedef struct {
  * INVALID_EVENT or INVALID_TIMESTAMP, with err->field naming the field
  * ("error.type", "createdAt", ...). Unknown fields are rejected. */
 dlq_event_t *dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err);
+
+/* Set event->fingerprint from its error (type, message, stack trace):
+ * call it before a stream policy may strip the stack trace. */
+void dlq_event_fingerprint (dlq_event_t *event);
 
 /* Build the canonical JSON body (seed 001 field order, compact, timestamps as
  * ISO-8601 UTC with milliseconds, absent fields omitted, metadata omitted

@@ -150,6 +150,7 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
         send_error (self, &frames [0], &frames [2], &err);
         return;
     }
+    dlq_event_fingerprint (event);          /* before the policy may strip the stack trace */
     dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
     dlq_event_encode (event);
     if (self->gathering->count == 0)
