@@ -135,8 +135,10 @@ parse_metadata (const dlq_json_value_t *v, dlq_event_filter_t *f, dlq_error_t *e
         if (p->type != DLQ_JSON_STRING && p->type != DLQ_JSON_NUMBER && p->type != DLQ_JSON_TRUE
             && p->type != DLQ_JSON_FALSE)
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field, "expected a string, a number, true or false");
-        if (p->key_len == 0 || memchr (p->key, '\0', p->key_len) || memchr (p->key, '.', p->key_len))
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field, "expected a top-level metadata key (no '.')");
+        if (p->key_len == 0 || memchr (p->key, '\0', p->key_len) || memchr (p->key, '.', p->key_len)
+            || memchr (p->key, '"', p->key_len))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field,
+                                  "expected a top-level metadata key (no '.' nor '\"')");
         dlq_filter_pair_t *pair = &f->metadata [f->metadata_count++];
         pair->key = dlq_strndup (p->key, p->key_len);
         pair->type = p->type;

@@ -1176,7 +1176,7 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
      * events and filling in their routing columns. */
     for (int round = 0; round < 2; round++) {
         store = open_store (DLQ_EMBEDDED_WRITER);
-        cr_assert_eq (schema_version (), 3);
+        cr_assert_eq (schema_version (), 4);
         cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sqlite_master WHERE name IN ('sink_state',"
                                  " 'deliveries', 'deliveries_by_state', 'deliveries_by_seq')"), 4);
         char *upgraded = schema_text ();
@@ -1250,7 +1250,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
         if (reader) {
             cr_assert_eq (schema_version (), 2, "a reader does not upgrade");
             store = open_store (DLQ_EMBEDDED_WRITER);
-            cr_assert_eq (schema_version (), 3);
+            cr_assert_eq (schema_version (), 4);
         }
     }
     char *upgraded = schema_text ();
@@ -1276,7 +1276,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
     expect_columns (10, later);
     dlq_event_destroy (&later);
     dlq_embedded_destroy (&store);
-    cr_assert_eq (schema_version (), 3);
+    cr_assert_eq (schema_version (), 4);
     store = open_store (DLQ_EMBEDDED_READER);
     expect_spool (store, COUNT);
     dlq_embedded_destroy (&store);
@@ -1322,7 +1322,7 @@ Test (spool_ledger, the_upgrade_converts_first_attempt_at_to_the_exact_ms)
     for (int mode = DLQ_EMBEDDED_READER; mode >= DLQ_EMBEDDED_WRITER; mode--) {
         /* first a version 2 reader, then the upgraded file */
         dlq_embedded_t *store = open_store (mode);
-        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 3);
+        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 4);
         int64_t after = 0;
         for (int i = 0; i < COUNT; i += PAGE) {
             seen_events_t seen = { .count = 0 };
@@ -1345,13 +1345,13 @@ Test (spool_ledger, a_newer_version_is_refused)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     dlq_embedded_destroy (&store);
-    test_store_exec (tmp_dir, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
     for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_READER; mode++) {
         char err [512] = "";
         store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
         cr_assert_null (store);
-        cr_assert_not_null (strstr (err, "schema version 4, newer"), "err: %s", err);
-        cr_assert_not_null (strstr (err, "supports (3)"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "schema version 5, newer"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "supports (4)"), "err: %s", err);
     }
 }
 

@@ -26,10 +26,13 @@
 /* Schema versions: 1 the events, 2 adds the delivery ledger (sink_state,
  * deliveries), 3 adds the routing columns of events (operation_type,
  * document_key, attempts, first_attempt_at), so the spool reads need not
- * parse bodies. SCHEMA_VERSION is the newest this code knows. */
+ * parse bodies, 4 adds the columns and indexes of the workbench's filters
+ * (error_message, fingerprint; embedded_query.h). SCHEMA_VERSION is the
+ * newest this code knows. */
 #define SCHEMA_VERSION_LEDGER   2
 #define SCHEMA_VERSION_COLUMNS  3
-#define SCHEMA_VERSION          3
+#define SCHEMA_VERSION_FILTERS  4
+#define SCHEMA_VERSION          4
 
 /* The routing columns of version 3 as SQLite computes them from a stored
  * (canonical) body: the version 3 upgrade backfills old rows with them, and
@@ -165,5 +168,13 @@ bool embedded_ledger_last_seq (dlq_embedded_t *self, int64_t *seq_out);
 
 /* Sweep, inside its transaction: drop the deliveries rows of swept events. */
 bool embedded_ledger_sweep_rows (dlq_embedded_t *self, const int64_t *seqs, size_t count);
+
+/* LIST cursors, "<created_at>.<seq>" (embedded_store.c), and a page of a
+ * bound statement selecting (created_at, seq, body) newest first, limit + 1
+ * rows: up to limit bodies into events_out as a JSON array, the cursor of
+ * the last one into next_cursor_out when one more row came. */
+bool embedded_parse_cursor (const char *cursor, int64_t *created_at, int64_t *seq);
+bool embedded_collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
+                            dlq_buf_t *events_out, dlq_buf_t *next_cursor_out);
 
 #endif

@@ -29,6 +29,7 @@
  *  the two share.
  */
 #include "embedded_internal.h"
+#include "fingerprint.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 
@@ -102,6 +103,24 @@ static const char schema_v3 [] =
     " first_attempt_at = " BODY_FIRST_ATTEMPT_AT ";"
     "UPDATE meta SET value = '3' WHERE key = 'schema_version';";
 
+/* Version 3 -> 4: the columns and indexes of the workbench's filters
+ * (embedded_query.h): error_message (a copy of error.message) and the
+ * error's fingerprint (fingerprint.h; old rows get it from their body, so
+ * without a stack trace a stream policy stripped), and an index per
+ * filter that narrows well, newest first within it. */
+static const char schema_v4 [] =
+    "ALTER TABLE events ADD COLUMN error_message TEXT;"
+    "ALTER TABLE events ADD COLUMN fingerprint TEXT;"
+    "UPDATE events SET"
+    " error_message = (CASE WHEN json_valid (body) AND json_type (body, '$.error.message') = 'text'"
+    "                  THEN json_extract (body, '$.error.message') END),"
+    " fingerprint = dlq_fingerprint (body);"
+    "CREATE INDEX events_by_created ON events (created_at DESC, seq DESC);"
+    "CREATE INDEX events_by_status ON events (status, created_at DESC, seq DESC);"
+    "CREATE INDEX events_by_error_type ON events (error_type, created_at DESC, seq DESC);"
+    "CREATE INDEX events_by_fingerprint ON events (fingerprint, created_at DESC, seq DESC);"
+    "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
+
 /* The list query: a range scan of events_by_stream, newest first. The
  * "after" form continues strictly below the cursor's (created_at, seq). It
  * is written as two range scans merged, not as "(created_at, seq) < (?, ?)":
@@ -126,7 +145,8 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
      * skipped; a NOT NULL violation stays an error instead of a "duplicate". */
     [ST_INSERT]     = "INSERT INTO events (id, stream_name, created_at, expires_at,"
                       " status, error_type, body, operation_type, document_key, attempts,"
-                      " first_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                      " first_attempt_at, error_message, fingerprint)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
                       " ON CONFLICT (id) DO NOTHING",
     [ST_COUNT_ADD]  = "INSERT INTO stream_counts (stream_name, events) VALUES (?1, ?2)"
                       " ON CONFLICT (stream_name) DO UPDATE SET events = events + excluded.events",
@@ -342,6 +362,35 @@ database_is_empty (dlq_embedded_t *self, bool *empty)
     return true;
 }
 
+/* dlq_fingerprint (body): the fingerprint of a stored body, for the
+ * version 4 backfill; NULL for a body that is not an event. */
+static void
+sql_fingerprint (sqlite3_context *context, int argc, sqlite3_value **argv)
+{
+    (void) argc;
+    const char *body = (const char *) sqlite3_value_text (argv [0]);
+    dlq_fingerprint_t fp;
+    if (body && dlq_fingerprint_of_event (body, (size_t) sqlite3_value_bytes (argv [0]), &fp))
+        sqlite3_result_text (context, fp.hex, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_null (context);
+}
+
+/* Version 3 -> 4 (schema_v4). */
+static bool
+upgrade_filters (dlq_embedded_t *self)
+{
+    if (sqlite3_create_function_v2 (self->db, "dlq_fingerprint", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                    sql_fingerprint, NULL, NULL, NULL) != SQLITE_OK) {
+        embedded_fail_sqlite (self, "cannot register dlq_fingerprint");
+        return false;
+    }
+    if (!exec_sql (self, schema_v4, "cannot upgrade the schema to version 4"))
+        return false;
+    self->schema_version = SCHEMA_VERSION_FILTERS;
+    return true;
+}
+
 /* Version 2 -> 3 (schema_v3). */
 static bool
 upgrade_columns (dlq_embedded_t *self)
@@ -377,6 +426,8 @@ ensure_schema (dlq_embedded_t *self)
         ok = embedded_ledger_upgrade (self);
     if (ok && self->schema_version < SCHEMA_VERSION_COLUMNS)
         ok = upgrade_columns (self);
+    if (ok && self->schema_version < SCHEMA_VERSION_FILTERS)
+        ok = upgrade_filters (self);
     if (ok)
         ok = exec_sql (self, "COMMIT", "cannot commit the schema");
     if (!ok && !sqlite3_get_autocommit (self->db))
@@ -652,6 +703,13 @@ insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
     bind_optional_text (stmt, 9, event->document_key);
     sqlite3_bind_int (stmt, 10, event->attempts);
     bind_time (stmt, 11, event->first_attempt_at);
+    bind_optional_text (stmt, 12, event->error_message);
+    char fingerprint [sizeof event->fingerprint];
+    if (event->fingerprint [0])
+        memcpy (fingerprint, event->fingerprint, sizeof fingerprint);
+    else                                    /* not fingerprinted by the gateway (an embedded sink) */
+        dlq_event_fingerprint_hex (event, fingerprint);
+    sqlite3_bind_text (stmt, 13, fingerprint, -1, SQLITE_TRANSIENT);
     if (!step_done (self, ST_INSERT, "cannot insert event"))
         return false;
     *inserted = sqlite3_changes (self->db) > 0;
@@ -770,8 +828,8 @@ dlq_embedded_get (dlq_embedded_t *self, const char *id, int64_t now_ms, dlq_buf_
 
 /* Parse a cursor as issued by list: "<created_at>.<seq>", both canonical
  * decimal, created_at may be negative, seq >= 1. */
-static bool
-parse_cursor (const char *cursor, int64_t *created_at, int64_t *seq)
+bool
+embedded_parse_cursor (const char *cursor, int64_t *created_at, int64_t *seq)
 {
     const char *dot = strchr (cursor, '.');
     if (!dot)
@@ -792,9 +850,9 @@ format_cursor (dlq_buf_t *out, int64_t created_at, int64_t seq)
 /* Step the bound list statement, writing up to limit bodies into
  * events_out; when a further row exists, the cursor of the last written row
  * goes to next_cursor_out. */
-static bool
-collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
-              dlq_buf_t *events_out, dlq_buf_t *next_cursor_out)
+bool
+embedded_collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
+                       dlq_buf_t *events_out, dlq_buf_t *next_cursor_out)
 {
     int64_t last_created = 0, last_seq = 0;
     size_t rows = 0;
@@ -836,7 +894,7 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
         limit = (size_t) INT64_MAX - 1;
     bool first = !cursor || !*cursor;
     int64_t created_at = 0, seq = 0;
-    if (!first && !parse_cursor (cursor, &created_at, &seq))
+    if (!first && !embedded_parse_cursor (cursor, &created_at, &seq))
         return DLQ_STORE_BAD_CURSOR;
 
     sqlite3_stmt *stmt = self->stmt [first ? ST_LIST_FIRST : ST_LIST_AFTER];
@@ -847,7 +905,7 @@ dlq_embedded_list (dlq_embedded_t *self, const char *stream, size_t limit,
         sqlite3_bind_int64 (stmt, 4, created_at);
         sqlite3_bind_int64 (stmt, 5, seq);
     }
-    bool ok = collect_page (self, stmt, limit, events_out, next_cursor_out);
+    bool ok = embedded_collect_page (self, stmt, limit, events_out, next_cursor_out);
     embedded_stmt_release (stmt);
     if (!ok) {
         dlq_buf_reset (events_out);

@@ -1,0 +1,297 @@
+/*  embedded_query — filtered LIST, COUNT and GROUPS; see embedded_query.h. */
+#include "embedded_query.h"
+
+#include "dlq_json.h"
+#include "dlq_time.h"
+#include "embedded_internal.h"
+#include "fingerprint.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BINDS_MAX (16 + 3 * DLQ_FILTER_METADATA_MAX)
+
+typedef enum { BIND_TEXT, BIND_INT, BIND_REAL } bind_type_t;
+
+typedef struct {
+    bind_type_t type;
+    const char *text;               /* BIND_TEXT: owned by the filter, or by owned [] */
+    int64_t     integer;
+    double      real;
+} bind_t;
+
+/* A statement being written: its SQL and its parameters, in order. */
+typedef struct {
+    dlq_buf_t sql;
+    bind_t    binds [BINDS_MAX];
+    int       count;
+    dlq_buf_t owned [2 * DLQ_FILTER_METADATA_MAX + 1];   /* text made here (paths, patterns) */
+    int       owned_count;
+} query_t;
+
+static void
+bind_text (query_t *q, const char *text)
+{
+    q->binds [q->count++] = (bind_t) { .type = BIND_TEXT, .text = text };
+}
+
+static void
+bind_int (query_t *q, int64_t n)
+{
+    q->binds [q->count++] = (bind_t) { .type = BIND_INT, .integer = n };
+}
+
+static const char *
+own (query_t *q, dlq_buf_t *text)
+{
+    q->owned [q->owned_count] = *text;
+    return q->owned [q->owned_count++].data;
+}
+
+/* "AND <column> = ?" for a string filter that is set. */
+static void
+equal (query_t *q, const char *column, const char *value)
+{
+    if (!value)
+        return;
+    dlq_buf_printf (&q->sql, " AND %s = ?", column);
+    bind_text (q, value);
+}
+
+/* error_message LIKE '%text%' with LIKE's own characters escaped. */
+static void
+contains (query_t *q, const char *text)
+{
+    if (!text)
+        return;
+    dlq_buf_t pattern = DLQ_BUF_INIT;
+    dlq_buf_putc (&pattern, '%');
+    for (const char *p = text; *p; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\')
+            dlq_buf_putc (&pattern, '\\');
+        dlq_buf_putc (&pattern, *p);
+    }
+    dlq_buf_putc (&pattern, '%');
+    dlq_buf_puts (&q->sql, " AND error_message LIKE ? ESCAPE '\\'");
+    bind_text (q, own (q, &pattern));
+}
+
+/* One metadata pair: the member's JSON type, and its value. */
+static void
+metadata_pair (query_t *q, const dlq_filter_pair_t *pair)
+{
+    dlq_buf_t path = DLQ_BUF_INIT;
+    dlq_buf_puts (&path, "$.metadata.");
+    dlq_json_write_string (&path, pair->key, strlen (pair->key));     /* a quoted label */
+    const char *p = own (q, &path);
+    switch (pair->type) {
+        case DLQ_JSON_STRING:
+            dlq_buf_puts (&q->sql, " AND json_type (body, ?) = 'text' AND json_extract (body, ?) = ?");
+            bind_text (q, p);
+            bind_text (q, p);
+            bind_text (q, pair->text);
+            break;
+        case DLQ_JSON_NUMBER:
+            dlq_buf_puts (&q->sql, " AND json_type (body, ?) IN ('integer', 'real') AND json_extract (body, ?) = ?");
+            bind_text (q, p);
+            bind_text (q, p);
+            q->binds [q->count++] = (bind_t) { .type = BIND_REAL, .real = pair->number };
+            break;
+        default:
+            dlq_buf_printf (&q->sql, " AND json_type (body, ?) = '%s'", pair->type == DLQ_JSON_TRUE ? "true" : "false");
+            bind_text (q, p);
+            break;
+    }
+}
+
+/* " FROM events WHERE <unexpired> AND <each filter>". */
+static void
+where (query_t *q, const dlq_event_filter_t *f, int64_t now_ms)
+{
+    dlq_buf_puts (&q->sql, " FROM events WHERE (expires_at IS NULL OR expires_at > ?)");
+    bind_int (q, now_ms);
+    equal (q, "stream_name", f->stream);
+    equal (q, "status", f->status);
+    equal (q, "error_type", f->error_type);
+    equal (q, "fingerprint", f->fingerprint);
+    if (f->has_created_after) {
+        dlq_buf_puts (&q->sql, " AND created_at >= ?");
+        bind_int (q, f->created_after);
+    }
+    if (f->has_created_before) {
+        dlq_buf_puts (&q->sql, " AND created_at < ?");
+        bind_int (q, f->created_before);
+    }
+    if (f->has_attempts_min) {
+        dlq_buf_puts (&q->sql, " AND attempts >= ?");
+        bind_int (q, f->attempts_min);
+    }
+    if (f->has_attempts_max) {
+        dlq_buf_puts (&q->sql, " AND attempts <= ?");
+        bind_int (q, f->attempts_max);
+    }
+    contains (q, f->message_contains);
+    for (size_t i = 0; i < f->metadata_count; i++)
+        metadata_pair (q, &f->metadata [i]);
+}
+
+static void
+query_free (query_t *q)
+{
+    dlq_buf_free (&q->sql);
+    for (int i = 0; i < q->owned_count; i++)
+        dlq_buf_free (&q->owned [i]);
+}
+
+/* Prepare q on the store's connection and bind its parameters. */
+static sqlite3_stmt *
+prepare (dlq_embedded_t *self, query_t *q, const char *what)
+{
+    if (self->schema_version < SCHEMA_VERSION_FILTERS) {
+        embedded_fail_text (self, "%s: the store is at schema version %lld; filters need version %d"
+                            " (the gateway's writer upgrades it when it starts)", what,
+                            (long long) self->schema_version, SCHEMA_VERSION_FILTERS);
+        return NULL;
+    }
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (self->db, q->sql.data, (int) q->sql.len, &stmt, NULL) != SQLITE_OK) {
+        embedded_fail_sqlite (self, what);
+        return NULL;
+    }
+    for (int i = 0; i < q->count; i++) {
+        const bind_t *b = &q->binds [i];
+        if (b->type == BIND_TEXT)
+            sqlite3_bind_text (stmt, i + 1, b->text, -1, SQLITE_STATIC);
+        else if (b->type == BIND_INT)
+            sqlite3_bind_int64 (stmt, i + 1, b->integer);
+        else
+            sqlite3_bind_double (stmt, i + 1, b->real);
+    }
+    return stmt;
+}
+
+/* ---- LIST ----------------------------------------------------------------------- */
+
+dlq_store_result_t
+dlq_embedded_query_list (dlq_embedded_t *self, const dlq_event_filter_t *filter, size_t limit,
+                         const char *cursor, int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *next_cursor_out)
+{
+    dlq_buf_reset (events_out);
+    dlq_buf_reset (next_cursor_out);
+    int64_t created_at = 0, seq = 0;
+    bool after = cursor && *cursor;
+    if (after && !embedded_parse_cursor (cursor, &created_at, &seq))
+        return DLQ_STORE_BAD_CURSOR;
+    query_t q = { .sql = DLQ_BUF_INIT };
+    dlq_buf_puts (&q.sql, "SELECT created_at, seq, body");
+    where (&q, filter, now_ms);
+    if (after) {
+        dlq_buf_puts (&q.sql, " AND (created_at < ? OR (created_at = ? AND seq < ?))");
+        bind_int (&q, created_at);
+        bind_int (&q, created_at);
+        bind_int (&q, seq);
+    }
+    dlq_buf_puts (&q.sql, " ORDER BY created_at DESC, seq DESC LIMIT ?");
+    bind_int (&q, (int64_t) limit + 1);
+    sqlite3_stmt *stmt = prepare (self, &q, "list");
+    bool ok = stmt && embedded_collect_page (self, stmt, limit, events_out, next_cursor_out);
+    sqlite3_finalize (stmt);
+    query_free (&q);
+    return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
+}
+
+/* ---- COUNT ------------------------------------------------------------------------ */
+
+dlq_store_result_t
+dlq_embedded_query_count (dlq_embedded_t *self, const dlq_event_filter_t *filter, int64_t now_ms, int64_t *count_out)
+{
+    query_t q = { .sql = DLQ_BUF_INIT };
+    dlq_buf_puts (&q.sql, "SELECT count (*)");
+    where (&q, filter, now_ms);
+    sqlite3_stmt *stmt = prepare (self, &q, "count");
+    bool ok = stmt && sqlite3_step (stmt) == SQLITE_ROW;
+    if (ok)
+        *count_out = sqlite3_column_int64 (stmt, 0);
+    else if (stmt)
+        embedded_fail_sqlite (self, "count");
+    sqlite3_finalize (stmt);
+    query_free (&q);
+    return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
+}
+
+/* ---- GROUPS --------------------------------------------------------------------- */
+
+static void
+put_time (dlq_buf_t *out, const char *name, int64_t ms)
+{
+    char iso [DLQ_TIME_ISO_LEN + 1];
+    dlq_time_format_iso (ms, iso);
+    dlq_buf_printf (out, ",\"%s\":\"%s\"", name, iso);
+}
+
+static void
+put_text (dlq_buf_t *out, const char *name, sqlite3_stmt *stmt, int column)
+{
+    dlq_buf_printf (out, ",\"%s\":", name);
+    const char *text = (const char *) sqlite3_column_text (stmt, column);
+    if (text)
+        dlq_json_write_string (out, text, (size_t) sqlite3_column_bytes (stmt, column));
+    else
+        dlq_buf_puts (out, "null");
+}
+
+/* One group's JSON from a row of the GROUPS statement. */
+static void
+write_group (dlq_buf_t *out, sqlite3_stmt *stmt)
+{
+    dlq_buf_puts (out, "{\"fingerprint\":");
+    const char *fingerprint = (const char *) sqlite3_column_text (stmt, 0);
+    if (fingerprint)
+        dlq_json_write_string (out, fingerprint, (size_t) sqlite3_column_bytes (stmt, 0));
+    else
+        dlq_buf_puts (out, "null");
+    dlq_buf_printf (out, ",\"count\":%lld", (long long) sqlite3_column_int64 (stmt, 1));
+    put_time (out, "firstSeen", sqlite3_column_int64 (stmt, 2));
+    put_time (out, "lastSeen", sqlite3_column_int64 (stmt, 3));
+    dlq_buf_puts (out, ",\"streams\":");
+    dlq_buf_append (out, sqlite3_column_text (stmt, 4), (size_t) sqlite3_column_bytes (stmt, 4));
+    put_text (out, "errorType", stmt, 5);
+    dlq_buf_t normalised = DLQ_BUF_INIT;
+    const char *message = (const char *) sqlite3_column_text (stmt, 6);
+    if (message)
+        dlq_fingerprint_normalise_message (message, (size_t) sqlite3_column_bytes (stmt, 6), &normalised);
+    dlq_buf_puts (out, ",\"message\":");
+    dlq_json_write_string (out, normalised.data ? normalised.data : "", normalised.len);
+    dlq_buf_free (&normalised);
+    put_text (out, "sampleId", stmt, 7);
+    dlq_buf_putc (out, '}');
+}
+
+dlq_store_result_t
+dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filter, size_t limit, int64_t now_ms,
+                           dlq_buf_t *groups_out)
+{
+    dlq_buf_reset (groups_out);
+    query_t q = { .sql = DLQ_BUF_INIT };
+    dlq_buf_puts (&q.sql, "SELECT fingerprint, count (*) AS n, min (created_at), max (created_at),"
+                          " json_group_array (DISTINCT stream_name), error_type, error_message, id");
+    where (&q, filter, now_ms);
+    dlq_buf_puts (&q.sql, " GROUP BY fingerprint ORDER BY n DESC, max (created_at) DESC LIMIT ?");
+    bind_int (&q, (int64_t) limit);
+    sqlite3_stmt *stmt = prepare (self, &q, "groups");
+    int rc = SQLITE_DONE;
+    size_t rows = 0;
+    dlq_buf_putc (groups_out, '[');
+    while (stmt && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        if (rows++)
+            dlq_buf_putc (groups_out, ',');
+        write_group (groups_out, stmt);
+    }
+    dlq_buf_putc (groups_out, ']');
+    bool ok = stmt && rc == SQLITE_DONE;
+    if (stmt && !ok)
+        embedded_fail_sqlite (self, "groups");
+    sqlite3_finalize (stmt);
+    query_free (&q);
+    return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
+}
