@@ -503,11 +503,17 @@ dlq_event_destroy (dlq_event_t **event_p)
 }
 
 void
-dlq_event_fingerprint (dlq_event_t *event)
+dlq_event_fingerprint_hex (const dlq_event_t *event, char *hex)
 {
     dlq_fingerprint_t fp;
     const char *message = event->error_message, *stack = event->error_stack_trace;
     dlq_fingerprint_of (event->error_type, message, message ? strlen (message) : 0,
                         stack, stack ? strlen (stack) : 0, &fp);
-    memcpy (event->fingerprint, fp.hex, sizeof event->fingerprint);
+    memcpy (hex, fp.hex, sizeof fp.hex);
+}
+
+void
+dlq_event_fingerprint (dlq_event_t *event)
+{
+    dlq_event_fingerprint_hex (event, event->fingerprint);
 }

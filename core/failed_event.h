@@ -58,6 +58,9 @@ dlq_event_t *dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq
  * call it before a stream policy may strip the stack trace. */
 void dlq_event_fingerprint (dlq_event_t *event);
 
+/* The same fingerprint into hex (17 bytes), event untouched. */
+void dlq_event_fingerprint_hex (const dlq_event_t *event, char *hex);
+
 /* Build the canonical JSON body (seed 001 field order, compact, timestamps as
  * ISO-8601 UTC with milliseconds, absent fields omitted, metadata omitted
  * when empty) into event->json, replacing any previous one. */
