@@ -32,10 +32,10 @@
 #define RPC_TIMEOUT_MS      30000
 #define CONFIRM_TIMEOUT_MS  30000       /* raw: no confirm this long fails the run */
 #define WARM_UP_EVENTS      10000
-#define MAX_REPEAT          100
-#define DAY_MS              86400000LL
 #define ERR_LEN             4096
 #define NAME_LEN            (DLQ_AMQP_SHORTSTR_MAX + 1)
+#define RAW_DONE            "publishes, all confirmed"
+#define RUN_PER_PUBLISH     BENCH_RUN_OTHER     /* (iii) */
 
 /* How both publish: the sink's defaults (sinks/amqp/amqp_sink.c), or the
  * values the sink's settings give. */
@@ -55,71 +55,28 @@ typedef struct {
     dlq_sink_event_t           *events;         /* as deliver gets them */
 } bench_mq_t;
 
-typedef enum {
-    RUN_DRAIN,                  /* (i) */
-    RUN_RAW,                    /* (ii) */
-    RUN_PER_PUBLISH             /* (iii) */
-} run_kind_t;
-
+/* What a run needs (the ctx of bench_sink_rounds). */
 typedef struct {
-    run_kind_t         kind;
-    size_t             number;  /* 1-based per kind; 0 for the warm-up */
-    size_t             events;
-    double             eps;
-    double             seconds;
-    bench_sink_drain_t drain;   /* (i) */
-    bool               failed;
-} run_t;
+    const bench_amqp_options_t *options;
+    bench_mq_t                 *mq;
+    const char                 *dir;
+    const bench_events_t       *events;
+} runner_t;
 
 /* Settings of the sink's section the benchmark writes itself, or that
  * would make the raw publisher publish otherwise. */
 static const char *const owned_settings [] = {
-    "host", "port", "vhost", "user", "password", "tls", "exchange", "declare_exchange", "confirm_mode"
+    "host", "port", "vhost", "user", "password", "tls", "exchange", "declare_exchange", "confirm_mode", NULL
 };
 
 
 /* ------------------------------------------------------------------------ */
-/* The events and the settings */
-
-/* The retention of the stream policy that set the row's expiresAt. */
-static int32_t
-retention_days (const bench_row_t *r)
-{
-    return r->expires_at == DLQ_TIME_NONE ? 0 : (int32_t) ((r->expires_at - r->created_at) / DAY_MS);
-}
-
-/* Each event as the dispatcher hands it to deliver: the rows are the
- * gateway's decode -> stream policy -> canonical encode of the bodies
- * (bench_events.h). */
-static dlq_sink_event_t *
-sink_events (const bench_events_t *ev)
-{
-    dlq_sink_event_t *out = dlq_calloc (ev->count, sizeof *out);
-    for (size_t i = 0; i < ev->count; i++) {
-        const bench_row_t *r = &ev->rows [i];
-        out [i] = (dlq_sink_event_t) {
-            .id = r->id, .stream_name = r->stream_name, .operation_type = r->operation_type,
-            .status = r->status, .document_key = r->document_key, .attempts = r->attempts,
-            .first_attempt_at = r->first_attempt_at, .created_at = r->created_at,
-            .expires_at = r->expires_at, .retention_days = retention_days (r),
-            .json = r->json, .json_len = r->json_len, .delivery_attempt = 1,
-        };
-    }
-    return out;
-}
+/* The settings */
 
 /* What settings (the text of the sink's section) change for publishing. */
 static bool
 apply_settings (const config_t *cfg, publishing_t *pub, char *err, size_t err_len)
 {
-    char path [64];
-    for (size_t i = 0; i < sizeof owned_settings / sizeof owned_settings [0]; i++) {
-        snprintf (path, sizeof path, "s.%s", owned_settings [i]);
-        if (config_lookup (cfg, path)) {
-            snprintf (err, err_len, "--amqp-settings: %s is the benchmark's to set", owned_settings [i]);
-            return false;
-        }
-    }
     int window = 0, mandatory = 0;
     const char *text = NULL;
     if (config_lookup_int (cfg, "s.confirm_window", &window)) {
@@ -142,18 +99,11 @@ static bool
 read_settings (const char *settings, publishing_t *pub, char *err, size_t err_len)
 {
     *pub = (publishing_t) { .window = 256, .exchange_type = "topic", .routing_prefix = "dlq." };
-    if (!settings)
-        return true;
-    dlq_buf_t text = DLQ_BUF_INIT;
-    dlq_buf_printf (&text, "s: { %s };", settings);
     config_t cfg;
-    config_init (&cfg);
-    bool ok = config_read_string (&cfg, text.data) == CONFIG_TRUE;
-    if (!ok)
-        snprintf (err, err_len, "--amqp-settings: %s (in: %s)", config_error_text (&cfg), text.data);
-    ok = ok && apply_settings (&cfg, pub, err, err_len);
+    if (!bench_sink_settings ("amqp", settings, owned_settings, &cfg, err, err_len))
+        return false;
+    bool ok = apply_settings (&cfg, pub, err, err_len);
     config_destroy (&cfg);
-    dlq_buf_free (&text);
     return ok;
 }
 
@@ -267,7 +217,7 @@ open_mq (bench_mq_t *mq, const bench_amqp_options_t *o, const bench_events_t *ev
     mq->admin = connect_broker (mq, false, err, err_len);
     if (!mq->admin)
         return false;
-    mq->events = sink_events (ev);
+    mq->events = bench_sink_events (ev);
     return true;
 }
 
@@ -285,9 +235,11 @@ close_mq (bench_mq_t *mq)
 
 /* The exchange and the queue of a run (one name for both). */
 static void
-run_name (const bench_mq_t *mq, const run_t *run, char *name)
+run_name (const bench_mq_t *mq, const bench_run_t *run, char *name)
 {
-    static const char *const kinds [] = { [RUN_DRAIN] = "drain", [RUN_RAW] = "raw", [RUN_PER_PUBLISH] = "per-publish" };
+    static const char *const kinds [] = {
+        [BENCH_RUN_DRAIN] = "drain", [BENCH_RUN_RAW] = "raw", [RUN_PER_PUBLISH] = "per-publish"
+    };
     snprintf (name, NAME_LEN, "%s.%s%zu", mq->prefix, kinds [run->kind], run->number);
 }
 
@@ -487,17 +439,17 @@ publish_confirmed (const bench_mq_t *mq, const char *exchange, size_t count, uin
 /* Runs */
 
 static void
-fail_run (const run_t *run, const char *err)
+fail_run (const bench_run_t *run, const char *err)
 {
     static const char *const kinds [] = {
-        [RUN_DRAIN] = "amqp sink drain", [RUN_RAW] = "raw publish", [RUN_PER_PUBLISH] = "per-publish confirm"
+        [BENCH_RUN_DRAIN] = "amqp sink drain", [BENCH_RUN_RAW] = "raw publish", [RUN_PER_PUBLISH] = "per-publish confirm"
     };
     fprintf (stderr, "dlqd_bench: %s run %zu: %s\n", kinds [run->kind], run->number, err);
 }
 
 /* (ii) or (iii) */
 static void
-run_raw (const bench_amqp_options_t *o, bench_mq_t *mq, run_t *run)
+run_raw (const bench_amqp_options_t *o, bench_mq_t *mq, bench_run_t *run)
 {
     char name [NAME_LEN], err [ERR_LEN] = "";
     run_name (mq, run, name);
@@ -519,43 +471,51 @@ put_setting (dlq_buf_t *config, const char *name, const char *value)
     dlq_buf_puts (config, "\";");
 }
 
-/* The sink's section, publishing to exchange, in the default chain. */
+/* The benchmark's settings of the sink's section, publishing to exchange. */
 static void
-sink_config (const bench_amqp_options_t *o, const bench_mq_t *mq, const char *exchange, dlq_buf_t *config)
+sink_section (const bench_mq_t *mq, const char *exchange, dlq_buf_t *config)
 {
     const struct amqp_connection_info *b = &mq->broker;
-    dlq_buf_puts (config, "sinks: { " SINK_NAME ": { type = \"amqp\";");
     put_setting (config, "host", b->host);
     dlq_buf_printf (config, " port = %d;", b->port);
     put_setting (config, "vhost", b->vhost);
     put_setting (config, "user", b->user);
     put_setting (config, "password", b->password);
     put_setting (config, "exchange", exchange);
-    dlq_buf_printf (config, " declare_exchange = true; %s }; };\ndefaults: { chain = [\"" SINK_NAME "\"]; };",
-                    o->settings ? o->settings : "");
+    dlq_buf_puts (config, " declare_exchange = true;");
 }
 
 /* (i) */
 static void
 run_drain (const bench_amqp_options_t *o, bench_mq_t *mq, const char *dir, const bench_events_t *ev,
-           run_t *run)
+           bench_run_t *run)
 {
-    char name [NAME_LEN], path [4096], err [ERR_LEN] = "";
+    char name [NAME_LEN], err [ERR_LEN] = "";
     run_name (mq, run, name);
-    snprintf (path, sizeof path, "%s/amqp-drain-%zu", dir, run->number);
-    dlq_buf_t config = DLQ_BUF_INIT;
-    sink_config (o, mq, name, &config);
+    dlq_buf_t section = DLQ_BUF_INIT;
+    sink_section (mq, name, &section);
     const bench_sink_dlqd_t dlqd = { o->dlqd, o->clients, o->window, o->ready_ms, o->reply_timeout_ms,
                                      o->stop_ms };
     bool ok = declare_run (mq, name, err, sizeof err)
-           && bench_sink_drain (&dlqd, path, SINK_NAME, config.data, ev, &run->drain, err, sizeof err);
-    dlq_buf_free (&config);
+           && bench_sink_drain_run (&dlqd, dir, SINK_NAME, "amqp", section.data, o->settings, ev, run,
+                                    err, sizeof err);
+    dlq_buf_free (&section);
     ok = finish_run (mq, name, run->events, o->keep, ok, err, sizeof err);
-    if (!ok)
+    if (!ok) {
         fail_run (run, err);
-    run->eps = ok ? run->drain.eps : 0;
-    run->seconds = run->drain.seconds;
+        run->eps = 0;
+    }
     run->failed = !ok;
+}
+
+static void
+run_one (void *ctx, bench_run_t *run)
+{
+    runner_t *r = ctx;
+    if (run->kind == BENCH_RUN_DRAIN)
+        run_drain (r->options, r->mq, r->dir, r->events, run);
+    else
+        run_raw (r->options, r->mq, run);
 }
 
 
@@ -584,53 +544,25 @@ print_setup (const bench_amqp_options_t *o, const bench_mq_t *mq, size_t warm_up
     printf ("amqp publishing : confirm window %u, %s exchanges, routing keys %s<streamName>, mandatory %s;"
             " persistent messages, a durable queue bound with '#' per run\n", mq->pub.window,
             mq->pub.exchange_type, mq->pub.routing_prefix, mq->pub.mandatory ? "on" : "off");
-    printf ("amqp runs       : a warm-up (a raw run of %zu events), then %zu sink drain and %zu raw runs,"
-            " alternating which goes first; every queue checked to hold its messages, then deleted\n",
-            warm_up, repeat, repeat);
+    bench_sink_print_rounds ("amqp runs", warm_up, repeat, "every queue checked to hold its messages, then deleted");
     if (o->settings)
         printf ("amqp sink       : with %s\n", o->settings);
 }
 
 static void
-print_run (const run_t *r)
+print_per_publish (const bench_run_t *r)
 {
     if (r->failed)
-        printf ("  %-14s: FAILED (see above)\n", r->kind == RUN_DRAIN ? "sink drain" : "raw");
+        printf ("per-publish     : FAILED (see above)\n");
     else
-    if (r->kind == RUN_DRAIN)
-        printf ("  sink drain #%-2zu: %7.0f events/s  (restart (PING) -> all %zu delivered in %.2f s, %lld of them"
-                " by the first STATS, %.0f events/s from then on; exec -> PING %.0f ms; load without the sink:"
-                " acks %.0f events/s)\n", r->number, r->eps, r->events, r->seconds, r->drain.delivered_at_ping,
-                r->drain.steady_eps, r->drain.ping_ms, r->drain.load_eps);
-    else
-    if (r->kind == RUN_PER_PUBLISH)
         printf ("per-publish     : %7.0f events/s  (%zu publishes in %.2f s, each waiting for its confirm:"
                 " seed 001)\n", r->eps, r->events, r->seconds);
-    else
-    if (r->number == 0)
-        printf ("  warm-up raw   : %7.0f events/s  (%zu publishes confirmed in %.2f s, not counted)\n",
-                r->eps, r->events, r->seconds);
-    else
-        printf ("  raw #%-9zu: %7.0f events/s  (%zu publishes, all confirmed, in %.2f s)\n", r->number,
-                r->eps, r->events, r->seconds);
 }
 
 static void
-summarise (const run_t *runs, size_t count, size_t repeat, const bench_mq_t *mq, bench_amqp_result_t *out)
+summarise (const bench_run_t *runs, size_t repeat, const bench_mq_t *mq, bench_amqp_result_t *out)
 {
-    double drain [MAX_REPEAT], steady [MAX_REPEAT], raw [MAX_REPEAT];
-    size_t drains = 0, raws = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (runs [i].kind == RUN_DRAIN) {
-            steady [drains] = runs [i].drain.steady_eps;
-            drain [drains++] = runs [i].eps;
-        }
-        else
-            raw [raws++] = runs [i].eps;
-    }
-    out->sink_eps = bench_median (drain, drains);
-    out->steady_eps = bench_median (steady, drains);
-    out->raw_eps = bench_median (raw, raws);
+    bench_sink_medians (runs, 2 * repeat, &out->sink_eps, &out->steady_eps, &out->raw_eps);
     printf ("amqp sink (drain): %7.0f events/s  (median of %zu; restart (PING) with a stored backlog of N"
             " -> delivered = N, backlog 0; from the first STATS on: %.0f events/s)\n", out->sink_eps, repeat,
             out->steady_eps);
@@ -662,39 +594,25 @@ bench_amqp_run (const bench_amqp_options_t *o, const char *dir, const bench_even
                 bench_amqp_result_t *out)
 {
     memset (out, 0, sizeof *out);
+    size_t repeat = bench_sink_repeat (o->repeat), warm_up = ev->count < WARM_UP_EVENTS ? ev->count : WARM_UP_EVENTS;
     bench_mq_t mq = { 0 };
+    runner_t runner = { o, &mq, dir, ev };
+    bench_run_t runs [2 * BENCH_SINK_MAX_REPEAT];
     char err [ERR_LEN] = "";
-    size_t repeat = o->repeat == 0 ? 1 : o->repeat > MAX_REPEAT ? MAX_REPEAT : o->repeat, count = 2 * repeat;
     bool ok = open_mq (&mq, o, ev, err, sizeof err);
-    if (!ok)
-        fprintf (stderr, "dlqd_bench: amqp: %s\n", err);
-    run_t warm = { .kind = RUN_RAW, .number = 0, .events = ev->count < WARM_UP_EVENTS ? ev->count : WARM_UP_EVENTS };
     if (ok) {
-        print_setup (o, &mq, warm.events, repeat);
-        run_raw (o, &mq, &warm);
-        print_run (&warm);
-        ok = !warm.failed;
+        print_setup (o, &mq, warm_up, repeat);
+        ok = bench_sink_rounds (repeat, ev->count, warm_up, run_one, &runner, RAW_DONE, runs);
     }
-    run_t runs [2 * MAX_REPEAT];
-    for (size_t i = 0; ok && i < count; i++) {
-        /* rounds alternate which kind goes first: drain raw, raw drain, ... */
-        size_t round = i / 2;
-        runs [i] = (run_t) { .kind = (i + round) % 2 ? RUN_RAW : RUN_DRAIN, .number = round + 1,
-                             .events = ev->count };
-        if (runs [i].kind == RUN_DRAIN)
-            run_drain (o, &mq, dir, ev, &runs [i]);
-        else
-            run_raw (o, &mq, &runs [i]);
-        print_run (&runs [i]);
-        ok = !runs [i].failed;
-    }
+    else
+        fprintf (stderr, "dlqd_bench: amqp: %s\n", err);
     if (ok)
-        summarise (runs, count, repeat, &mq, out);
+        summarise (runs, repeat, &mq, out);
     if (ok && o->per_publish_events) {
-        run_t once = { .kind = RUN_PER_PUBLISH, .number = 1,
-                       .events = o->per_publish_events < ev->count ? o->per_publish_events : ev->count };
+        bench_run_t once = { .kind = RUN_PER_PUBLISH, .number = 1,
+                             .events = o->per_publish_events < ev->count ? o->per_publish_events : ev->count };
         run_raw (o, &mq, &once);
-        print_run (&once);
+        print_per_publish (&once);
         out->per_publish_eps = once.eps;
         ok = !once.failed;
     }

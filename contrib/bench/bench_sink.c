@@ -8,6 +8,7 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
 
@@ -24,6 +25,7 @@
 #define POLL_SHARE          8       /* a pause is at most this share of the time left */
 #define STATS_TIMEOUT_MS    5000
 #define ERR_LEN             4096
+#define DAY_MS              86400000LL
 
 
 /* ------------------------------------------------------------------------ */
@@ -205,6 +207,155 @@ bench_sink_drain (const bench_sink_dlqd_t *o, const char *path, const char *sink
     bool ok = load (o, ctx, path, ev, out, err, err_len)
            && drain (o, ctx, path, sink, sink_config, ev->count, out, err, err_len);
     zmq_ctx_term (ctx);
+    return ok;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Rounds */
+
+size_t
+bench_sink_repeat (size_t repeat)
+{
+    return repeat == 0 ? 1 : repeat > BENCH_SINK_MAX_REPEAT ? BENCH_SINK_MAX_REPEAT : repeat;
+}
+
+bool
+bench_sink_rounds (size_t repeat, size_t events, size_t warm_up, bench_run_fn_t *run, void *ctx,
+                   const char *raw_done, bench_run_t *runs)
+{
+    bench_run_t warm = { .kind = BENCH_RUN_RAW, .number = 0, .events = warm_up < events ? warm_up : events };
+    if (warm.events) {
+        run (ctx, &warm);
+        bench_sink_print_run (&warm, raw_done);
+        if (warm.failed)
+            return false;
+    }
+    for (size_t i = 0; i < 2 * repeat; i++) {
+        /* rounds alternate which kind goes first: drain raw, raw drain, ... */
+        size_t round = i / 2;
+        runs [i] = (bench_run_t) { .kind = (i + round) % 2 ? BENCH_RUN_RAW : BENCH_RUN_DRAIN,
+                                   .number = round + 1, .events = events };
+        run (ctx, &runs [i]);
+        bench_sink_print_run (&runs [i], raw_done);
+        if (runs [i].failed)
+            return false;
+    }
+    return true;
+}
+
+bool
+bench_sink_drain_run (const bench_sink_dlqd_t *dlqd, const char *dir, const char *sink, const char *type,
+                      const char *section, const char *settings, const bench_events_t *ev, bench_run_t *run,
+                      char *err, size_t err_len)
+{
+    char path [4096];
+    snprintf (path, sizeof path, "%s/%s-drain-%zu", dir, type, run->number);
+    dlq_buf_t config = DLQ_BUF_INIT;
+    dlq_buf_printf (&config, "sinks: { %s: { type = \"%s\"; %s %s }; };\ndefaults: { chain = [\"%s\"]; };",
+                    sink, type, section, settings ? settings : "", sink);
+    bool ok = bench_sink_drain (dlqd, path, sink, config.data, ev, &run->drain, err, err_len);
+    dlq_buf_free (&config);
+    run->eps = run->drain.eps;
+    run->seconds = run->drain.seconds;
+    return ok;
+}
+
+void
+bench_sink_print_run (const bench_run_t *r, const char *raw_done)
+{
+    if (r->failed)
+        printf ("  %-14s: FAILED (see above)\n", r->kind == BENCH_RUN_DRAIN ? "sink drain" : "raw");
+    else
+    if (r->kind == BENCH_RUN_DRAIN)
+        printf ("  sink drain #%-2zu: %7.0f events/s  (restart (PING) -> all %zu delivered in %.2f s, %lld of them"
+                " by the first STATS, %.0f events/s from then on; exec -> PING %.0f ms; load without the sink:"
+                " acks %.0f events/s)\n", r->number, r->eps, r->events, r->seconds, r->drain.delivered_at_ping,
+                r->drain.steady_eps, r->drain.ping_ms, r->drain.load_eps);
+    else
+    if (r->number == 0)
+        printf ("  warm-up raw   : %7.0f events/s  (%zu %s, in %.2f s; not counted)\n", r->eps, r->events,
+                raw_done, r->seconds);
+    else
+        printf ("  raw #%-9zu: %7.0f events/s  (%zu %s, in %.2f s)\n", r->number, r->eps, r->events, raw_done,
+                r->seconds);
+}
+
+void
+bench_sink_print_rounds (const char *label, size_t warm_up, size_t repeat, const char *checked)
+{
+    printf ("%-16s: a warm-up (a raw run of %zu events), then %zu sink drain and %zu raw runs, alternating"
+            " which goes first; %s\n", label, warm_up, repeat, repeat, checked);
+}
+
+void
+bench_sink_medians (const bench_run_t *runs, size_t count, double *drain, double *steady, double *raw)
+{
+    double d [2 * BENCH_SINK_MAX_REPEAT], s [2 * BENCH_SINK_MAX_REPEAT], r [2 * BENCH_SINK_MAX_REPEAT];
+    size_t drains = 0, raws = 0;
+    for (size_t i = 0; i < count && i < 2 * BENCH_SINK_MAX_REPEAT; i++) {
+        if (runs [i].kind == BENCH_RUN_DRAIN) {
+            s [drains] = runs [i].drain.steady_eps;
+            d [drains++] = runs [i].eps;
+        }
+        else
+        if (runs [i].kind == BENCH_RUN_RAW)
+            r [raws++] = runs [i].eps;
+    }
+    *drain = bench_median (d, drains);
+    *steady = bench_median (s, drains);
+    *raw = bench_median (r, raws);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* What a sink gets */
+
+/* The retention of the stream policy that set the row's expiresAt. */
+static int32_t
+retention_days (const bench_row_t *r)
+{
+    return r->expires_at == DLQ_TIME_NONE ? 0 : (int32_t) ((r->expires_at - r->created_at) / DAY_MS);
+}
+
+dlq_sink_event_t *
+bench_sink_events (const bench_events_t *ev)
+{
+    dlq_sink_event_t *out = dlq_calloc (ev->count, sizeof *out);
+    for (size_t i = 0; i < ev->count; i++) {
+        const bench_row_t *r = &ev->rows [i];
+        out [i] = (dlq_sink_event_t) {
+            .id = r->id, .stream_name = r->stream_name, .operation_type = r->operation_type,
+            .status = r->status, .document_key = r->document_key, .attempts = r->attempts,
+            .first_attempt_at = r->first_attempt_at, .created_at = r->created_at,
+            .expires_at = r->expires_at, .retention_days = retention_days (r),
+            .json = r->json, .json_len = r->json_len, .delivery_attempt = 1,
+        };
+    }
+    return out;
+}
+
+bool
+bench_sink_settings (const char *option, const char *settings, const char *const *owned,
+                     config_t *cfg, char *err, size_t err_len)
+{
+    dlq_buf_t text = DLQ_BUF_INIT;
+    dlq_buf_printf (&text, "s: { %s };", settings ? settings : "");
+    config_init (cfg);
+    bool ok = config_read_string (cfg, text.data) == CONFIG_TRUE;
+    if (!ok)
+        snprintf (err, err_len, "--%s-settings: %s (in: %s)", option, config_error_text (cfg), text.data);
+    char path [64];
+    for (const char *const *name = owned; ok && *name; name++) {
+        snprintf (path, sizeof path, "s.%s", *name);
+        if (config_lookup (cfg, path)) {
+            snprintf (err, err_len, "--%s-settings: %s is the benchmark's to set", option, *name);
+            ok = false;
+        }
+    }
+    if (!ok)
+        config_destroy (cfg);
+    dlq_buf_free (&text);
     return ok;
 }
 

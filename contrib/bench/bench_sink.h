@@ -1,6 +1,8 @@
-/*  bench_sink — what the sink comparisons (bench_postgres, bench_amqp)
- *  share: one sink's figures in STATS, waiting until a sink delivered
- *  every event, the "drain" run, libconfig quoting and medians.
+/*  bench_sink — what the sink comparisons (bench_postgres, bench_amqp,
+ *  bench_kafka) share: one sink's figures in STATS, waiting until a sink
+ *  delivered every event, the "drain" run, the rounds of drain and raw
+ *  runs, the events as a sink gets them, a sink section's extra
+ *  settings, libconfig quoting and medians.
  *
  *  The drain run measures a sink alone, without dlqd's ingest competing
  *  for the machine: a private dlqd without sinks takes every PUT (acked),
@@ -15,7 +17,9 @@
 
 #include "bench_events.h"
 #include "dlq_buf.h"
+#include "dlq_sink.h"
 
+#include <libconfig.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +75,82 @@ bool bench_sink_wait_delivered (void *sock, const char *sink, size_t count, int6
 bool bench_sink_drain (const bench_sink_dlqd_t *dlqd, const char *path, const char *sink,
                        const char *sink_config, const bench_events_t *events,
                        bench_sink_drain_t *out, char *err, size_t err_len);
+
+/* ---- Rounds ----
+ * A comparison of a sink with its backend used directly ("raw"): an
+ * uncounted warm-up raw run, then repeat rounds of a drain run and a raw
+ * run, alternating which goes first (drain raw, raw drain, ...) so that
+ * neither always runs on a machine the other just warmed or loaded;
+ * medians are compared. */
+
+#define BENCH_SINK_MAX_REPEAT 100
+
+typedef enum {
+    BENCH_RUN_DRAIN,                /* the sink, draining a stored backlog */
+    BENCH_RUN_RAW,                  /* the backend used directly */
+    BENCH_RUN_OTHER                 /* a comparison's own kind */
+} bench_run_kind_t;
+
+typedef struct {
+    bench_run_kind_t   kind;
+    size_t             number;      /* 1-based per kind; 0 for the warm-up */
+    size_t             events;
+    double             eps;
+    double             seconds;
+    bench_sink_drain_t drain;       /* of a drain run */
+    bool               failed;
+} bench_run_t;
+
+/* The rounds to run when repeat are asked for: at least 1, at most
+ * BENCH_SINK_MAX_REPEAT. */
+size_t bench_sink_repeat (size_t repeat);
+
+/* Does one run: sets its eps, seconds, drain and failed (saying why on
+ * stderr). */
+typedef void (bench_run_fn_t) (void *ctx, bench_run_t *run);
+
+/* The warm-up of warm_up events (at most events), then repeat (1 to
+ * BENCH_SINK_MAX_REPEAT) rounds of events each, printing each run
+ * (bench_sink_print_run with raw_done); runs gets the 2 * repeat counted
+ * ones. False at the first run that failed (the rest are not run). */
+bool bench_sink_rounds (size_t repeat, size_t events, size_t warm_up, bench_run_fn_t *run, void *ctx,
+                        const char *raw_done, bench_run_t *runs);
+
+/* A line for run r: a drain run's figures, or a raw run's events/s and
+ * "(<events> <raw_done>, in <seconds> s)" (raw_done, e.g. "publishes, all
+ * confirmed"). */
+void bench_sink_print_run (const bench_run_t *r, const char *raw_done);
+
+/* A drain run of run->events events (bench_sink_drain) in
+ * <dir>/<type>-drain-<number> with one sink named sink of type type in the
+ * default chain, its section made of section (the benchmark's settings,
+ * libconfig text) and settings (the user's, or NULL); fills run's eps,
+ * seconds and drain. False with err. */
+bool bench_sink_drain_run (const bench_sink_dlqd_t *dlqd, const char *dir, const char *sink, const char *type,
+                           const char *section, const char *settings, const bench_events_t *events,
+                           bench_run_t *run, char *err, size_t err_len);
+
+/* "<label> runs : a warm-up ..., then ... alternating ...; <checked>". */
+void bench_sink_print_rounds (const char *label, size_t warm_up, size_t repeat, const char *checked);
+
+/* The medians of count runs: drain events/s, drain events/s from the
+ * first STATS on (steady) and raw events/s. */
+void bench_sink_medians (const bench_run_t *runs, size_t count, double *drain, double *steady, double *raw);
+
+/* Each event as the dispatcher hands it to deliver (first delivery
+ * attempt): the rows are the gateway's decode -> stream policy ->
+ * canonical encode of the bodies (bench_events.h). The events point into
+ * the rows; free the array. */
+dlq_sink_event_t *bench_sink_events (const bench_events_t *events);
+
+/* Read settings, more settings of a sink's section (libconfig text, as
+ * given to --<option>-settings), into cfg as the group "s" (look them up
+ * as "s.<name>"); NULL reads as none. False with err (naming option, cfg
+ * destroyed) when the text does not parse or sets one of owned (a
+ * NULL-terminated list of the names the benchmark sets itself); else
+ * config_destroy cfg when done. */
+bool bench_sink_settings (const char *option, const char *settings, const char *const *owned,
+                          config_t *cfg, char *err, size_t err_len);
 
 /* Append text as the inside of a libconfig string literal (\ and "
  * escaped). */

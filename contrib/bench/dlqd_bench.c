@@ -22,8 +22,12 @@
  *       (bench_amqp.h): events/s delivered by an amqp sink draining a
  *       stored backlog vs. a raw rabbitmq-c publisher with the same window
  *       of confirms and the same messages vs. one confirm per publish.
+ *    8. with --kafka, the kafka sink against librdkafka used directly
+ *       (bench_kafka.h), both on a mock cluster of 3 brokers this process
+ *       runs: events/s delivered by a kafka sink draining a stored backlog
+ *       vs. a raw idempotent producer of the same records.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
- *  --amqp-only step 7 (both: 6 and 7).
+ *  --amqp-only step 7, --kafka-only step 8 (together: each of those).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
@@ -38,6 +42,9 @@
 #endif
 #ifdef DLQD_BENCH_AMQP
 #include "bench_amqp.h"
+#endif
+#ifdef DLQD_BENCH_KAFKA
+#include "bench_kafka.h"
 #endif
 
 #include <errno.h>
@@ -82,6 +89,9 @@ typedef struct {
     const char *amqp;           /* broker URL: run the amqp comparison; NULL skips it */
     const char *amqp_settings;  /* more settings of its sink section */
     bool        amqp_only;      /* only the amqp comparison */
+    bool        kafka;          /* run the kafka comparison */
+    const char *kafka_settings; /* more settings of its sink section */
+    bool        kafka_only;     /* only the kafka comparison */
 } options_t;
 
 typedef struct {
@@ -137,7 +147,16 @@ usage (FILE *out, int code)
         "                    'confirm_window = 1024;' (the raw publisher follows\n"
         "                    confirm_window, exchange_type, routing_key_prefix, mandatory)\n"
         "  --amqp-only       run the amqp comparison only (needs --amqp; with\n"
-        "                    --postgres-only: both comparisons)\n"
+        "                    --postgres-only or --kafka-only: those comparisons too)\n"
+        "  --kafka           also compare a kafka sink draining a stored backlog with a\n"
+        "                    raw idempotent librdkafka producer (same records, topics,\n"
+        "                    acks=all; --repeat runs of each, alternating, medians),\n"
+        "                    both on a mock cluster of 3 brokers run by this process\n"
+        "  --kafka-settings S  more settings of the kafka sink's section, e.g.\n"
+        "                    'rdkafka = [\"linger.ms=1\"];' (the raw producer follows\n"
+        "                    key and rdkafka; partitions and replication_factor shape\n"
+        "                    the topics the benchmark creates, default 3 x 3)\n"
+        "  --kafka-only      run the kafka comparison only (implies --kafka)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
         "                    (the chain comparison, which needs its own dlqds, is skipped)\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
@@ -195,11 +214,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "amqp", required_argument, NULL, 'A' },
         { "amqp-only", no_argument, NULL, 'Q' },
         { "amqp-settings", required_argument, NULL, 'M' },
+        { "kafka", no_argument, NULL, 'K' },
+        { "kafka-only", no_argument, NULL, 'J' },
+        { "kafka-settings", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
-                       NULL, NULL, false, NULL, NULL, false };
+                       NULL, NULL, false, NULL, NULL, false, false, NULL, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -220,6 +242,9 @@ parse_options (int argc, char **argv, options_t *o)
             case 'A': o->amqp = optarg; break;
             case 'Q': o->amqp_only = true; break;
             case 'M': o->amqp_settings = optarg; break;
+            case 'K': o->kafka = true; break;
+            case 'J': o->kafka = o->kafka_only = true; break;
+            case 'L': o->kafka_settings = optarg; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -251,6 +276,16 @@ parse_options (int argc, char **argv, options_t *o)
                  " and no --chain-only\n");
         return usage (stderr, 64);
     }
+    if (o->kafka_only && (o->endpoint || o->chain_only)) {
+        fprintf (stderr, "dlqd_bench: --kafka-only needs its own dlqd (no --endpoint) and no --chain-only\n");
+        return usage (stderr, 64);
+    }
+#ifndef DLQD_BENCH_KAFKA
+    if (o->kafka) {
+        fprintf (stderr, "dlqd_bench: --kafka: this dlqd_bench was built without the kafka sink\n");
+        return 64;
+    }
+#endif
 #ifndef DLQD_BENCH_AMQP
     if (o->amqp) {
         fprintf (stderr, "dlqd_bench: --amqp: this dlqd_bench was built without the amqp sink\n");
@@ -563,6 +598,22 @@ amqp_phase (const options_t *o, const char *dir, const bench_events_t *ev, outco
 #endif
 }
 
+/* The kafka sink vs. a raw producer on a mock cluster, when asked for. */
+static void
+kafka_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+#ifdef DLQD_BENCH_KAFKA
+    if (!o->kafka || !own_dlqd (o, "kafka"))
+        return;
+    bench_kafka_options_t ko = {
+        .settings = o->kafka_settings, .repeat = o->repeat,
+        .dlqd = { o->dlqd, o->clients, o->window, READY_TIMEOUT_MS, REPLY_TIMEOUT_MS, STOP_TIMEOUT_MS },
+    };
+    bench_kafka_result_t result;
+    out->failed |= !bench_kafka_run (&ko, dir, ev, &result);
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -579,7 +630,7 @@ main (int argc, char **argv)
     }
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
-    bool only = o.postgres_only || o.amqp_only;     /* the sink comparisons asked for, nothing else */
+    bool only = o.postgres_only || o.amqp_only || o.kafka_only;     /* the sink comparisons asked for, nothing else */
     if (!o.chain_only && !only) {
         gateway_phase (&o, dir, ev, &out);
         if (out.failed)
@@ -595,6 +646,8 @@ main (int argc, char **argv)
         postgres_phase (&o, dir, ev, &out);
     if (!only || o.amqp_only)
         amqp_phase (&o, dir, ev, &out);
+    if (!only || o.kafka_only)
+        kafka_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else

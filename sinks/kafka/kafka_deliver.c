@@ -81,14 +81,18 @@ dlq_kafka_sink_on_report (rd_kafka_t *rk, const rd_kafka_message_t *message, voi
 /* Produce event i; its outcome stays RETRY ("no delivery report") until
  * its report comes. False when the deadline passed on a full queue. */
 static bool
-produce (dlq_kafka_sink_t *self, const dlq_sink_event_t *event, size_t i, const dlq_kafka_route_t *route,
+produce (dlq_kafka_sink_t *self, const dlq_sink_event_t *event, size_t i, dlq_kafka_route_t *route,
          int64_t deadline)
 {
     dlq_kafka_record_t record;
     dlq_kafka_record_format (&record, event, route->key);
     rd_kafka_vu_t vu [5 + DLQ_KAFKA_HEADERS_MAX];
     size_t n = 0;
-    vu [n++] = (rd_kafka_vu_t) { .vtype = RD_KAFKA_VTYPE_TOPIC, .u.cstr = route->topic };
+    rd_kafka_topic_t *handle = dlq_kafka_topics_handle (route, self->rk);
+    if (handle)
+        vu [n++] = (rd_kafka_vu_t) { .vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = handle };
+    else
+        vu [n++] = (rd_kafka_vu_t) { .vtype = RD_KAFKA_VTYPE_TOPIC, .u.cstr = route->topic };
     vu [n++] = (rd_kafka_vu_t) { .vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY };
     vu [n++] = (rd_kafka_vu_t) { .vtype = RD_KAFKA_VTYPE_VALUE,
                                  .u.mem = { .ptr = (void *) record.value, .size = record.value_len } };
@@ -119,13 +123,16 @@ produce (dlq_kafka_sink_t *self, const dlq_sink_event_t *event, size_t i, const 
     }
 }
 
-/* Serve reports until every produced record has one or the deadline. */
+/* Serve reports until every produced record has one or the deadline.
+ * rd_kafka_flush rather than rd_kafka_poll: while it waits, librdkafka
+ * sends what it holds at once instead of after linger.ms (the batch is
+ * complete: lingering only delays its reports). */
 static void
 await_reports (dlq_kafka_sink_t *self, int64_t deadline)
 {
     int64_t left;
     while (self->pending > 0 && (left = deadline - self->host->mono_ms ()) > 0)
-        rd_kafka_poll (self->rk, (int) (left < POLL_MS ? left : POLL_MS));
+        rd_kafka_flush (self->rk, (int) (left < POLL_MS ? left : POLL_MS));
     if (self->pending == 0)
         return;
     if (self->cluster_error [0])
@@ -160,7 +167,7 @@ dlq_kafka_sink_deliver (void *instance, const dlq_sink_event_t *events, size_t c
     self->pending = 0;
     for (size_t i = 0; i < count; i++) {
         const dlq_sink_event_t *event = &events [i];
-        const dlq_kafka_route_t *route = dlq_kafka_topics_route (self->topics, event->stream_name);
+        dlq_kafka_route_t *route = dlq_kafka_topics_route (self->topics, event->stream_name);
         bool permanent;
         if (!route->valid)
             set_outcome (&outcomes [i], DLQ_SINK_FAIL, "stream %s: not a legal Kafka topic name "

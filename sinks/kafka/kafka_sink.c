@@ -137,6 +137,8 @@ destroy_producer (dlq_kafka_sink_t *self, int64_t flush_ms)
     if (flush_ms > 0 && rd_kafka_flush (self->rk, (int) flush_ms) != RD_KAFKA_RESP_ERR_NO_ERROR)
         self->host->log (self->config, DLQ_SINK_LOG_WARN, "%d record(s) still in flight at shutdown "
                          "(the gateway sends them again: at-least-once)", rd_kafka_outq_len (self->rk));
+    if (self->topics)
+        dlq_kafka_topics_forget_producer (self->topics);
     rd_kafka_destroy (self->rk);
     self->rk = NULL;
 }
@@ -153,7 +155,6 @@ dlq_kafka_sink_producer (dlq_kafka_sink_t *self, char *err, size_t err_len)
                          rd_kafka_err2name (fatal), why);
         self->host->count (self->config, "producer_restarts", 1);
         destroy_producer (self, 0);
-        dlq_kafka_topics_forget_created (self->topics);
     }
     rd_kafka_conf_t *conf = producer_conf (self, err, err_len);
     if (!conf)

@@ -23,6 +23,15 @@ no_free (void *value)
     (void) value;
 }
 
+static void
+free_route (void *value)
+{
+    dlq_kafka_route_t *route = value;
+    if (route->handle)
+        rd_kafka_topic_destroy (route->handle);
+    free (route);
+}
+
 dlq_kafka_topics_t *
 dlq_kafka_topics_new (const dlq_sink_host_t *host, const dlq_sink_config_t *config, const dlq_kafka_create_t *create)
 {
@@ -30,7 +39,7 @@ dlq_kafka_topics_new (const dlq_sink_host_t *host, const dlq_sink_config_t *conf
     self->host = host;
     self->config = config;
     self->create = *create;
-    self->routes = dlq_strmap_new (free);
+    self->routes = dlq_strmap_new (free_route);
     self->created = dlq_strmap_new (no_free);
     return self;
 }
@@ -48,13 +57,23 @@ dlq_kafka_topics_destroy (dlq_kafka_topics_t **self_p)
 }
 
 void
-dlq_kafka_topics_forget_created (dlq_kafka_topics_t *self)
+dlq_kafka_topics_forget_producer (dlq_kafka_topics_t *self)
 {
+    dlq_strmap_destroy (&self->routes);
+    self->routes = dlq_strmap_new (free_route);
     dlq_strmap_destroy (&self->created);
     self->created = dlq_strmap_new (no_free);
 }
 
-const dlq_kafka_route_t *
+rd_kafka_topic_t *
+dlq_kafka_topics_handle (dlq_kafka_route_t *route, rd_kafka_t *rk)
+{
+    if (!route->handle)
+        route->handle = rd_kafka_topic_new (rk, route->topic, NULL);
+    return route->handle;
+}
+
+dlq_kafka_route_t *
 dlq_kafka_topics_route (dlq_kafka_topics_t *self, const char *stream)
 {
     dlq_kafka_route_t *route = dlq_strmap_get (self->routes, stream);

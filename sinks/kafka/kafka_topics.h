@@ -16,6 +16,7 @@ typedef struct {
     char            topic [DLQ_KAFKA_TOPIC_MAX + 1];
     bool            valid;          /* false: not a legal topic name */
     dlq_kafka_key_t key;
+    rd_kafka_topic_t *handle;       /* dlq_kafka_topics_handle's, NULL until asked for */
 } dlq_kafka_route_t;
 
 typedef struct {
@@ -32,7 +33,7 @@ dlq_kafka_topics_t *dlq_kafka_topics_new (const dlq_sink_host_t *host, const dlq
 void dlq_kafka_topics_destroy (dlq_kafka_topics_t **self_p);
 
 /* The route of stream (resolved on first use); valid until destroy. */
-const dlq_kafka_route_t *dlq_kafka_topics_route (dlq_kafka_topics_t *self, const char *stream);
+dlq_kafka_route_t *dlq_kafka_topics_route (dlq_kafka_topics_t *self, const char *stream);
 
 /* With create_topics: create route's topic through rk's Admin API unless
  * done already (or it exists), with the retention of retention_days.
@@ -43,7 +44,16 @@ bool dlq_kafka_topics_ensure (dlq_kafka_topics_t *self, rd_kafka_t *rk, const dl
                               int32_t retention_days, int64_t deadline_mono_ms, bool *permanent,
                               char *err, size_t err_len);
 
-/* Forget which topics were created (a new producer: check again). */
-void dlq_kafka_topics_forget_created (dlq_kafka_topics_t *self);
+/* route's topic handle on the producer rk, made on first use with
+ * rd_kafka_topic_new, which asks the cluster for the topic's metadata at
+ * once (a record produced by topic name to a topic the producer does not
+ * know yet waits for librdkafka's next topic scan, up to 1 s). NULL when
+ * librdkafka refuses. Valid until dlq_kafka_topics_forget_producer. */
+rd_kafka_topic_t *dlq_kafka_topics_handle (dlq_kafka_route_t *route, rd_kafka_t *rk);
+
+/* Before the producer is destroyed: release the topic handles (every
+ * route is resolved again) and forget which topics were created (a new
+ * producer: check again). */
+void dlq_kafka_topics_forget_producer (dlq_kafka_topics_t *self);
 
 #endif
