@@ -1,6 +1,8 @@
 /*  primary_store — queries on the spool or on a query-capable sink. */
 #include "primary_store.h"
 
+#include "embedded_query.h"
+
 #include "dlq_alloc.h"
 #include "sink_host.h"
 
@@ -91,6 +93,32 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
     dlq_buf_reset (streams_out);
     return result_of (self, self->ops->store->stats (self->instance, dlq_sink_buf (streams_out),
                                                      events_out, bytes_out));
+}
+
+bool
+dlq_primary_filters (const dlq_primary_t *self)
+{
+    return self->spool != NULL;
+}
+
+dlq_store_result_t
+dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, const char *cursor,
+                        int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *cursor_out)
+{
+    return dlq_embedded_query_list (self->spool, filter, limit, cursor, now_ms, events_out, cursor_out);
+}
+
+dlq_store_result_t
+dlq_primary_query_count (dlq_primary_t *self, const dlq_event_filter_t *filter, int64_t now_ms, int64_t *count_out)
+{
+    return dlq_embedded_query_count (self->spool, filter, now_ms, count_out);
+}
+
+dlq_store_result_t
+dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, int64_t now_ms,
+                          dlq_buf_t *groups_out)
+{
+    return dlq_embedded_query_groups (self->spool, filter, limit, now_ms, groups_out);
 }
 
 bool

@@ -9,6 +9,7 @@
 #include "dlq_buf.h"
 #include "dlqd_config.h"
 #include "embedded_store.h"
+#include "event_filter.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +31,21 @@ dlq_store_result_t dlq_primary_list (dlq_primary_t *self, const char *stream, si
                                      dlq_buf_t *events_out, dlq_buf_t *cursor_out);
 dlq_store_result_t dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out,
                                       int64_t *events_out, int64_t *bytes_out);
+
+/* Does this primary answer the workbench's queries (LIST with filters or
+ * across streams, COUNT, GROUPS; embedded_query.h)? The spool does; sink
+ * stores do not yet. */
+bool dlq_primary_filters (const dlq_primary_t *self);
+
+/* As dlq_embedded_query_list / _count / _groups; only when
+ * dlq_primary_filters. */
+dlq_store_result_t dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit,
+                                           const char *cursor, int64_t now_ms,
+                                           dlq_buf_t *events_out, dlq_buf_t *cursor_out);
+dlq_store_result_t dlq_primary_query_count (dlq_primary_t *self, const dlq_event_filter_t *filter, int64_t now_ms,
+                                            int64_t *count_out);
+dlq_store_result_t dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit,
+                                             int64_t now_ms, dlq_buf_t *groups_out);
 
 /* True when this primary must be swept by the gateway: a sink store with a
  * sweep call (the spool is swept by the committer). */

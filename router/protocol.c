@@ -15,6 +15,8 @@ static const struct {
     { "STATS", DLQ_VERB_STATS },
     { "PING",  DLQ_VERB_PING },
     { "REDELIVER", DLQ_VERB_REDELIVER },
+    { "COUNT", DLQ_VERB_COUNT },
+    { "GROUPS", DLQ_VERB_GROUPS },
 };
 
 dlq_verb_t
@@ -29,7 +31,7 @@ dlq_verb_parse (const void *frame, size_t len)
 bool
 dlq_verb_body_optional (dlq_verb_t verb)
 {
-    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS;
+    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS || verb == DLQ_VERB_COUNT || verb == DLQ_VERB_GROUPS;
 }
 
 void

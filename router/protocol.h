@@ -20,7 +20,9 @@ typedef enum {
     DLQ_VERB_LIST,
     DLQ_VERB_STATS,
     DLQ_VERB_PING,
-    DLQ_VERB_REDELIVER
+    DLQ_VERB_REDELIVER,
+    DLQ_VERB_COUNT,
+    DLQ_VERB_GROUPS
 } dlq_verb_t;
 
 /* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */

@@ -24,6 +24,7 @@
 
 #define LIST_LIMIT_DEFAULT 100
 #define LIST_LIMIT_MAX 1000
+#define GROUPS_LIMIT_DEFAULT 20
 
 typedef struct {
     dlq_actor_t     *actor;
@@ -197,6 +198,21 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* cursor of a request: NULL when absent or null. */
+static dlq_code_t
+read_cursor (const request_t *req, const char **cursor, dlq_error_t *err)
+{
+    const dlq_json_value_t *c = dlq_json_get (req->root, "cursor");
+    *cursor = NULL;
+    if (c && c->type != DLQ_JSON_NULL) {
+        if (c->type != DLQ_JSON_STRING || memchr (c->str, '\0', c->len))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
+                                  "cursor must be the nextCursor string of the previous page");
+        *cursor = c->str;
+    }
+    return DLQ_OK;
+}
+
 static dlq_code_t
 list_params (const request_t *req, const char **stream, int64_t *limit, const char **cursor, dlq_error_t *err)
 {
@@ -213,16 +229,126 @@ list_params (const request_t *req, const char **stream, int64_t *limit, const ch
     if (l && (!dlq_json_as_int64 (l, limit) || *limit < 1 || *limit > LIST_LIMIT_MAX))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "limit",
                               "limit must be an integer from 1 to %d", LIST_LIMIT_MAX);
-    const dlq_json_value_t *c = dlq_json_get (req->root, "cursor");
-    *cursor = NULL;
-    if (c && c->type != DLQ_JSON_NULL) {
-        if (c->type != DLQ_JSON_STRING || memchr (c->str, '\0', c->len))
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
-                                  "cursor must be the nextCursor string of the previous page");
-        *cursor = c->str;
-    }
+    code = read_cursor (req, cursor, err);
     *stream = s->str;
+    return code;
+}
+
+/* ---- the workbench's filters (LIST, COUNT, GROUPS) ------------------------------ */
+
+/* Every member is one of allowed or a filter (event_filter.h). */
+static dlq_code_t
+check_filter_members (const request_t *req, const char *const *allowed, dlq_error_t *err)
+{
+    for (const dlq_json_value_t *m = req->root ? req->root->child : NULL; m; m = m->next) {
+        bool known = dlq_event_filter_is_member (m->key, m->key_len);
+        for (size_t i = 0; allowed [i] && !known; i++)
+            known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
+        if (!known)
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+    }
     return DLQ_OK;
+}
+
+/* Is the request more than LIST's streamName, limit and cursor? */
+static bool
+has_filters (const request_t *req)
+{
+    const dlq_json_value_t *s = dlq_json_get (req->root, "streamName");
+    if (!s)
+        return true;                        /* every stream */
+    for (const dlq_json_value_t *m = req->root ? req->root->child : NULL; m; m = m->next)
+        if (dlq_event_filter_is_member (m->key, m->key_len) && m != s)
+            return true;
+    return false;
+}
+
+/* The filters of a request, when the primary can answer them. */
+static dlq_code_t
+read_filter (worker_t *w, const request_t *req, const char *const *allowed, dlq_event_filter_t *filter,
+             dlq_error_t *err)
+{
+    dlq_code_t code = check_filter_members (req, allowed, err);
+    if (code != DLQ_OK)
+        return code;
+    if (!dlq_primary_filters (w->primary))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "filters, COUNT and GROUPS need"
+                              " primary = \"embedded\" (sink primaries answer LIST by streamName only, for now)");
+    static const dlq_json_value_t empty = { .type = DLQ_JSON_OBJECT };
+    return dlq_event_filter_parse (req->root ? req->root : &empty, filter, err);
+}
+
+/* limit of a request: default when absent, else 1 to max. */
+static dlq_code_t
+read_limit (const request_t *req, int64_t default_value, int64_t max, int64_t *limit, dlq_error_t *err)
+{
+    const dlq_json_value_t *l = dlq_json_get (req->root, "limit");
+    *limit = default_value;
+    if (l && (!dlq_json_as_int64 (l, limit) || *limit < 1 || *limit > max))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "limit", "limit must be an integer from 1 to %lld",
+                              (long long) max);
+    return DLQ_OK;
+}
+
+static dlq_code_t
+do_count (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    static const char *const allowed [] = { NULL };
+    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
+    dlq_code_t code = read_filter (w, req, allowed, &filter, err);
+    if (code != DLQ_OK)
+        return code;
+    int64_t count = 0;
+    dlq_store_result_t rc = dlq_primary_query_count (w->primary, &filter, dlq_time_now_ms (), &count);
+    dlq_event_filter_free (&filter);
+    if (rc != DLQ_STORE_OK)
+        return store_unavailable (w, err);
+    dlq_buf_printf (out, "{\"count\":%lld}", (long long) count);
+    return DLQ_OK;
+}
+
+static dlq_code_t
+do_groups (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    static const char *const allowed [] = { "limit", NULL };
+    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
+    int64_t limit = 0;
+    dlq_code_t code = read_limit (req, GROUPS_LIMIT_DEFAULT, LIST_LIMIT_MAX, &limit, err);
+    if (code == DLQ_OK)
+        code = read_filter (w, req, allowed, &filter, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t groups = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_primary_query_groups (w->primary, &filter, (size_t) limit, dlq_time_now_ms (),
+                                                      &groups);
+    dlq_event_filter_free (&filter);
+    if (rc == DLQ_STORE_OK) {
+        dlq_buf_puts (out, "{\"groups\":");
+        dlq_buf_append (out, groups.data, groups.len);
+        dlq_buf_putc (out, '}');
+    }
+    dlq_buf_free (&groups);
+    return rc == DLQ_STORE_OK ? DLQ_OK : store_unavailable (w, err);
+}
+
+/* LIST with filters, or across streams. */
+static dlq_store_result_t
+list_filtered (worker_t *w, const request_t *req, int64_t *limit, const char **cursor, dlq_buf_t *events,
+               dlq_buf_t *next, dlq_error_t *err, dlq_code_t *code)
+{
+    static const char *const allowed [] = { "limit", "cursor", NULL };
+    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
+    *code = read_limit (req, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, limit, err);
+    if (*code == DLQ_OK)
+        *code = read_cursor (req, cursor, err);
+    if (*code == DLQ_OK)
+        *code = read_filter (w, req, allowed, &filter, err);
+    if (*code != DLQ_OK)
+        return DLQ_STORE_OK;
+    dlq_store_result_t rc = dlq_primary_query_list (w->primary, &filter, (size_t) *limit, *cursor,
+                                                     dlq_time_now_ms (), events, next);
+    dlq_event_filter_free (&filter);
+    return rc;
 }
 
 static dlq_code_t
@@ -230,12 +356,23 @@ do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
     const char *stream = NULL, *cursor = NULL;
     int64_t limit = LIST_LIMIT_DEFAULT;
-    dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
-    if (code != DLQ_OK)
-        return code;
     dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    dlq_store_result_t rc = dlq_primary_list (w->primary, stream, (size_t) limit, cursor,
-                                               dlq_time_now_ms (), &events, &next);
+    dlq_store_result_t rc;
+    if (has_filters (req)) {
+        dlq_code_t code = DLQ_OK;
+        rc = list_filtered (w, req, &limit, &cursor, &events, &next, err, &code);
+        if (code != DLQ_OK) {
+            dlq_buf_free (&events);
+            dlq_buf_free (&next);
+            return code;
+        }
+    }
+    else {
+        dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
+        if (code != DLQ_OK)
+            return code;
+        rc = dlq_primary_list (w->primary, stream, (size_t) limit, cursor, dlq_time_now_ms (), &events, &next);
+    }
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"events\":");
         dlq_buf_append (out, events.data, events.len);
@@ -321,6 +458,12 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
         else
         if (verb == DLQ_VERB_LIST)
             code = do_list (w, &req, out, err);
+        else
+        if (verb == DLQ_VERB_COUNT)
+            code = do_count (w, &req, out, err);
+        else
+        if (verb == DLQ_VERB_GROUPS)
+            code = do_groups (w, &req, out, err);
         else
             code = do_stats (w, &req, out, err);
     }

@@ -1,0 +1,164 @@
+/*  itest_workbench — the failure workbench's queries over the wire, on the
+ *  embedded primary: LIST with filters (and across streams), COUNT, and
+ *  GROUPS by error fingerprint (the same bug with different ids is one
+ *  group; different bugs are different groups); bad filters are refused
+ *  naming the member; a sink primary says filters need the embedded one.
+ */
+#include "dlq_json.h"
+#include "sink_support.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static test_dlqd_t d;
+
+static void setup (void) { memset (&d, 0, sizeof d); test_tmpdir (d.dir); }
+static void teardown (void) { test_dlqd_cleanup (&d); }
+
+TestSuite (workbench, .init = setup, .fini = teardown, .timeout = 120);
+
+/* 6 timeouts of orders (different ids, ports, durations), 3 missing orders
+ * of payments, 2 validation errors of orders with tenant acme. */
+static void
+put_failures (void)
+{
+    char body [1024], id [40];
+    for (int i = 0; i < 6; i++) {
+        snprintf (body, sizeof body, "{\"streamName\":\"orders\",\"status\":\"%s\",\"attempts\":%d,"
+                  "\"error\":{\"type\":\"java.net.SocketTimeoutException\",\"message\":\"Read timed out after %d ms"
+                  " calling 10.0.0.%d:8080\",\"stackTrace\":\"java.net.SocketTimeoutException: x\\n\\tat"
+                  " com.acme.Http.call(Http.java:%d)\"}}", i % 2 ? "DLQ" : "PENDING", i, 1000 * (i + 1), i, 40 + i);
+        sink_put_one (d.endpoint, body, id);
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf (body, sizeof body, "{\"streamName\":\"payments\",\"attempts\":1,"
+                  "\"error\":{\"type\":\"com.acme.NotFound\",\"message\":\"Order 65f0a1b2c3d4e5f60123456%d not found\"}}", i);
+        sink_put_one (d.endpoint, body, id);
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf (body, sizeof body, "{\"streamName\":\"orders\",\"attempts\":3,\"metadata\":{\"tenantId\":\"acme\"},"
+                  "\"error\":{\"type\":\"com.acme.ValidationError\",\"message\":\"field 'sku-%d' is required\"}}", i);
+        sink_put_one (d.endpoint, body, id);
+    }
+}
+
+static int64_t
+count (const char *filters)
+{
+    char *reply = sink_request (d.endpoint, "COUNT", filters, "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), "count"), &n), "%s", reply);
+    dlq_json_doc_destroy (&doc);
+    free (reply);
+    return n;
+}
+
+/* The number of events of a LIST reply (all pages of size limit). */
+static size_t
+listed (const char *filters, int limit)
+{
+    size_t n = 0;
+    char *cursor = NULL;
+    for (int pages = 0; pages < 100; pages++) {
+        char request [1024];
+        size_t len = strlen (filters);
+        snprintf (request, sizeof request, "%.*s%s\"limit\":%d%s%s%s}", (int) (len - 1), filters,
+                  len > 2 ? "," : "", limit, cursor ? ",\"cursor\":\"" : "", cursor ? cursor : "", cursor ? "\"" : "");
+        free (cursor);
+        cursor = NULL;
+        char *reply = sink_request (d.endpoint, "LIST", request, "OK");
+        dlq_json_doc_t *doc = NULL;
+        cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+        n += dlq_json_get (dlq_json_root (doc), "events")->count;
+        const dlq_json_value_t *next = dlq_json_get (dlq_json_root (doc), "nextCursor");
+        if (next)
+            cursor = strndup (next->str, next->len);
+        dlq_json_doc_destroy (&doc);
+        free (reply);
+        if (!cursor)
+            break;
+    }
+    return n;
+}
+
+Test (workbench, list_and_count_with_filters)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    put_failures ();
+    cr_expect_eq (count ("{}"), 11);
+    cr_expect_eq (count ("{\"streamName\":\"orders\"}"), 8);
+    cr_expect_eq (count ("{\"status\":\"DLQ\"}"), 3);
+    cr_expect_eq (count ("{\"errorType\":\"com.acme.NotFound\"}"), 3);
+    cr_expect_eq (count ("{\"messageContains\":\"TIMED OUT\"}"), 6);
+    cr_expect_eq (count ("{\"metadata\":{\"tenantId\":\"acme\"}}"), 2);
+    cr_expect_eq (count ("{\"attemptsMin\":2,\"attemptsMax\":4,\"streamName\":\"orders\"}"), 5);
+    cr_expect_eq (count ("{\"createdAfter\":\"2099-01-01T00:00:00Z\"}"), 0);
+    cr_expect_eq (listed ("{}", 4), 11, "LIST across streams, in pages");
+    cr_expect_eq (listed ("{\"streamName\":\"orders\",\"status\":\"PENDING\"}", 2), 5);
+    cr_expect_eq (listed ("{\"messageContains\":\"sku\"}", 1), 2);
+}
+
+Test (workbench, groups_by_fingerprint)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    put_failures ();
+    char *reply = sink_request (d.endpoint, "GROUPS", "{}", "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    const dlq_json_value_t *groups = dlq_json_get (dlq_json_root (doc), "groups");
+    cr_assert_eq (groups->count, 3, "three bugs, three groups: %s", reply);
+    const dlq_json_value_t *first = groups->child;
+    int64_t n = 0;
+    cr_expect (dlq_json_as_int64 (dlq_json_get (first, "count"), &n));
+    cr_expect_eq (n, 6, "the timeouts are one group (different ids, ports, durations, lines): %s", reply);
+    cr_expect_not_null (strstr (reply, "\"message\":\"Read timed out after <num> ms calling <ip>\""), "%s", reply);
+    cr_expect_not_null (strstr (reply, "\"message\":\"Order <hex> not found\""), "%s", reply);
+    cr_expect_not_null (strstr (reply, "\"streams\":[\"payments\"]"), "%s", reply);
+    const dlq_json_value_t *fp = dlq_json_get (first, "fingerprint");
+    char request [96];
+    snprintf (request, sizeof request, "{\"fingerprint\":\"%.*s\"}", (int) fp->len, fp->str);
+    cr_expect_eq (count (request), 6, "the fingerprint filter finds the group's events");
+    dlq_json_doc_destroy (&doc);
+    free (reply);
+    reply = sink_request (d.endpoint, "GROUPS", "{\"streamName\":\"payments\",\"limit\":5}", "OK");
+    cr_expect_not_null (strstr (reply, "\"count\":3"), "%s", reply);
+    cr_expect_null (strstr (reply, "Timeout"), "%s", reply);
+    free (reply);
+}
+
+Test (workbench, bad_filters_are_refused_naming_the_member)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    char *reply = sink_request (d.endpoint, "COUNT", "{\"createdAfter\":\"yesterday\"}", "ERR");
+    cr_expect_not_null (strstr (reply, "\"code\":\"INVALID_REQUEST\""), "%s", reply);
+    cr_expect_not_null (strstr (reply, "\"field\":\"createdAfter\""), "%s", reply);
+    free (reply);
+    reply = sink_request (d.endpoint, "LIST", "{\"status\":\"DLQ\",\"colour\":\"red\"}", "ERR");
+    cr_expect_not_null (strstr (reply, "\"field\":\"colour\""), "%s", reply);
+    free (reply);
+    reply = sink_request (d.endpoint, "GROUPS", "{\"limit\":0}", "ERR");
+    cr_expect_not_null (strstr (reply, "\"field\":\"limit\""), "%s", reply);
+    free (reply);
+}
+
+Test (workbench, a_sink_primary_says_filters_need_the_embedded_one)
+{
+    char extra [512];
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
+    char path [320];
+    snprintf (path, sizeof path, "%s/copy", d.dir);
+    cr_assert (mkdir (path, 0700) == 0);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    char *reply = sink_request (d.endpoint, "COUNT", "{}", "ERR");
+    cr_expect_not_null (strstr (reply, "need primary = \\\"embedded\\\""), "%s", reply);
+    free (reply);
+    reply = sink_request (d.endpoint, "LIST", "{\"streamName\":\"orders\"}", "OK");
+    free (reply);
+}
