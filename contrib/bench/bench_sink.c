@@ -262,6 +262,18 @@ bench_sink_drain_run (const bench_sink_dlqd_t *dlqd, const char *dir, const char
 }
 
 void
+bench_sink_run_failed (bench_run_t *run, const char *drain, const char *raw, const char *why)
+{
+    if (run->number == 0)
+        fprintf (stderr, "dlqd_bench: %s warm-up: %s\n", raw, why);
+    else
+        fprintf (stderr, "dlqd_bench: %s run %zu: %s\n", run->kind == BENCH_RUN_DRAIN ? drain : raw, run->number,
+                 why);
+    run->eps = 0;
+    run->failed = true;
+}
+
+void
 bench_sink_print_run (const bench_run_t *r, const char *raw_done)
 {
     if (r->failed)
@@ -305,6 +317,47 @@ bench_sink_medians (const bench_run_t *runs, size_t count, double *drain, double
     *drain = bench_median (d, drains);
     *steady = bench_median (s, drains);
     *raw = bench_median (r, raws);
+}
+
+/* The ctx of a comparison's rounds. */
+typedef struct {
+    const bench_sink_comparison_t *comparison;
+    void                          *ctx;
+} comparing_t;
+
+static void
+run_either (void *ctx, bench_run_t *run)
+{
+    const comparing_t *c = ctx;
+    (run->kind == BENCH_RUN_DRAIN ? c->comparison->run_drain : c->comparison->run_raw) (c->ctx, run);
+}
+
+bool
+bench_sink_compare (const bench_sink_comparison_t *c, void *ctx, size_t repeat, size_t events, size_t warm_up,
+                    bench_sink_result_t *out)
+{
+    comparing_t comparing = { c, ctx };
+    *out = (bench_sink_result_t) { .failed = true };
+    char label [64];
+    repeat = bench_sink_repeat (repeat);
+    warm_up = warm_up < events ? warm_up : events;
+    snprintf (label, sizeof label, "%s runs", c->name);
+    bench_sink_print_rounds (label, warm_up, repeat, c->checked);
+    bench_run_t runs [2 * BENCH_SINK_MAX_REPEAT];
+    if (!bench_sink_rounds (repeat, events, warm_up, run_either, &comparing, c->raw_done, runs))
+        return false;
+    bench_sink_medians (runs, 2 * repeat, &out->sink_eps, &out->steady_eps, &out->raw_eps);
+    double vs_raw = out->raw_eps > 0 ? out->sink_eps / out->raw_eps : 0;
+    printf ("%s sink (drain): %7.0f events/s  (median of %zu; restart (PING) with a stored backlog of N"
+            " -> delivered = N, backlog 0; from the first STATS on: %.0f events/s)\n", c->name, out->sink_eps,
+            repeat, out->steady_eps);
+    printf ("%-16s: %7.0f events/s  (median of %zu; %s)\n", c->raw, out->raw_eps, repeat, c->raw_how);
+    snprintf (label, sizeof label, "%s ratios", c->name);
+    printf ("%-16s: sink / raw %.2f (target >= %.2f: %s); sink from the first STATS on / raw %.2f"
+            " (without the head start the sink gets before dlqd answers PING)\n", label, vs_raw, c->target,
+            vs_raw >= c->target ? "met" : "MISSED", out->raw_eps > 0 ? out->steady_eps / out->raw_eps : 0);
+    out->failed = false;
+    return true;
 }
 
 
@@ -356,6 +409,35 @@ bench_sink_settings (const char *option, const char *settings, const char *const
     if (!ok)
         config_destroy (cfg);
     dlq_buf_free (&text);
+    return ok;
+}
+
+bool
+bench_sink_int_setting (const config_t *cfg, const char *option, const char *name, int min, int max, int *value,
+                        char *err, size_t err_len)
+{
+    char path [64];
+    int v = 0;
+    snprintf (path, sizeof path, "s.%s", name);
+    if (!config_lookup_int (cfg, path, &v))
+        return true;
+    if (v >= min && v <= max) {
+        *value = v;
+        return true;
+    }
+    snprintf (err, err_len, "--%s-settings: %s %d is not from %d to %d", option, name, v, min, max);
+    return false;
+}
+
+bool
+bench_sink_apply_settings (const char *option, const char *settings, const char *const *owned,
+                           bench_settings_fn_t *apply, void *out, char *err, size_t err_len)
+{
+    config_t cfg;
+    if (!bench_sink_settings (option, settings, owned, &cfg, err, err_len))
+        return false;
+    bool ok = apply (&cfg, out, err, err_len);
+    config_destroy (&cfg);
     return ok;
 }
 

@@ -1,8 +1,8 @@
 /*  bench_sink — what the sink comparisons (bench_postgres, bench_amqp,
- *  bench_kafka) share: one sink's figures in STATS, waiting until a sink
- *  delivered every event, the "drain" run, the rounds of drain and raw
- *  runs, the events as a sink gets them, a sink section's extra
- *  settings, libconfig quoting and medians.
+ *  bench_kafka, bench_mongo) share: one sink's figures in STATS, waiting
+ *  until a sink delivered every event, the "drain" run, the rounds of
+ *  drain and raw runs and their summary, the events as a sink gets them,
+ *  a sink section's extra settings, libconfig quoting and medians.
  *
  *  The drain run measures a sink alone, without dlqd's ingest competing
  *  for the machine: a private dlqd without sinks takes every PUT (acked),
@@ -116,6 +116,11 @@ typedef void (bench_run_fn_t) (void *ctx, bench_run_t *run);
 bool bench_sink_rounds (size_t repeat, size_t events, size_t warm_up, bench_run_fn_t *run, void *ctx,
                         const char *raw_done, bench_run_t *runs);
 
+/* Mark run failed (events/s 0), saying why on stderr: "<drain> run N: why"
+ * or "<raw> run N: why" by its kind, "<raw> warm-up: why" for the
+ * warm-up. */
+void bench_sink_run_failed (bench_run_t *run, const char *drain, const char *raw, const char *why);
+
 /* A line for run r: a drain run's figures, or a raw run's events/s and
  * "(<events> <raw_done>, in <seconds> s)" (raw_done, e.g. "publishes, all
  * confirmed"). */
@@ -137,6 +142,35 @@ void bench_sink_print_rounds (const char *label, size_t warm_up, size_t repeat, 
  * first STATS on (steady) and raw events/s. */
 void bench_sink_medians (const bench_run_t *runs, size_t count, double *drain, double *steady, double *raw);
 
+/* ---- A comparison ----
+ * Its rounds and their summary: the medians of the drain and the raw
+ * runs and the ratio sink / raw against a target. */
+
+typedef struct {
+    bench_run_fn_t *run_drain;      /* does a drain run */
+    bench_run_fn_t *run_raw;        /* does a raw run (the warm-up's number is 0) */
+    const char *name;               /* its lines: "<name> runs", "<name> sink (drain)", "<name> ratios" */
+    const char *raw;                /* the label of the raw median, e.g. "raw mongoc bulk" */
+    const char *raw_how;            /* how the raw runs write, e.g. "one client, the same bulks" */
+    const char *raw_done;           /* as bench_sink_print_run's */
+    const char *checked;            /* how each run is checked, as bench_sink_print_rounds' */
+    double      target;             /* sink / raw, at least */
+} bench_sink_comparison_t;
+
+typedef struct {
+    double sink_eps;                /* the drain runs, median */
+    double steady_eps;              /* the drain runs from the first STATS after PING on, median */
+    double raw_eps;                 /* the raw runs, median */
+    bool   failed;
+} bench_sink_result_t;
+
+/* Print the rounds' line, run them (bench_sink_rounds with ctx: repeat as
+ * bench_sink_repeat, a warm-up of warm_up events at most) and, when every
+ * run went well, print and set out's medians and the ratios; out->failed
+ * otherwise. Returns !out->failed. */
+bool bench_sink_compare (const bench_sink_comparison_t *comparison, void *ctx, size_t repeat, size_t events,
+                         size_t warm_up, bench_sink_result_t *out);
+
 /* Each event as the dispatcher hands it to deliver (first delivery
  * attempt): the rows are the gateway's decode -> stream policy ->
  * canonical encode of the bodies (bench_events.h). The events point into
@@ -151,6 +185,19 @@ dlq_sink_event_t *bench_sink_events (const bench_events_t *events);
  * config_destroy cfg when done. */
 bool bench_sink_settings (const char *option, const char *settings, const char *const *owned,
                           config_t *cfg, char *err, size_t err_len);
+
+/* Reads what settings set (from cfg, as bench_sink_settings gives it) into
+ * out; false with err. */
+typedef bool (bench_settings_fn_t) (const config_t *cfg, void *out, char *err, size_t err_len);
+
+/* bench_sink_settings, then apply on what was read; false with err. */
+bool bench_sink_apply_settings (const char *option, const char *settings, const char *const *owned,
+                                bench_settings_fn_t *apply, void *out, char *err, size_t err_len);
+
+/* The integer setting s.<name> of cfg into *value when set; false with
+ * err (naming option) when it is not from min to max. */
+bool bench_sink_int_setting (const config_t *cfg, const char *option, const char *name, int min, int max,
+                             int *value, char *err, size_t err_len);
 
 /* Append text as the inside of a libconfig string literal (\ and "
  * escaped). */

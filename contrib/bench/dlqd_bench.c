@@ -26,8 +26,14 @@
  *       (bench_kafka.h), both on a mock cluster of 3 brokers this process
  *       runs: events/s delivered by a kafka sink draining a stored backlog
  *       vs. a raw idempotent producer of the same records.
+ *    9. with --mongo [URI], the mongo sink against MongoDB used directly
+ *       (bench_mongo.h), on the MongoDB test server this process runs (or
+ *       the MongoDB at URI): events/s delivered by a mongo sink draining a
+ *       stored backlog vs. raw mongoc unordered bulk inserts of the same
+ *       documents and index entries.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
- *  --amqp-only step 7, --kafka-only step 8 (together: each of those).
+ *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9 (together:
+ *  each of those).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
@@ -45,6 +51,9 @@
 #endif
 #ifdef DLQD_BENCH_KAFKA
 #include "bench_kafka.h"
+#endif
+#ifdef DLQD_BENCH_MONGO
+#include "bench_mongo.h"
 #endif
 
 #include <errno.h>
@@ -92,6 +101,10 @@ typedef struct {
     bool        kafka;          /* run the kafka comparison */
     const char *kafka_settings; /* more settings of its sink section */
     bool        kafka_only;     /* only the kafka comparison */
+    bool        mongo;          /* run the mongo comparison */
+    const char *mongo_uri;      /* a MongoDB to run it on; NULL: the test server */
+    const char *mongo_settings; /* more settings of its sink section */
+    bool        mongo_only;     /* only the mongo comparison */
 } options_t;
 
 typedef struct {
@@ -157,11 +170,23 @@ usage (FILE *out, int code)
         "                    key and rdkafka; partitions and replication_factor shape\n"
         "                    the topics the benchmark creates, default 3 x 3)\n"
         "  --kafka-only      run the kafka comparison only (implies --kafka)\n"
+        "  --mongo [URI]     also compare a mongo sink draining a stored backlog with\n"
+        "                    raw mongoc unordered bulk inserts (same documents, index\n"
+        "                    entries, collections and batches of 1000; --repeat runs\n"
+        "                    of each, alternating, medians), on the MongoDB test server\n"
+        "                    of tests/mongo run by this process, or on the MongoDB at\n"
+        "                    URI (mongodb://...; a database of its own per run, dropped\n"
+        "                    after it)\n"
+        "  --mongo-settings S  more settings of the mongo sink's section, e.g.\n"
+        "                    'mongoc = [\"journal=true\"];' (the raw writer follows\n"
+        "                    collection_prefix, batch.max_events and mongoc)\n"
+        "  --mongo-only      run the mongo comparison only (implies --mongo)\n"
         "  --endpoint E      use the dlqd already serving E instead of starting one\n"
         "                    (the chain comparison, which needs its own dlqds, is skipped)\n"
         "  --dlqd PATH       dlqd binary to start (default %s)\n"
         "  --keep            keep the temporary directory (databases, config, log),\n"
-        "                    the postgres tables and the amqp queues and exchanges\n"
+        "                    the postgres tables, the amqp queues and exchanges and\n"
+        "                    the mongo databases (on a MongoDB at URI)\n"
         "  --help            this text\n"
         "\n"
         "The temporary directory is made under $TMPDIR (default /tmp).\n"
@@ -193,6 +218,19 @@ numeric_option (const char *name, const char *value, size_t min, size_t max, siz
     return false;
 }
 
+/* The value of an option with an optional one: "--name=VALUE", or
+ * "--name VALUE" when the next argument is not an option (taken then);
+ * NULL when there is none. */
+static const char *
+optional_value (int argc, char **argv)
+{
+    if (optarg)
+        return optarg;
+    if (optind < argc && argv [optind][0] != '-')
+        return argv [optind++];
+    return NULL;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int
 parse_options (int argc, char **argv, options_t *o)
@@ -217,11 +255,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "kafka", no_argument, NULL, 'K' },
         { "kafka-only", no_argument, NULL, 'J' },
         { "kafka-settings", required_argument, NULL, 'L' },
+        { "mongo", optional_argument, NULL, 'G' },
+        { "mongo-only", no_argument, NULL, 'H' },
+        { "mongo-settings", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
-                       NULL, NULL, false, NULL, NULL, false, false, NULL, false };
+                       NULL, NULL, false, NULL, NULL, false, false, NULL, false, false, NULL, NULL, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -245,6 +286,9 @@ parse_options (int argc, char **argv, options_t *o)
             case 'K': o->kafka = true; break;
             case 'J': o->kafka = o->kafka_only = true; break;
             case 'L': o->kafka_settings = optarg; break;
+            case 'G': o->mongo = true; o->mongo_uri = optional_value (argc, argv); break;
+            case 'H': o->mongo = o->mongo_only = true; break;
+            case 'T': o->mongo_settings = optarg; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -280,6 +324,16 @@ parse_options (int argc, char **argv, options_t *o)
         fprintf (stderr, "dlqd_bench: --kafka-only needs its own dlqd (no --endpoint) and no --chain-only\n");
         return usage (stderr, 64);
     }
+    if (o->mongo_only && (o->endpoint || o->chain_only)) {
+        fprintf (stderr, "dlqd_bench: --mongo-only needs its own dlqd (no --endpoint) and no --chain-only\n");
+        return usage (stderr, 64);
+    }
+#ifndef DLQD_BENCH_MONGO
+    if (o->mongo) {
+        fprintf (stderr, "dlqd_bench: --mongo: this dlqd_bench was built without the mongo sink\n");
+        return 64;
+    }
+#endif
 #ifndef DLQD_BENCH_KAFKA
     if (o->kafka) {
         fprintf (stderr, "dlqd_bench: --kafka: this dlqd_bench was built without the kafka sink\n");
@@ -555,6 +609,16 @@ chain_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
     out->failed |= !bench_chain_run (&co, dir, ev, &out->chain);
 }
 
+#if defined DLQD_BENCH_KAFKA || defined DLQD_BENCH_MONGO
+/* The dlqds of a sink comparison's drain runs and the load they take. */
+static bench_sink_dlqd_t
+sink_dlqd (const options_t *o)
+{
+    return (bench_sink_dlqd_t) { o->dlqd, o->clients, o->window, READY_TIMEOUT_MS, REPLY_TIMEOUT_MS,
+                                 STOP_TIMEOUT_MS };
+}
+#endif
+
 /* A sink comparison starts its own dlqds: not with --endpoint. */
 static bool
 own_dlqd (const options_t *o, const char *label)
@@ -598,6 +662,19 @@ amqp_phase (const options_t *o, const char *dir, const bench_events_t *ev, outco
 #endif
 }
 
+/* The mongo sink vs. raw mongoc bulk inserts, when asked for. */
+static void
+mongo_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+#ifdef DLQD_BENCH_MONGO
+    bench_mongo_result_t result;
+    bench_mongo_options_t mo = { .uri = o->mongo_uri, .settings = o->mongo_settings, .dlqd = sink_dlqd (o),
+                                 .repeat = o->repeat, .keep = o->keep };
+    if (o->mongo && own_dlqd (o, "mongo"))
+        out->failed |= !bench_mongo_run (&mo, dir, ev, &result);
+#endif
+}
+
 /* The kafka sink vs. a raw producer on a mock cluster, when asked for. */
 static void
 kafka_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
@@ -605,10 +682,7 @@ kafka_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
 #ifdef DLQD_BENCH_KAFKA
     if (!o->kafka || !own_dlqd (o, "kafka"))
         return;
-    bench_kafka_options_t ko = {
-        .settings = o->kafka_settings, .repeat = o->repeat,
-        .dlqd = { o->dlqd, o->clients, o->window, READY_TIMEOUT_MS, REPLY_TIMEOUT_MS, STOP_TIMEOUT_MS },
-    };
+    bench_kafka_options_t ko = { .settings = o->kafka_settings, .repeat = o->repeat, .dlqd = sink_dlqd (o) };
     bench_kafka_result_t result;
     out->failed |= !bench_kafka_run (&ko, dir, ev, &result);
 #endif
@@ -630,7 +704,8 @@ main (int argc, char **argv)
     }
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
-    bool only = o.postgres_only || o.amqp_only || o.kafka_only;     /* the sink comparisons asked for, nothing else */
+    /* the sink comparisons asked for, nothing else */
+    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only;
     if (!o.chain_only && !only) {
         gateway_phase (&o, dir, ev, &out);
         if (out.failed)
@@ -648,6 +723,8 @@ main (int argc, char **argv)
         amqp_phase (&o, dir, ev, &out);
     if (!only || o.kafka_only)
         kafka_phase (&o, dir, ev, &out);
+    if (!only || o.mongo_only)
+        mongo_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else
