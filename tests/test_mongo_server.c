@@ -415,6 +415,9 @@ Test (mongo_server, matches_filters_as_mongodb_does)
     mongoc_collection_t *coll = collection ("numbers");
     insert_numbered (coll, 100);
     cr_expect_eq (count_matching (coll, "{\"n\": 5}"), 1);
+    cr_expect_eq (count_matching (coll, "{\"_id\": 5.0}"), 1, "by _id (hashed) across number types");
+    cr_expect_eq (count_matching (coll, "{\"_id\": {\"$numberLong\": \"7\"}}"), 1);
+    cr_expect_eq (count_matching (coll, "{\"_id\": 7, \"even\": true}"), 0);
     cr_expect_eq (count_matching (coll, "{\"n\": 5.0}"), 1, "numbers compare across types");
     cr_expect_eq (count_matching (coll, "{\"n\": {\"$numberLong\": \"5\"}}"), 1);
     cr_expect_eq (count_matching (coll, "{\"n\": \"5\"}"), 0, "a string is no number");
@@ -755,6 +758,33 @@ Test (mongo_server, client_destroy_ends_its_sessions)
     cr_expect_str_eq (string_at (ends [0], "$db"), "admin");
     mongo_server_docs_free (ends, n);
     bson_destroy (doc);
+}
+
+Test (mongo_server, serves_a_pooled_client_and_its_monitor)
+{
+    char uri [256];
+    snprintf (uri, sizeof uri, "%s?heartbeatFrequencyMS=500", mongo_server_uri (server));
+    mongoc_uri_t *parsed = mongoc_uri_new (uri);
+    mongoc_client_pool_t *pool = mongoc_client_pool_new (parsed);
+    mongoc_client_t *pooled = mongoc_client_pool_pop (pool);
+    bson_error_t error;
+    cr_assert (ping (pooled, &error), "%s", error.message);
+    cr_expect (mongo_server_wait_commands (server, "hello", 1, WAIT_MS),
+               "after the handshake's isMaster (helloOk), the monitor polls with hello");
+    cr_expect_geq (mongo_server_connection_count (server), 2, "a monitor connection and one to work");
+    mongoc_collection_t *coll = mongoc_client_get_collection (pooled, DB, "pooled");
+    bson_t *doc = BCON_NEW ("_id", BCON_INT32 (1));
+    mongo_server_fail_command (server, "insert", 1, 10107, NULL, NULL, NULL);
+    cr_expect_not (mongoc_collection_insert_one (coll, doc, NULL, NULL, &error));
+    cr_expect_eq (error.code, 10107);
+    cr_expect (mongoc_collection_insert_one (coll, doc, NULL, NULL, &error), "%s", error.message);
+    cr_expect_eq (mongo_server_count (server, DB, "pooled"), 1);
+    bson_destroy (doc);
+    mongoc_collection_destroy (coll);
+    mongoc_client_pool_push (pool, pooled);
+    mongoc_client_pool_destroy (pool);
+    mongoc_uri_destroy (parsed);
+    cr_expect_eq (mongo_server_commands_named (server, "endSessions", NULL), 1);
 }
 
 /* ------------------------------------------------------------------ */

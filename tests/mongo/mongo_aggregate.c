@@ -29,10 +29,10 @@ stage_of (bson_iter_t *element, stage_t *stage)
         return false;
     stage->name = bson_iter_key (&inner);
     stage->arg = bson_iter_value (&inner);
-    bson_init (&stage->arg_doc);
-    if (stage->arg->value_type == BSON_TYPE_DOCUMENT)
-        bson_init_static (&stage->arg_doc, stage->arg->value.v_doc.data,
-                          stage->arg->value.v_doc.data_len);
+    if (stage->arg->value_type != BSON_TYPE_DOCUMENT
+        || !bson_init_static (&stage->arg_doc, stage->arg->value.v_doc.data,
+                              stage->arg->value.v_doc.data_len))
+        bson_init (&stage->arg_doc);
     return !bson_iter_next (&inner);    /* exactly one field */
 }
 

@@ -70,6 +70,23 @@ command_name (const bson_t *command)
     return "";
 }
 
+/* The document or array at it as a view in *out; false (out empty) when
+ * it is neither. */
+static bool
+view_at (const bson_iter_t *it, bson_t *out)
+{
+    uint32_t len = 0;
+    const uint8_t *data = NULL;
+    if (BSON_ITER_HOLDS_DOCUMENT (it))
+        bson_iter_document (it, &len, &data);
+    else if (BSON_ITER_HOLDS_ARRAY (it))
+        bson_iter_array (it, &len, &data);
+    if (data && bson_init_static (out, data, len))
+        return true;
+    bson_init (out);
+    return false;
+}
+
 /* MongoDB's name of a BSON type, for messages. */
 static const char *
 type_name (bson_type_t type)
@@ -135,19 +152,15 @@ document_field (const bson_t *doc, const bson_t *command, const char *field, bso
                 bool *present, mongo_error_t *err)
 {
     bson_iter_t it;
-    uint32_t len;
-    const uint8_t *data;
     bson_init (out);
     if (present)
         *present = false;
     if (!bson_iter_init_find (&it, doc, field) || BSON_ITER_HOLDS_NULL (&it))
         return true;
-    if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+    if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !view_at (&it, out)) {
         wrong_type (err, command, field, bson_iter_type (&it), "object");
         return false;
     }
-    bson_iter_document (&it, &len, &data);
-    bson_init_static (out, data, len);
     if (present)
         *present = true;
     return true;
@@ -159,18 +172,15 @@ array_field (const bson_t *doc, const bson_t *command, const char *field, bson_t
              mongo_error_t *err)
 {
     bson_iter_t it;
-    uint32_t len;
-    const uint8_t *data;
+    bson_init (out);
     if (!bson_iter_init_find (&it, doc, field)) {
         missing_field (err, command, field);
         return false;
     }
-    if (!BSON_ITER_HOLDS_ARRAY (&it)) {
+    if (!BSON_ITER_HOLDS_ARRAY (&it) || !view_at (&it, out)) {
         wrong_type (err, command, field, bson_iter_type (&it), "array");
         return false;
     }
-    bson_iter_array (&it, &len, &data);
-    bson_init_static (out, data, len);
     return true;
 }
 
@@ -434,12 +444,8 @@ insert_one (mongo_commands_t *self, const char *db, const char *coll, bson_iter_
     mongo_error_t err = { 0 };
     bson_t details = BSON_INITIALIZER;
     bool ok = false;
-    if (BSON_ITER_HOLDS_DOCUMENT (element)) {
-        uint32_t len;
-        const uint8_t *data;
-        bson_t doc;
-        bson_iter_document (element, &len, &data);
-        bson_init_static (&doc, data, len);
+    bson_t doc;
+    if (BSON_ITER_HOLDS_DOCUMENT (element) && view_at (element, &doc)) {
         bson_t *prepared = with_id_first (&doc, &err);
         if (prepared) {
             ok = store_document (self, db, coll, prepared, &err, &details);
@@ -598,12 +604,8 @@ run_update (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mon
     for (uint32_t at = 0; bson_iter_next (&it); at++) {
         mongo_error_t statement_err = { 0 };
         bson_t statement, details = BSON_INITIALIZER;
-        uint32_t len;
-        const uint8_t *data;
-        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it);
+        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it) && view_at (&it, &statement);
         if (ok) {
-            bson_iter_document (&it, &len, &data);
-            bson_init_static (&statement, data, len);
             ok = update_one_statement (self, call, coll, &statement, at, &totals, &statement_err,
                                        &details);
         } else
@@ -633,16 +635,12 @@ delete_one_statement (mongo_commands_t *self, const mongo_call_t *call, const ch
                       bson_iter_t *element, uint32_t at, size_t *removed, mongo_error_t *err)
 {
     bson_t statement, q;
-    uint32_t len;
-    const uint8_t *data;
     bool has_q, has_limit;
     int64_t limit = -1;
-    if (!BSON_ITER_HOLDS_DOCUMENT (element)) {
+    if (!BSON_ITER_HOLDS_DOCUMENT (element) || !view_at (element, &statement)) {
         mongo_error_set (err, MONGO_ERR_TYPE_MISMATCH, "deletes[%u] is not an object", at);
         return false;
     }
-    bson_iter_document (element, &len, &data);
-    bson_init_static (&statement, data, len);
     if (!document_field (&statement, call->command, "q", &q, &has_q, err)
         || !integer_field (&statement, call->command, "limit", &limit, &has_limit, err))
         return false;
@@ -964,12 +962,8 @@ index_specs_arg (const mongo_call_t *call, size_t *count, mongo_error_t *err)
     bson_iter_init (&it, &indexes);
     while (bson_iter_next (&it)) {
         bson_t spec;
-        uint32_t len;
-        const uint8_t *data;
-        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it);
+        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it) && view_at (&it, &spec);
         if (ok) {
-            bson_iter_document (&it, &len, &data);
-            bson_init_static (&spec, data, len);
             ok = check_index_spec (call, &spec, err);
         } else
             wrong_type (err, call->command, "indexes", bson_iter_type (&it), "object");
@@ -1114,7 +1108,8 @@ run_drop (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mongo
     size_t indexes = 0;
     if (!collection_arg (call, &coll, err))
         return false;
-    mongo_store_docs_free (mongo_store_indexes (self->store, call->db, coll, &indexes), indexes);
+    bson_t **specs = mongo_store_indexes (self->store, call->db, coll, &indexes);
+    mongo_store_docs_free (specs, indexes);
     if (!mongo_store_drop_collection (self->store, call->db, coll)) {
         mongo_error_set (err, MONGO_ERR_NAMESPACE_NOT_FOUND, "ns not found");
         return false;

@@ -292,6 +292,48 @@ mongo_store_insert (mongo_store_t *self, const char *db, const char *coll_name, 
 /*  Queries (lock held)                                                 */
 /* ------------------------------------------------------------------ */
 
+/* The documents a filter may match: when it is {_id: <value>} only the
+ * one with that _id (found through the hash), else every one. */
+typedef struct {
+    bool        by_id;
+} candidates_t;
+
+/* Whether filter is {_id: <value>}, <value> no operator document (nor an
+ * array, a regex or null, which match otherwise than by equality). */
+static bool
+id_only_filter (const bson_t *filter, bson_value_t *id)
+{
+    bson_iter_t it, inner;
+    if (!filter || !bson_iter_init (&it, filter) || !bson_iter_next (&it)
+        || strcmp (bson_iter_key (&it), "_id") != 0)
+        return false;
+    bson_type_t type = bson_iter_type (&it);
+    if (type == BSON_TYPE_ARRAY || type == BSON_TYPE_REGEX || type == BSON_TYPE_NULL
+        || type == BSON_TYPE_UNDEFINED)
+        return false;
+    if (type == BSON_TYPE_DOCUMENT && bson_iter_recurse (&it, &inner) && bson_iter_next (&inner)
+        && bson_iter_key (&inner) [0] == '$')
+        return false;
+    *id = *bson_iter_value (&it);
+    return !bson_iter_next (&it);
+}
+
+static doc_node_t *
+first_candidate (collection_t *coll, const bson_t *filter, candidates_t *c)
+{
+    bson_value_t id;
+    c->by_id = coll && id_only_filter (filter, &id);
+    if (c->by_id)
+        return find_by_id (coll, &id, mongo_value_hash (&id));
+    return coll ? coll->first : NULL;
+}
+
+static doc_node_t *
+next_candidate (const doc_node_t *node, const candidates_t *c)
+{
+    return c->by_id ? NULL : node->next;
+}
+
 typedef struct {
     const bson_t *doc;
     size_t        position;     /* insertion order: ties keep it */
@@ -314,7 +356,8 @@ select_documents (collection_t *coll, const mongo_query_t *query, size_t *count_
 {
     ranked_t *picked = bson_malloc0 ((coll->count + 1) * sizeof *picked);
     size_t count = 0;
-    for (doc_node_t *n = coll->first; n; n = n->next)
+    candidates_t c;
+    for (doc_node_t *n = first_candidate (coll, query->filter, &c); n; n = next_candidate (n, &c))
         if (mongo_filter_matches (query->filter, n->doc)) {
             picked [count].doc = n->doc;
             picked [count].position = count;
@@ -365,11 +408,15 @@ mongo_store_count (mongo_store_t *self, const char *db, const char *coll_name,
                    const mongo_query_t *query)
 {
     size_t matched = 0, first;
+    candidates_t c;
+    const bson_t *filter = query ? query->filter : NULL;
     pthread_mutex_lock (&self->lock);
     collection_t *coll = find_collection (self, db, coll_name);
-    for (doc_node_t *n = coll ? coll->first : NULL; n; n = n->next)
-        if (!query || mongo_filter_matches (query->filter, n->doc))
-            matched++;
+    if (coll && !filter)
+        matched = coll->count;
+    else
+        for (doc_node_t *n = first_candidate (coll, filter, &c); n; n = next_candidate (n, &c))
+            matched += mongo_filter_matches (filter, n->doc);
     pthread_mutex_unlock (&self->lock);
     return query ? window (query, matched, &first) : matched;
 }
@@ -379,10 +426,11 @@ mongo_store_delete (mongo_store_t *self, const char *db, const char *coll_name,
                     const bson_t *filter, bool just_one)
 {
     size_t removed = 0;
+    candidates_t c;
     pthread_mutex_lock (&self->lock);
     collection_t *coll = find_collection (self, db, coll_name);
-    for (doc_node_t *n = coll ? coll->first : NULL, *next; n; n = next) {
-        next = n->next;
+    for (doc_node_t *n = first_candidate (coll, filter, &c), *next; n; n = next) {
+        next = next_candidate (n, &c);
         if (!mongo_filter_matches (filter, n->doc))
             continue;
         unlink_node (coll, n);
@@ -408,10 +456,11 @@ mongo_store_update (mongo_store_t *self, const char *db, const char *coll_name,
                     size_t *modified, mongo_error_t *err)
 {
     bool ok = true;
+    candidates_t c;
     *matched = *modified = 0;
     pthread_mutex_lock (&self->lock);
     collection_t *coll = find_collection (self, db, coll_name);
-    for (doc_node_t *n = coll ? coll->first : NULL; ok && n; n = n->next) {
+    for (doc_node_t *n = first_candidate (coll, filter, &c); ok && n; n = next_candidate (n, &c)) {
         if (!mongo_filter_matches (filter, n->doc))
             continue;
         (*matched)++;

@@ -80,6 +80,32 @@ read_cstring (reader_t *r, const char **out)
     return true;
 }
 
+/* Whether the document at data (len bytes) and every document inside it
+ * is well-formed, nested no deeper than MONGO_WIRE_MAX_DEPTH. (bson_validate
+ * skips an embedded document whose own length or terminator is wrong.) */
+static bool
+well_formed (const uint8_t *data, uint32_t len, int depth)
+{
+    bson_iter_t it;
+    if (depth > MONGO_WIRE_MAX_DEPTH || !bson_iter_init_from_data (&it, data, len))
+        return false;
+    while (bson_iter_next (&it)) {
+        uint32_t inner_len = 0, code_len;
+        const uint8_t *inner = NULL;
+        if (BSON_ITER_HOLDS_DOCUMENT (&it))
+            bson_iter_document (&it, &inner_len, &inner);
+        else if (BSON_ITER_HOLDS_ARRAY (&it))
+            bson_iter_array (&it, &inner_len, &inner);
+        else if (BSON_ITER_HOLDS_CODEWSCOPE (&it))
+            bson_iter_codewscope (&it, &code_len, &inner_len, &inner);
+        else
+            continue;
+        if (!inner || !well_formed (inner, inner_len, depth + 1))
+            return false;
+    }
+    return it.err_off == 0;
+}
+
 /* One BSON document, checked through and through; doc is a static view. */
 static bool
 read_document (reader_t *r, bson_t *doc)
@@ -90,10 +116,7 @@ read_document (reader_t *r, bson_t *doc)
     len = decode_i32 (r->at);
     if (len < SMALLEST_BSON || (size_t) len > r->left)
         return false;
-    if (!bson_init_static (doc, r->at, (size_t) len))
-        return false;
-    size_t offset;
-    if (!bson_validate (doc, BSON_VALIDATE_NONE, &offset))
+    if (!well_formed (r->at, (uint32_t) len, 1) || !bson_init_static (doc, r->at, (size_t) len))
         return false;
     r->at += len;
     r->left -= (size_t) len;

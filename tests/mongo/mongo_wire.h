@@ -13,9 +13,11 @@
  *    - OP_QUERY (2004) on <db>.$cmd: the legacy form the driver still uses
  *      for its connection handshake (isMaster / hello); a {$query: ...}
  *      wrapper is unwrapped. Answered with an OP_REPLY (1).
- *  Anything else (OP_COMPRESSED, the removed legacy opcodes, a query on a
- *  collection, a malformed or oversized message) is refused: the caller
- *  closes the connection.
+ *  Every document is checked through and through (each embedded one too,
+ *  nested at most MONGO_WIRE_MAX_DEPTH deep), so the rest of the server
+ *  only ever iterates well-formed BSON. Anything else (OP_COMPRESSED, the
+ *  removed legacy opcodes, a query on a collection, a malformed or
+ *  oversized message) is refused: the caller closes the connection.
  */
 #ifndef MONGO_WIRE_H
 #define MONGO_WIRE_H
@@ -28,6 +30,7 @@
 
 #define MONGO_WIRE_HEADER_SIZE       16
 #define MONGO_WIRE_MAX_MESSAGE_SIZE  48000000    /* maxMessageSizeBytes */
+#define MONGO_WIRE_MAX_DEPTH         200         /* nesting of documents, as MongoDB's limit */
 
 enum {
     MONGO_OP_REPLY      = 1,
