@@ -7,6 +7,7 @@
 #include "dlq_json.h"
 #include "sink_support.h"
 #include "test_support.h"
+#include "workbench_support.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -20,31 +21,6 @@ static void setup (void) { memset (&d, 0, sizeof d); test_tmpdir (d.dir); }
 static void teardown (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (workbench, .init = setup, .fini = teardown, .timeout = 120);
-
-/* 6 timeouts of orders (different ids, ports, durations), 3 missing orders
- * of payments, 2 validation errors of orders with tenant acme. */
-static void
-put_failures (void)
-{
-    char body [1024], id [40];
-    for (int i = 0; i < 6; i++) {
-        snprintf (body, sizeof body, "{\"streamName\":\"orders\",\"status\":\"%s\",\"attempts\":%d,"
-                  "\"error\":{\"type\":\"java.net.SocketTimeoutException\",\"message\":\"Read timed out after %d ms"
-                  " calling 10.0.0.%d:8080\",\"stackTrace\":\"java.net.SocketTimeoutException: x\\n\\tat"
-                  " com.acme.Http.call(Http.java:%d)\"}}", i % 2 ? "DLQ" : "PENDING", i, 1000 * (i + 1), i, 40 + i);
-        sink_put_one (d.endpoint, body, id);
-    }
-    for (int i = 0; i < 3; i++) {
-        snprintf (body, sizeof body, "{\"streamName\":\"payments\",\"attempts\":1,"
-                  "\"error\":{\"type\":\"com.acme.NotFound\",\"message\":\"Order 65f0a1b2c3d4e5f60123456%d not found\"}}", i);
-        sink_put_one (d.endpoint, body, id);
-    }
-    for (int i = 0; i < 2; i++) {
-        snprintf (body, sizeof body, "{\"streamName\":\"orders\",\"attempts\":3,\"metadata\":{\"tenantId\":\"acme\"},"
-                  "\"error\":{\"type\":\"com.acme.ValidationError\",\"message\":\"field 'sku-%d' is required\"}}", i);
-        sink_put_one (d.endpoint, body, id);
-    }
-}
 
 static int64_t
 count (const char *filters)
@@ -90,7 +66,7 @@ listed (const char *filters, int limit)
 Test (workbench, list_and_count_with_filters)
 {
     cr_assert (test_dlqd_start (&d, NULL, NULL));
-    put_failures ();
+    workbench_put_failures (d.endpoint);
     cr_expect_eq (count ("{}"), 11);
     cr_expect_eq (count ("{\"streamName\":\"orders\"}"), 8);
     cr_expect_eq (count ("{\"status\":\"DLQ\"}"), 3);
@@ -107,7 +83,7 @@ Test (workbench, list_and_count_with_filters)
 Test (workbench, groups_by_fingerprint)
 {
     cr_assert (test_dlqd_start (&d, NULL, NULL));
-    put_failures ();
+    workbench_put_failures (d.endpoint);
     char *reply = sink_request (d.endpoint, "GROUPS", "{}", "OK");
     dlq_json_doc_t *doc = NULL;
     cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);

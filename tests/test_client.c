@@ -11,15 +11,17 @@
  *  integration suites.
  */
 #include "dlq_client.h"
+#include "dlqctl_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
+#include <locale.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <zmq.h>
 
@@ -352,8 +354,44 @@ answer_redeliver (fake_t *fake, request_t *req)
         fake_reply (fake, req, "OK", "{\"sink\":\"s\",\"requeued\":3}");
 }
 
+/* COUNT: 42, but a reply without a count for status "mute", and the
+ * gateway's refusal of a createdAfter that is not a time. */
+static void
+answer_count (fake_t *fake, request_t *req)
+{
+    if (strstr (req->body, "\"status\":\"mute\""))
+        fake_reply (fake, req, "OK", "{\"total\":1}");
+    else
+    if (strstr (req->body, "\"createdAfter\":\"yesterday\""))
+        fake_reply (fake, req, "ERR", "{\"code\":\"INVALID_REQUEST\",\"message\":\"expected an ISO-8601 instant\","
+                    "\"field\":\"createdAfter\"}");
+    else
+        fake_reply (fake, req, "OK", "{\"count\":42}");
+}
+
+/* GROUPS: two groups (the first of two streams, with a long message and
+ * a long error type), none for stream "quiet". */
+static void
+answer_groups (fake_t *fake, request_t *req)
+{
+    if (strstr (req->body, "\"streamName\":\"quiet\""))
+        fake_reply (fake, req, "OK", "{\"groups\":[]}");
+    else
+        fake_reply (fake, req, "OK",
+                    "{\"groups\":[{\"fingerprint\":\"c8ece6878338f747\",\"count\":412,"
+                    "\"firstSeen\":\"2026-06-09T10:02:11.000Z\",\"lastSeen\":\"2026-06-09T14:32:13.500Z\","
+                    "\"streams\":[\"orders\",\"payments\"],\"errorType\":"
+                    "\"org.springframework.web.client.ResourceAccessException\",\"message\":\"I/O error on POST"
+                    " request for <str>: Read timed out after <num> ms calling <ip>\",\"sampleId\":"
+                    "\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"},{\"fingerprint\":\"fe63519f123bf281\",\"count\":3,"
+                    "\"firstSeen\":\"2026-06-09T11:00:00.000Z\",\"lastSeen\":\"2026-06-09T11:00:00.000Z\","
+                    "\"streams\":[\"payments\"],\"errorType\":\"com.acme.NotFound\",\"message\":"
+                    "\"Order <hex> not found\",\"sampleId\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\"}]}");
+}
+
 /* A gateway that stores every PUT and answers the query verbs with fixed
- * bodies, REDELIVER as answer_redeliver. */
+ * bodies, REDELIVER as answer_redeliver, COUNT as answer_count and GROUPS
+ * as answer_groups. */
 static void
 answer_queries (fake_t *fake, request_t *req)
 {
@@ -374,6 +412,12 @@ answer_queries (fake_t *fake, request_t *req)
     else
     if (strcmp (req->verb, "REDELIVER") == 0)
         answer_redeliver (fake, req);
+    else
+    if (strcmp (req->verb, "COUNT") == 0)
+        answer_count (fake, req);
+    else
+    if (strcmp (req->verb, "GROUPS") == 0)
+        answer_groups (fake, req);
     else
         fake_reply (fake, req, "ERR", "{\"code\":\"UNKNOWN_VERB\",\"message\":\"no\"}");
 }
@@ -423,23 +467,6 @@ dlqctl_gateway (fake_t *fake, request_t *req)
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/* Run "dlqctl ARGS" through the shell in dir; *out and *err receive its
- * standard output and error (caller frees). Returns its exit status. */
-static int
-run_dlqctl (const char *dir, const char *args, char **out, char **err)
-{
-    char command [2048], path [512];
-    snprintf (command, sizeof command, "%s %s >%s/out 2>%s/err", DLQCTL_BINARY, args, dir, dir);
-    int status = system (command);
-    snprintf (path, sizeof path, "%s/out", dir);
-    *out = test_read_file (path, NULL);
-    snprintf (path, sizeof path, "%s/err", dir);
-    *err = test_read_file (path, NULL);
-    cr_assert (*out && *err);
-    cr_assert (WIFEXITED (status), "dlqctl did not exit normally: %s", command);
-    return WEXITSTATUS (status);
-}
-
 /* Run "dlqctl -e <fake's endpoint> ARGS" in dir and check its exit status
  * and its standard output and error (each only when not NULL). */
 static void
@@ -448,13 +475,25 @@ expect_dlqctl (const char *dir, const fake_t *fake, const char *args, int status
 {
     char command [1024], *out, *err;
     snprintf (command, sizeof command, "-e %s %s", fake->endpoint, args);
-    cr_assert_eq (run_dlqctl (dir, command, &out, &err), status, "dlqctl %s\nstdout: %s\nstderr: %s", args, out, err);
+    cr_assert_eq (dlqctl_run (dir, command, &out, &err), status, "dlqctl %s\nstdout: %s\nstderr: %s", args, out, err);
     if (want_out)
         cr_assert_str_eq (out, want_out, "dlqctl %s\nstdout:\n%s", args, out);
     if (want_err)
         cr_assert_str_eq (err, want_err, "dlqctl %s\nstderr:\n%s", args, err);
     free (out);
     free (err);
+}
+
+/* Stop the fake gateway, check that it received nothing since it had
+ * received sent requests (the usage errors run since then sent nothing),
+ * and clean up. */
+static void
+end_usage_checks (fake_t *fake, int sent, const char *dir)
+{
+    fake_stop (fake);
+    cr_assert_eq (fake->received, sent, "usage errors send nothing");
+    fake_destroy (&fake);
+    test_rmtree (dir);
 }
 
 static void
@@ -838,6 +877,183 @@ Test (client, redeliver_sends_its_filter_and_returns_the_count)
     fake_destroy (&fake);
 }
 
+/* A filter with every member, the strings needing escapes. */
+static dlq_client_filter_t *
+full_filter (void)
+{
+    dlq_client_filter_t *f = dlq_client_filter_new ();
+    cr_assert_not_null (f);
+    dlq_client_result_t results [] = {
+        dlq_client_filter_set_stream (f, "ord\"ers"),
+        dlq_client_filter_set_status (f, "DLQ"),
+        dlq_client_filter_set_error_type (f, "java.net.SocketTimeoutException"),
+        dlq_client_filter_set_fingerprint (f, "c8ece6878338f747"),
+        dlq_client_filter_set_message_contains (f, "say \"hi\" \\ to\n\x01 caf\xc3\xa9"),
+        dlq_client_filter_set_created_after (f, "2026-06-09T00:00:00Z"),
+        dlq_client_filter_set_created_before (f, "2026-06-10T00:00:00+02:00"),
+        dlq_client_filter_set_attempts_min (f, 2),
+        dlq_client_filter_set_attempts_max (f, 5),
+        dlq_client_filter_set_metadata_string (f, "tenant\"Id", "x"),
+        dlq_client_filter_set_metadata_number (f, "shard", 3),
+        dlq_client_filter_set_metadata_number (f, "ratio", 0.1),
+        dlq_client_filter_set_metadata_number (f, "third", 1.0 / 3),
+        dlq_client_filter_set_metadata_number (f, "big", -1e21),
+        dlq_client_filter_set_metadata_bool (f, "vip", true),
+        dlq_client_filter_set_metadata_string (f, "tenant\"Id", "ac\\me"),     /* replaces "x" */
+    };
+    for (size_t i = 0; i < sizeof results / sizeof results [0]; i++)
+        cr_assert_eq (results [i], DLQ_CLIENT_OK, "setter %zu", i);
+    return f;
+}
+
+#define FULL_FILTER_JSON                                                                                    \
+    "\"streamName\":\"ord\\\"ers\",\"status\":\"DLQ\",\"errorType\":\"java.net.SocketTimeoutException\","    \
+    "\"fingerprint\":\"c8ece6878338f747\",\"messageContains\":\"say \\\"hi\\\" \\\\ to\\u000a\\u0001 caf\xc3\xa9\"," \
+    "\"createdAfter\":\"2026-06-09T00:00:00Z\",\"createdBefore\":\"2026-06-10T00:00:00+02:00\","              \
+    "\"attemptsMin\":2,\"attemptsMax\":5,\"metadata\":{\"tenant\\\"Id\":\"ac\\\\me\",\"shard\":3,"            \
+    "\"ratio\":0.1,\"third\":0.33333333333333331,\"big\":-1e+21,\"vip\":true}"
+
+Test (client, workbench_calls_send_the_filter_escaped)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_filter_t *f = full_filter ();
+    char *body = NULL;
+    size_t len = 0;
+    cr_assert_eq (dlq_client_list_filtered (client, f, 50, "17.1", &body, &len), DLQ_CLIENT_OK,
+                  "%s", dlq_client_error_message (client));
+    cr_assert_str_eq (body, "{\"events\":[],\"nextCursor\":\"17.2\"}");
+    cr_assert_eq (len, strlen (body));
+    free (body);
+    cr_assert_str_eq (fake->last_verb, "LIST");
+    cr_assert_str_eq (fake->last_body, "{" FULL_FILTER_JSON ",\"limit\":50,\"cursor\":\"17.1\"}");
+
+    int64_t count = -1;
+    cr_assert_eq (dlq_client_count (client, f, &count), DLQ_CLIENT_OK, "%s", dlq_client_error_message (client));
+    cr_assert_eq (count, 42);
+    cr_assert_str_eq (fake->last_verb, "COUNT");
+    cr_assert_str_eq (fake->last_body, "{" FULL_FILTER_JSON "}");
+
+    cr_assert_eq (dlq_client_groups (client, f, 5, &body, NULL), DLQ_CLIENT_OK);
+    cr_assert_eq (strncmp (body, "{\"groups\":[{\"fingerprint\":\"c8ece6878338f747\",", 45), 0, "%s", body);
+    free (body);
+    cr_assert_str_eq (fake->last_verb, "GROUPS");
+    cr_assert_str_eq (fake->last_body, "{" FULL_FILTER_JSON ",\"limit\":5}");
+    dlq_client_filter_destroy (&f);
+    cr_assert_null (f);
+    dlq_client_filter_destroy (&f);
+    dlq_client_filter_destroy (NULL);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, filters_are_unset_cleared_and_optional)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    char *body = NULL;
+    int64_t count = -1;
+    cr_assert_eq (dlq_client_list_filtered (client, NULL, 0, NULL, &body, NULL), DLQ_CLIENT_OK);
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{}", "no filter: every stream");
+    cr_assert_eq (dlq_client_count (client, NULL, &count), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{}");
+    cr_assert_eq (dlq_client_groups (client, NULL, 0, &body, NULL), DLQ_CLIENT_OK);
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{}");
+
+    dlq_client_filter_t *f = full_filter ();
+    dlq_client_filter_clear (f);
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK, "no place for the count");
+    cr_assert_str_eq (fake->last_body, "{}", "cleared");
+    dlq_client_filter_set_stream (f, "orders");
+    dlq_client_filter_set_status (f, "DLQ");
+    dlq_client_filter_set_attempts_min (f, 0);
+    dlq_client_filter_set_attempts_max (f, 7);
+    cr_assert_eq (dlq_client_count (client, f, &count), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"orders\",\"status\":\"DLQ\",\"attemptsMin\":0,\"attemptsMax\":7}");
+    dlq_client_filter_set_status (f, NULL);
+    dlq_client_filter_set_attempts_min (f, -1);
+    dlq_client_filter_set_attempts_max (f, -5);
+    cr_assert_eq (dlq_client_list_filtered (client, f, 10, NULL, &body, NULL), DLQ_CLIENT_OK);
+    free (body);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"orders\",\"limit\":10}", "what dlq_client_list sends");
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, workbench_calls_refuse_what_cannot_be_sent)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_filter_t *f = dlq_client_filter_new ();
+    cr_assert_eq (dlq_client_filter_set_metadata_number (f, "n", NAN), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_metadata_number (f, "n", INFINITY), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_metadata_string (f, NULL, "v"), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_metadata_string (f, "k", NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_metadata_bool (f, NULL, true), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_status (NULL, "DLQ"), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_filter_set_attempts_min (NULL, 1), DLQ_CLIENT_ERR_ARGS);
+    dlq_client_filter_clear (NULL);
+    cr_assert_eq (dlq_client_list_filtered (client, f, 0, NULL, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_groups (client, f, 0, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_count (NULL, f, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (fake->received, 0, "nothing sent for bad arguments");
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{}", "the refused metadata was not kept");
+
+    dlq_client_filter_set_status (f, "mute");
+    int64_t count = -1;
+    cr_assert_eq (dlq_client_count (client, f, &count), DLQ_CLIENT_ERR_PROTOCOL);
+    cr_assert_str_eq (dlq_client_error_message (client), "COUNT reply without a \"count\"");
+    cr_assert_eq (count, -1, "untouched on failure");
+    dlq_client_filter_set_status (f, NULL);
+    dlq_client_filter_set_created_after (f, "yesterday");
+    cr_assert_eq (dlq_client_count (client, f, &count), DLQ_CLIENT_ERR_SERVER);
+    cr_assert_str_eq (dlq_client_error_code (client), "INVALID_REQUEST");
+    cr_assert_str_eq (dlq_client_error_field (client), "createdAfter");
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+/* Numbers are sent with a '.' even when the program's locale writes them
+ * with a ',' (a de_DE locale made with localedef; skipped without it). */
+Test (client, metadata_numbers_ignore_the_locale)
+{
+    char dir [256], command [600];
+    test_tmpdir (dir);
+    snprintf (command, sizeof command, "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
+    if (system (command) != 0) {
+        test_rmtree (dir);
+        cr_skip_test ("localedef cannot make a de_DE locale here");
+    }
+    setenv ("LOCPATH", dir, 1);
+    char *previous = strdup (setlocale (LC_NUMERIC, NULL));
+    cr_assert_not_null (setlocale (LC_NUMERIC, "de_DE.UTF-8"));
+    char check [16];
+    snprintf (check, sizeof check, "%.1f", 1.5);
+    cr_assert_str_eq (check, "1,5", "the locale is in force");
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_filter_t *f = dlq_client_filter_new ();
+    dlq_client_filter_set_metadata_number (f, "ratio", 1.5);
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK);
+    setlocale (LC_NUMERIC, previous);
+    free (previous);
+    unsetenv ("LOCPATH");
+    cr_assert_str_eq (fake->last_body, "{\"metadata\":{\"ratio\":1.5}}");
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
 Test (client, blocking_call_keeps_pipelined_completions_for_poll)
 {
     fake_t *fake = fake_start (answer_queries, 1000);
@@ -907,7 +1123,7 @@ Test (dlqctl, put_reports_rejected_lines_and_a_summary)
                 "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"dup\",\"error\":{\"type\":\"A\"}}\n"
                 "{}\n");
     snprintf (args, sizeof args, "--endpoint %s put %s", fake->endpoint, path);
-    int status = run_dlqctl (dir, args, &out, &err);
+    int status = dlqctl_run (dir, args, &out, &err);
     cr_assert_eq (status, 1, "exit status; stderr: %s", err);
     cr_assert_str_eq (out, "2 stored, 1 duplicates, 1 rejected\n");
     cr_assert_neq (strstr (err, "line 3: INVALID_EVENT: error.type is required (error.type)\n"), NULL, "stderr: %s", err);
@@ -928,7 +1144,7 @@ Test (dlqctl, list_prints_a_table_and_the_next_cursor)
     char dir [256], args [512], *out, *err;
     test_tmpdir (dir);
     snprintf (args, sizeof args, "list --stream orders --limit 10 -e %s", fake->endpoint);
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
     const char *expected =
         "ID                                    CREATED AT                OPERATION  ERROR TYPE                        "
         "ATTEMPTS  STATUS      MESSAGE\n"
@@ -950,12 +1166,12 @@ Test (dlqctl, get_pretty_prints_and_json_prints_raw)
     char dir [256], args [512], *out, *err;
     test_tmpdir (dir);
     snprintf (args, sizeof args, "-e %s get e1", fake->endpoint);
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
     cr_assert_str_eq (out, "{\n  \"id\": \"e1\",\n  \"tags\": [\n    1,\n    {\n      \"a\": \"}\"\n    }\n  ]\n}\n");
     free (out);
     free (err);
     snprintf (args, sizeof args, "-e %s --json get e1", fake->endpoint);
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0);
     cr_assert_str_eq (out, "{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}\n");
     free (out);
     free (err);
@@ -975,7 +1191,7 @@ Test (dlqctl, ping_prints_the_pong_line)
     test_tmpdir (dir);
     for (int i = 0; i < 2; i++) {
         snprintf (args, sizeof args, "-e %s ping", fakes [i]->endpoint);
-        cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+        cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
         snprintf (expected, sizeof expected, "pong from %s (version 0.1.0, protocol 1%s) in ",
                   fakes [i]->endpoint, max_text [i]);
         cr_assert_eq (strncmp (out, expected, strlen (expected)), 0, "stdout: %s", out);
@@ -983,7 +1199,7 @@ Test (dlqctl, ping_prints_the_pong_line)
         free (out);
         free (err);
         snprintf (args, sizeof args, "-e %s ping --json", fakes [i]->endpoint);
-        cr_assert_eq (run_dlqctl (dir, args, &out, &err), 0, "stderr: %s", err);
+        cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
         snprintf (expected, sizeof expected, ",\"protocol\":1,\"maxMessageBytes\":%s,\"roundTripMs\":", max_json [i]);
         cr_assert_neq (strstr (out, expected), NULL, "stdout: %s", out);
         free (out);
@@ -999,25 +1215,25 @@ Test (dlqctl, exit_statuses_for_errors)
     char dir [256], args [512], *out, *err;
     test_tmpdir (dir);
     snprintf (args, sizeof args, "-e tcp://127.0.0.1:%d -t 200 ping", test_free_port ());
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 2);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 2);
     cr_assert_eq (strncmp (err, "dlqctl: TRANSPORT: no connection", 32), 0, "stderr: %s", err);
     free (out);
     free (err);
-    cr_assert_eq (run_dlqctl (dir, "list", &out, &err), 64);
-    cr_assert_neq (strstr (err, "--stream is required"), NULL, "stderr: %s", err);
+    cr_assert_eq (dlqctl_run (dir, "list --meta tenantId", &out, &err), 64);
+    cr_assert_str_eq (err, "dlqctl: list: --meta wants KEY=VALUE, not 'tenantId'\nTry 'dlqctl list --help'.\n");
     free (out);
     free (err);
-    cr_assert_eq (run_dlqctl (dir, "frobnicate", &out, &err), 64);
+    cr_assert_eq (dlqctl_run (dir, "frobnicate", &out, &err), 64);
     free (out);
     free (err);
-    cr_assert_eq (run_dlqctl (dir, "--help", &out, &err), 0);
+    cr_assert_eq (dlqctl_run (dir, "--help", &out, &err), 0);
     cr_assert_eq (strncmp (out, "usage: dlqctl", 13), 0);
     free (out);
     free (err);
 
     fake_t *fake = fake_start (reject_event, 1000);
     snprintf (args, sizeof args, "-e %s get some-id", fake->endpoint);
-    cr_assert_eq (run_dlqctl (dir, args, &out, &err), 1);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 1);
     cr_assert_str_eq (err, "dlqctl: INVALID_EVENT: error.type is \"required\" \xc3\xa9 (error.type)\n");
     free (out);
     free (err);
@@ -1050,10 +1266,7 @@ Test (dlqctl, redeliver_prints_the_count_and_sends_the_filter)
                    "dlqctl: redeliver: give --stream or --id, not both\nTry 'dlqctl redeliver --help'.\n");
     expect_dlqctl (dir, fake, "redeliver --sink s bad", 64, NULL, NULL);
     expect_dlqctl (dir, fake, "redeliver --help", 0, NULL, "");
-    fake_stop (fake);
-    cr_assert_eq (fake->received, sent, "usage errors send nothing");
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    end_usage_checks (fake, sent, dir);
 }
 
 Test (dlqctl, stats_and_get_show_the_sinks)
@@ -1078,4 +1291,101 @@ Test (dlqctl, stats_and_get_show_the_sinks)
     fake_stop (fake);
     fake_destroy (&fake);
     test_rmtree (dir);
+}
+
+Test (dlqctl, list_sends_every_filter)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "list -s orders --status DLQ --error-type java.lang.IllegalStateException"
+                   " --fingerprint c8ece6878338f747 --since 2026-06-09T00:00:00Z --until 2026-06-10T00:00:00+02:00"
+                   " --attempts-min 1 --attempts-max 3 --meta tenantId=acme --meta shard=3 --meta ratio=-1.5e2"
+                   " --meta vip=false --meta 'code=\"404\"' --meta 'note= a b' --meta eq=x=y --meta empty="
+                   " --meta shard=4 --message 'timed \"out\" \\' -n 10", 0,
+        "ID                                    CREATED AT                OPERATION  ERROR TYPE                        "
+        "ATTEMPTS  STATUS      MESSAGE\n"
+        "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  2026-06-09T14:32:13.500Z  INSERT     java.lang.IllegalStateException   "
+        "3         PENDING     downstream call failed\n"
+        "next cursor: 17.2\n", "");
+    cr_assert_str_eq (fake->last_body,
+                      "{\"streamName\":\"orders\",\"status\":\"DLQ\",\"errorType\":\"java.lang.IllegalStateException\","
+                      "\"fingerprint\":\"c8ece6878338f747\",\"messageContains\":\"timed \\\"out\\\" \\\\\","
+                      "\"createdAfter\":\"2026-06-09T00:00:00Z\",\"createdBefore\":\"2026-06-10T00:00:00+02:00\","
+                      "\"attemptsMin\":1,\"attemptsMax\":3,\"metadata\":{\"tenantId\":\"acme\",\"shard\":4,"
+                      "\"ratio\":-150,\"vip\":false,\"code\":\"404\",\"note\":\" a b\",\"eq\":\"x=y\",\"empty\":\"\"},"
+                      "\"limit\":10}");
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, list_without_a_stream_shows_the_streams)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "list --status PENDING", 0,
+        "ID                                    STREAM            CREATED AT                OPERATION  "
+        "ERROR TYPE                        ATTEMPTS  STATUS      MESSAGE\n"
+        "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  orders            2026-06-09T14:32:13.500Z  INSERT     "
+        "java.lang.IllegalStateException   3         PENDING     downstream call failed\n"
+        "next cursor: 17.2\n", "");
+    cr_assert_str_eq (fake->last_body, "{\"status\":\"PENDING\"}");
+    expect_dlqctl (dir, fake, "list --json", 0, NULL, "");
+    cr_assert_str_eq (fake->last_body, "{}", "every event of every stream");
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, count_prints_the_number)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "count", 0, "42\n", "");
+    cr_assert_str_eq (fake->last_verb, "COUNT");
+    cr_assert_str_eq (fake->last_body, "{}");
+    expect_dlqctl (dir, fake, "count --error-type com.acme.NotFound --json", 0, "{\"count\":42}\n", "");
+    cr_assert_str_eq (fake->last_body, "{\"errorType\":\"com.acme.NotFound\"}");
+    expect_dlqctl (dir, fake, "count --since yesterday", 1, "",
+                   "dlqctl: INVALID_REQUEST: expected an ISO-8601 instant (createdAfter)\n");
+    expect_dlqctl (dir, fake, "count --status mute", 2, "", "dlqctl: PROTOCOL: COUNT reply without a \"count\"\n");
+    int sent = fake->received;
+    expect_dlqctl (dir, fake, "count --limit 5", 64, "",
+                   "dlqctl: count: unknown or incomplete option '--limit'\nTry 'dlqctl count --help'.\n");
+    expect_dlqctl (dir, fake, "count orders", 64, "",
+                   "dlqctl: count: unexpected argument 'orders'\nTry 'dlqctl count --help'.\n");
+    expect_dlqctl (dir, fake, "count --attempts-max many", 64, "",
+                   "dlqctl: count: --attempts-max wants a number from 0 to 2147483647, not 'many'\n"
+                   "Try 'dlqctl count --help'.\n");
+    expect_dlqctl (dir, fake, "count --meta =acme", 64, "",
+                   "dlqctl: count: --meta wants KEY=VALUE, not '=acme'\nTry 'dlqctl count --help'.\n");
+    expect_dlqctl (dir, fake, "count --help", 0, NULL, "");
+    end_usage_checks (fake, sent, dir);
+}
+
+Test (dlqctl, groups_prints_what_is_failing)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "groups --since 2026-06-09T00:00:00Z -n 5", 0,
+        "COUNT  FINGERPRINT       ERROR TYPE                                STREAMS           "
+        "LAST SEEN                 MESSAGE\n"
+        "412    c8ece6878338f747  \xe2\x80\xa6work.web.client.ResourceAccessException  orders, payments  "
+        "2026-06-09T14:32:13.500Z  I/O error on POST request for <str>: Read timed out after <\xe2\x80\xa6\n"
+        "3      fe63519f123bf281  com.acme.NotFound                         payments          "
+        "2026-06-09T11:00:00.000Z  Order <hex> not found\n", "");
+    cr_assert_str_eq (fake->last_verb, "GROUPS");
+    cr_assert_str_eq (fake->last_body, "{\"createdAfter\":\"2026-06-09T00:00:00Z\",\"limit\":5}");
+    expect_dlqctl (dir, fake, "groups --stream quiet", 0, "no events match\n", "");
+    expect_dlqctl (dir, fake, "groups --stream quiet --json", 0, "{\"groups\":[]}\n", "");
+    int sent = fake->received;
+    expect_dlqctl (dir, fake, "groups --limit 1001", 64, "",
+                   "dlqctl: groups: --limit wants a number from 1 to 1000, not '1001'\nTry 'dlqctl groups --help'.\n");
+    expect_dlqctl (dir, fake, "groups --all", 64, NULL, NULL);
+    expect_dlqctl (dir, fake, "groups --help", 0, NULL, "");
+    end_usage_checks (fake, sent, dir);
 }

@@ -3,6 +3,7 @@
  */
 #include "cmd_query.h"
 #include "cmd_sinks.h"
+#include "filter_args.h"
 #include "json_view.h"
 #include "table.h"
 
@@ -22,18 +23,25 @@ static const char get_usage [] =
     "LAST ERROR.\n";
 
 static const char list_usage [] =
-    "usage: dlqctl list --stream S [--limit N] [--cursor C] [--all]\n"
+    "usage: dlqctl list [FILTERS] [--limit N] [--cursor C] [--all]\n"
     "\n"
-    "List a stream's events, newest first, as a table (ID, CREATED AT,\n"
-    "OPERATION, ERROR TYPE, ATTEMPTS, STATUS, MESSAGE), followed by a\n"
-    "'next cursor: C' line when there are more pages.\n"
+    "List the events that match the filters (all events of every stream\n"
+    "without any), newest first, as a table (ID, STREAM, CREATED AT,\n"
+    "OPERATION, ERROR TYPE, ATTEMPTS, STATUS, MESSAGE; no STREAM column with\n"
+    "--stream), followed by a 'next cursor: C' line when there are more\n"
+    "pages.\n"
     "\n"
-    "  -s, --stream S   the stream (required)\n"
-    "  -n, --limit N    events per page, 1 to 1000 (default: the gateway's, 100)\n"
-    "  -c, --cursor C   start after a previous page: its next cursor\n"
-    "  -a, --all        fetch every page, following the cursor\n"
+    FILTER_ARGS_USAGE
     "\n"
-    "With --json each page is printed as the gateway sent it, one per line.\n";
+    "pages:\n"
+    "  -n, --limit N          events per page, 1 to 1000 (default: the\n"
+    "                         gateway's, 100)\n"
+    "  -c, --cursor C         start after a previous page: its next cursor\n"
+    "                         (with the same filters)\n"
+    "  -a, --all              fetch every page, following the cursor\n"
+    "\n"
+    "With --json each page is printed as the gateway sent it, one per line.\n"
+    "Filters other than --stream need a gateway whose primary is embedded.\n";
 
 static const char stats_usage [] =
     "usage: dlqctl stats\n"
@@ -85,25 +93,6 @@ start_without_operands (dlqctl_t *ctl, int argc, char **argv, const char *usage,
     return *status == DLQCTL_EXIT_OK;
 }
 
-/* Parse a reply body, or report it as a protocol error. */
-static dlq_json_doc_t *
-parse_reply (const char *verb, const char *body, size_t len)
-{
-    dlq_json_doc_t *doc = NULL;
-    dlq_json_error_t err;
-    if (dlq_json_parse (body, len, &doc, &err) != DLQ_JSON_OK) {
-        fprintf (stderr, "dlqctl: PROTOCOL: %s reply is not JSON: %s at byte %zu\n",
-                 verb, err.message, err.offset);
-        return NULL;
-    }
-    if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT) {
-        fprintf (stderr, "dlqctl: PROTOCOL: %s reply is not a JSON object\n", verb);
-        dlq_json_doc_destroy (&doc);
-        return NULL;
-    }
-    return doc;
-}
-
 /* ---- get ------------------------------------------------------------- */
 
 /* Pretty-print the event of a GET reply, then its deliveries when the
@@ -111,7 +100,7 @@ parse_reply (const char *verb, const char *body, size_t len)
 static int
 show_event (const char *reply, size_t len)
 {
-    dlq_json_doc_t *doc = parse_reply ("GET", reply, len);
+    dlq_json_doc_t *doc = json_view_parse_reply ("GET", reply, len);
     if (!doc)
         return DLQCTL_EXIT_NO_ANSWER;
     const dlq_json_value_t *root = dlq_json_root (doc);
@@ -154,117 +143,79 @@ cmd_get (dlqctl_t *ctl, int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------ */
 
+/* The columns of list's table, and the event member each shows. */
 typedef struct {
-    const char *stream;
-    long        limit;          /* 0: the gateway's default */
-    const char *cursor;
-    bool        all;
-} list_args_t;
+    table_column_t column;
+    const char    *path;
+} list_column_t;
 
-enum { COL_ID, COL_CREATED, COL_OPERATION, COL_ERROR_TYPE, COL_ATTEMPTS, COL_STATUS, COL_MESSAGE, COL_COUNT };
+enum { LIST_COLUMNS = 8, LIST_STREAM_COLUMN = 1 };
 
-static const char *const row_paths [COL_COUNT] = {
-    "id", "createdAt", "operationType", "error.type", "attempts", "status", "error.message"
+static const list_column_t list_columns [LIST_COLUMNS] = {
+    { { "ID",         36, false }, "id" },
+    { { "STREAM",     16, false }, "streamName" },      /* only without --stream */
+    { { "CREATED AT", 24, false }, "createdAt" },
+    { { "OPERATION",   9, false }, "operationType" },
+    { { "ERROR TYPE", 32, true  }, "error.type" },
+    { { "ATTEMPTS",    8, false }, "attempts" },
+    { { "STATUS",     10, false }, "status" },
+    { { "MESSAGE",     0, false }, "error.message" },
 };
 
-/* What parse_list_args returns when the command should go on. */
-#define ARGS_OK (-1)
+/* The table a list prints, page after page. */
+typedef struct {
+    table_column_t columns [LIST_COLUMNS];
+    const char    *paths [LIST_COLUMNS];
+    size_t         count;
+    bool           header_done;
+} list_table_t;
 
-/* Parse list's arguments into *args. Returns ARGS_OK, or the exit status
- * to leave with at once (after printing the help or a usage error). */
-static int
-parse_list_args (dlqctl_t *ctl, int argc, char **argv, list_args_t *args)
-{
-    static const struct option options [] = {
-        { "stream",   required_argument, NULL, 's' },
-        { "limit",    required_argument, NULL, 'n' },
-        { "cursor",   required_argument, NULL, 'c' },
-        { "all",      no_argument,       NULL, 'a' },
-        DLQCTL_COMMON_LONG_OPTIONS
-    };
-    int opt;
-    int status;
-    optind = 0;
-    while ((opt = getopt_long (argc, argv, "s:n:c:ah" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1) {
-        switch (opt) {
-            case 's':
-                args->stream = optarg;
-                break;
-            case 'n':
-                if (!dlqctl_parse_int (optarg, 1, 1000, &args->limit))
-                    return dlqctl_usage_error ("list", "--limit wants a number from 1 to 1000, not '%s'", optarg);
-                break;
-            case 'c':
-                args->cursor = optarg;
-                break;
-            case 'a':
-                args->all = true;
-                break;
-            default:
-                if (!dlqctl_common_option (ctl, "list", list_usage, opt, argv, &status))
-                    return status;
-                break;
-        }
-    }
-    if (optind < argc)
-        return dlqctl_usage_error ("list", "unexpected argument '%s'", argv [optind]);
-    if (!args->stream)
-        return dlqctl_usage_error ("list", "--stream is required");
-    return ARGS_OK;
-}
-
+/* The columns (all but STREAM when the events are of one stream), the
+ * last one as wide as what the others leave. */
 static void
-init_columns (table_column_t *columns)
+init_table (list_table_t *table, bool one_stream)
 {
-    static const table_column_t fixed [COL_COUNT] = {
-        { "ID",         36, false },
-        { "CREATED AT", 24, false },
-        { "OPERATION",   9, false },
-        { "ERROR TYPE", 32, true  },
-        { "ATTEMPTS",    8, false },
-        { "STATUS",     10, false },
-        { "MESSAGE",     0, false },
-    };
     size_t used = 0;
-    for (int i = 0; i < COL_COUNT; i++) {
-        columns [i] = fixed [i];
-        used += fixed [i].width + 2;
+    memset (table, 0, sizeof *table);
+    for (size_t i = 0; i < LIST_COLUMNS; i++) {
+        if (i == LIST_STREAM_COLUMN && one_stream)
+            continue;
+        table->columns [table->count] = list_columns [i].column;
+        table->paths [table->count] = list_columns [i].path;
+        used += list_columns [i].column.width + 2;
+        table->count++;
     }
-    columns [COL_MESSAGE].width = table_rest_width (used);
+    table->columns [table->count - 1].width = table_rest_width (used);
 }
 
 static void
-print_event_row (const table_column_t *columns, const dlq_json_value_t *event)
+print_event_row (const list_table_t *table, const dlq_json_value_t *event)
 {
-    dlq_buf_t text [COL_COUNT];
-    const char *cells [COL_COUNT];
-    json_view_cells (event, row_paths, COL_COUNT, text, cells);
-    table_print_row (stdout, columns, COL_COUNT, cells);
-    for (int i = 0; i < COL_COUNT; i++)
+    dlq_buf_t text [LIST_COLUMNS];
+    const char *cells [LIST_COLUMNS];
+    json_view_cells (event, table->paths, table->count, text, cells);
+    table_print_row (stdout, table->columns, table->count, cells);
+    for (size_t i = 0; i < table->count; i++)
         dlq_buf_free (&text [i]);
 }
 
 /* Print a page's events as table rows (the header before the first);
  * *next_out receives the page's nextCursor (caller frees) or NULL. */
 static int
-print_page (const char *body, size_t len, bool *header_done, size_t *rows, char **next_out)
+print_page (const char *body, size_t len, list_table_t *table, char **next_out)
 {
-    dlq_json_doc_t *doc = parse_reply ("LIST", body, len);
+    dlq_json_doc_t *doc = json_view_parse_reply ("LIST", body, len);
     if (!doc)
         return DLQCTL_EXIT_NO_ANSWER;
     const dlq_json_value_t *root = dlq_json_root (doc);
     const dlq_json_value_t *events = dlq_json_get (root, "events");
     const dlq_json_value_t *next = dlq_json_get (root, "nextCursor");
-    table_column_t columns [COL_COUNT];
-    init_columns (columns);
-    if (!*header_done) {
-        table_print_header (stdout, columns, COL_COUNT);
-        *header_done = true;
+    if (!table->header_done) {
+        table_print_header (stdout, table->columns, table->count);
+        table->header_done = true;
     }
-    for (const dlq_json_value_t *e = events && events->type == DLQ_JSON_ARRAY ? events->child : NULL; e; e = e->next) {
-        print_event_row (columns, e);
-        (*rows)++;
-    }
+    for (const dlq_json_value_t *e = events && events->type == DLQ_JSON_ARRAY ? events->child : NULL; e; e = e->next)
+        print_event_row (table, e);
     *next_out = next && next->type == DLQ_JSON_STRING ? strndup (next->str, next->len) : NULL;
     dlq_json_doc_destroy (&doc);
     return DLQCTL_EXIT_OK;
@@ -275,7 +226,7 @@ static int
 page_cursor (const char *body, size_t len, char **next_out)
 {
     *next_out = NULL;
-    dlq_json_doc_t *doc = parse_reply ("LIST", body, len);
+    dlq_json_doc_t *doc = json_view_parse_reply ("LIST", body, len);
     if (!doc)
         return DLQCTL_EXIT_NO_ANSWER;
     const dlq_json_value_t *next = dlq_json_get (dlq_json_root (doc), "nextCursor");
@@ -286,17 +237,17 @@ page_cursor (const char *body, size_t len, char **next_out)
 }
 
 static int
-list_pages (dlqctl_t *ctl, const list_args_t *args)
+list_pages (dlqctl_t *ctl, const filter_args_t *args)
 {
     char *cursor = args->cursor ? strdup (args->cursor) : NULL;
-    bool header_done = false;
-    size_t rows = 0;
+    list_table_t table;
+    init_table (&table, args->stream);
     int status = DLQCTL_EXIT_OK;
     do {
         char *body = NULL, *next = NULL;
         size_t len = 0;
-        dlq_client_result_t result = dlq_client_list (ctl->client, args->stream, (unsigned) args->limit,
-                                                      cursor, &body, &len);
+        dlq_client_result_t result = dlq_client_list_filtered (ctl->client, args->filter, (unsigned) args->limit,
+                                                               cursor, &body, &len);
         free (cursor);
         cursor = NULL;
         if (result != DLQ_CLIENT_OK)
@@ -306,7 +257,7 @@ list_pages (dlqctl_t *ctl, const list_args_t *args)
             status = page_cursor (body, len, &next);
         }
         else
-            status = print_page (body, len, &header_done, &rows, &next);
+            status = print_page (body, len, &table, &next);
         free (body);
         cursor = next;
     } while (status == DLQCTL_EXIT_OK && args->all && cursor);
@@ -319,13 +270,13 @@ list_pages (dlqctl_t *ctl, const list_args_t *args)
 int
 cmd_list (dlqctl_t *ctl, int argc, char **argv)
 {
-    list_args_t args = { NULL, 0, NULL, false };
-    int status = parse_list_args (ctl, argc, argv, &args);
-    if (status != ARGS_OK)
-        return status;
-    if ((status = dlqctl_connect (ctl)) != DLQCTL_EXIT_OK)
-        return status;
-    return list_pages (ctl, &args);
+    static const struct option options [] = {
+        FILTER_ARGS_LONG_OPTIONS,
+        FILTER_ARGS_LIMIT_OPTION,
+        FILTER_ARGS_CURSOR_OPTIONS,
+        DLQCTL_COMMON_LONG_OPTIONS
+    };
+    return filter_args_run (ctl, argc, argv, options, list_usage, list_pages);
 }
 
 /* ---- stats ----------------------------------------------------------- */
@@ -433,7 +384,7 @@ cmd_stats (dlqctl_t *ctl, int argc, char **argv)
     dlq_client_result_t result = dlq_client_stats (ctl->client, &body, &len);
     if (result != DLQ_CLIENT_OK)
         return dlqctl_fail (ctl, result);
-    dlq_json_doc_t *doc = ctl->json ? NULL : parse_reply ("STATS", body, len);
+    dlq_json_doc_t *doc = ctl->json ? NULL : json_view_parse_reply ("STATS", body, len);
     if (ctl->json)
         printf ("%s\n", body);
     else

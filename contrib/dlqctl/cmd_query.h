@@ -11,8 +11,9 @@
  * when the gateway has sinks (the event alone, raw, with --json). */
 int cmd_get (dlqctl_t *ctl, int argc, char **argv);
 
-/* list --stream S [--limit N] [--cursor C] [--all]: a table of a stream's
- * events and the next cursor (raw pages with --json). */
+/* list [FILTERS] [--limit N] [--cursor C] [--all]: a table of the events
+ * that match (of every stream without --stream) and the next cursor (raw
+ * pages with --json). */
 int cmd_list (dlqctl_t *ctl, int argc, char **argv);
 
 /* stats: the gateway's counters, readable, and a table of its sinks when

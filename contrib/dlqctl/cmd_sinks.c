@@ -2,7 +2,6 @@
  *  get show when the gateway has sinks.
  */
 #include "cmd_sinks.h"
-#include "dlq_alloc.h"
 #include "json_view.h"
 #include "table.h"
 
@@ -27,33 +26,15 @@ static const char redeliver_usage [] =
 
 /* ---- tables ------------------------------------------------------------ */
 
-/* Print a blank line and a table with one row per child of rows (the
- * elements of an array or the members of an object, all objects), the
- * cells being the values at paths (NULL: the member's name), columns
- * narrowed to fit; "label: none" instead when rows has no children. */
+/* Print a blank line and a table with one row per child of rows
+ * (json_view_table), or "label: none" instead when rows has no children. */
 static void
 print_json_table (const char *label, table_column_t *columns, const char *const *paths, size_t count,
                   const dlq_json_value_t *rows)
 {
-    size_t n = rows && (rows->type == DLQ_JSON_ARRAY || rows->type == DLQ_JSON_OBJECT) ? rows->count : 0;
     putchar ('\n');
-    if (n == 0) {
+    if (json_view_table (stdout, columns, paths, count, rows) == 0)
         printf ("%s: none\n", label);
-        return;
-    }
-    dlq_buf_t *text = dlq_calloc (n * count, sizeof *text);
-    const char **cells = dlq_calloc (n * count, sizeof *cells);
-    size_t r = 0;
-    for (const dlq_json_value_t *row = rows->child; row; row = row->next, r++)
-        json_view_cells (row, paths, count, text + r * count, cells + r * count);
-    table_fit_columns (columns, count, cells, n);
-    table_print_header (stdout, columns, count);
-    for (r = 0; r < n; r++)
-        table_print_row (stdout, columns, count, cells + r * count);
-    for (size_t i = 0; i < n * count; i++)
-        dlq_buf_free (&text [i]);
-    free (text);
-    free (cells);
 }
 
 void

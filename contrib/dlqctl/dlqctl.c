@@ -3,12 +3,13 @@
  *      dlqctl [--endpoint E] [--json] [--timeout MS] COMMAND [ARGS]
  *
  *  Parses the global options, connects a libdlq client and hands over to
- *  the command (cmd_put.c, cmd_query.c, cmd_sinks.c).
+ *  the command (cmd_put.c, cmd_query.c, cmd_workbench.c, cmd_sinks.c).
  */
 #include "dlqctl.h"
 #include "cmd_put.h"
 #include "cmd_query.h"
 #include "cmd_sinks.h"
+#include "cmd_workbench.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,12 +26,22 @@ static const char usage_text [] =
     "commands:\n"
     "  put [--no-ids] [FILE|-]     store FailedEvents, one JSON object per line\n"
     "  get ID                      show one stored event (and its deliveries)\n"
-    "  list --stream S [--limit N] [--cursor C] [--all]\n"
-    "                              list a stream's events, newest first\n"
+    "  list [FILTERS] [--limit N] [--cursor C] [--all]\n"
+    "                              list the events that match, newest first\n"
+    "  count [FILTERS]             count the events that match\n"
+    "  groups [FILTERS] [--limit N]\n"
+    "                              what is failing: the events that match,\n"
+    "                              grouped by error fingerprint (the same bug)\n"
     "  stats                       show the gateway's counters (and sinks)\n"
     "  redeliver --sink S [--stream X | --id ID]\n"
     "                              deliver again what failed for good at a sink\n"
     "  ping                        check that the gateway answers\n"
+    "\n"
+    "FILTERS (list, count, groups; every one given must match):\n"
+    "  --stream S, --status S, --error-type T, --fingerprint F,\n"
+    "  --since ISO, --until ISO (createdAt >= / <), --attempts-min N,\n"
+    "  --attempts-max N, --meta KEY=VALUE (repeatable), --message TEXT;\n"
+    "  'dlqctl list --help' tells more.\n"
     "\n"
     "options:\n"
     "  -e, --endpoint E   gateway endpoint (default: $DLQ_ENDPOINT, else\n"
@@ -56,6 +67,8 @@ static const command_t commands [] = {
     { "put",       cmd_put       },
     { "get",       cmd_get       },
     { "list",      cmd_list      },
+    { "count",     cmd_count     },
+    { "groups",    cmd_groups    },
     { "stats",     cmd_stats     },
     { "ping",      cmd_ping      },
     { "redeliver", cmd_redeliver },

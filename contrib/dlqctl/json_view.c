@@ -2,8 +2,29 @@
  *  parsed JSON for dlqctl.
  */
 #include "json_view.h"
+#include "dlq_alloc.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+dlq_json_doc_t *
+json_view_parse_reply (const char *verb, const char *body, size_t len)
+{
+    dlq_json_doc_t *doc = NULL;
+    dlq_json_error_t err;
+    if (dlq_json_parse (body, len, &doc, &err) != DLQ_JSON_OK) {
+        fprintf (stderr, "dlqctl: PROTOCOL: %s reply is not JSON: %s at byte %zu\n",
+                 verb, err.message, err.offset);
+        return NULL;
+    }
+    if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT) {
+        fprintf (stderr, "dlqctl: PROTOCOL: %s reply is not a JSON object\n", verb);
+        dlq_json_doc_destroy (&doc);
+        return NULL;
+    }
+    return doc;
+}
 
 const dlq_json_value_t *
 json_view_path (const dlq_json_value_t *obj, const char *path)
@@ -23,14 +44,38 @@ json_view_path (const dlq_json_value_t *obj, const char *path)
     return v;
 }
 
+static bool
+is_text (const dlq_json_value_t *v)
+{
+    return v->type == DLQ_JSON_STRING || v->type == DLQ_JSON_NUMBER;
+}
+
+/* An array whose elements are all strings and numbers (and not empty). */
+static bool
+is_text_list (const dlq_json_value_t *v)
+{
+    if (v->type != DLQ_JSON_ARRAY || v->count == 0)
+        return false;
+    for (const dlq_json_value_t *e = v->child; e; e = e->next)
+        if (!is_text (e))
+            return false;
+    return true;
+}
+
 void
 json_view_text (dlq_buf_t *out, const dlq_json_value_t *v, const char *fallback)
 {
     if (!v)
         dlq_buf_puts (out, fallback);
     else
-    if (v->type == DLQ_JSON_STRING || v->type == DLQ_JSON_NUMBER)
+    if (is_text (v))
         dlq_buf_append (out, v->str, v->len);
+    else
+    if (is_text_list (v))
+        for (const dlq_json_value_t *e = v->child; e; e = e->next) {
+            dlq_buf_append (out, e->str, e->len);
+            dlq_buf_puts (out, e->next ? ", " : "");
+        }
     else
         dlq_json_write (out, v);
 }
@@ -49,6 +94,26 @@ json_view_cells (const dlq_json_value_t *obj, const char *const *paths, size_t c
             dlq_buf_append (&text [i], obj->key, obj->key_len);
         cells [i] = text [i].data;
     }
+}
+
+size_t
+json_view_table (FILE *out, table_column_t *columns, const char *const *paths, size_t count,
+                 const dlq_json_value_t *rows)
+{
+    size_t n = rows && (rows->type == DLQ_JSON_ARRAY || rows->type == DLQ_JSON_OBJECT) ? rows->count : 0;
+    if (n == 0)
+        return 0;
+    dlq_buf_t *text = dlq_calloc (n * count, sizeof *text);
+    const char **cells = dlq_calloc (n * count, sizeof *cells);
+    size_t r = 0;
+    for (const dlq_json_value_t *row = rows->child; row; row = row->next, r++)
+        json_view_cells (row, paths, count, text + r * count, cells + r * count);
+    table_print_cells (out, columns, count, cells, n);
+    for (size_t i = 0; i < n * count; i++)
+        dlq_buf_free (&text [i]);
+    free (text);
+    free (cells);
+    return n;
 }
 
 static void

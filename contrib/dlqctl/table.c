@@ -129,3 +129,12 @@ table_print_row (FILE *out, const table_column_t *columns, size_t count, const c
         print_cell (out, &columns [i], cells [i], i + 1 == count);
     fputc ('\n', out);
 }
+
+void
+table_print_cells (FILE *out, table_column_t *columns, size_t count, const char *const *cells, size_t rows)
+{
+    table_fit_columns (columns, count, cells, rows);
+    table_print_header (out, columns, count);
+    for (size_t r = 0; r < rows; r++)
+        table_print_row (out, columns, count, cells + r * count);
+}

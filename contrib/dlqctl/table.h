@@ -35,6 +35,10 @@ size_t table_rest_width (size_t used);
  * it may keep; the last gets table_rest_width() of the others. */
 void table_fit_columns (table_column_t *columns, size_t count, const char *const *cells, size_t rows);
 
+/* Print a whole table whose cells are all known (rows x count, as for
+ * table_fit_columns, which it applies first): the header, then the rows. */
+void table_print_cells (FILE *out, table_column_t *columns, size_t count, const char *const *cells, size_t rows);
+
 /* Append s fitted into width characters to out (no padding). */
 void table_fit (dlq_buf_t *out, const char *s, size_t width, bool keep_tail);
 

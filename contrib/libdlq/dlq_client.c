@@ -3,7 +3,9 @@
  *  (dlqc_engine.h). Interpreting reply bodies happens here.
  */
 #include "dlq_client.h"
+#include "dlqc_body.h"
 #include "dlqc_engine.h"
+#include "dlqc_filter.h"
 #include "dlqc_json.h"
 #include "dlqc_mem.h"
 #include "dlqc_uuid.h"
@@ -322,36 +324,29 @@ hand_over_body (dlqc_outcome_t *outcome, char **body_out, size_t *len_out)
     outcome->body = NULL;
 }
 
-/* Append "key":value-as-a-JSON-string to the request object being built
- * at request + n: the first member (n == 0) opens it with '{', the others
- * follow a ','. Returns the new length. request must have room for
- * strlen (key) + 6 * strlen (value) + 6 more bytes. */
-static size_t
-add_member (char *request, size_t n, const char *key, const char *value)
+/* Close a request body built with dlqc_body, send it, and free it; as
+ * call_for_body otherwise. */
+static dlq_client_result_t
+call_with (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlqc_outcome_t *outcome)
 {
-    request [n] = n ? ',' : '{';
-    n++;
-    n += (size_t) sprintf (request + n, "\"%s\":", key);
-    return n + dlqc_json_escape (request + n, value, strlen (value));
+    dlqc_body_close (request);
+    dlq_client_result_t result = call_for_body (self, verb, request->data, request->len, outcome);
+    dlqc_body_free (request);
+    return result;
 }
 
-/* Close the request object built with add_member (one more byte, and the
- * NUL); returns its length. */
-static size_t
-end_request (char *request, size_t n)
+/* Send a request (a body built with dlqc_body, which this closes and
+ * frees; NULL: an empty body) and on OK hand the whole reply body over. */
+static dlq_client_result_t
+fetch (dlq_client_t *self, const char *verb, dlqc_body_t *request, char **body_out, size_t *len_out)
 {
-    request [n++] = '}';
-    request [n] = '\0';
-    return n;
-}
-
-/* Room for a request object of the string members whose values are given
- * (NULL: absent), with 64 bytes for keys, punctuation and numbers. */
-static char *
-request_buffer (const char *a, const char *b, const char *c)
-{
-    size_t values = (a ? strlen (a) : 0) + (b ? strlen (b) : 0) + (c ? strlen (c) : 0);
-    return dlqc_malloc (6 * values + 64);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = request ? call_with (self, verb, request, &outcome)
+                                         : call_for_body (self, verb, "", 0, &outcome);
+    if (result == DLQ_CLIENT_OK)
+        hand_over_body (&outcome, body_out, len_out);
+    dlqc_outcome_clear (&outcome);
+    return result;
 }
 
 /* GET {"id":...}: on OK *out receives a copy of the reply's "event" object
@@ -365,11 +360,11 @@ get_event (dlq_client_t *self, const char *id, bool whole, char **out, size_t *l
         return DLQ_CLIENT_ERR_ARGS;
     if (!id || !out)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no id or no place for the event");
-    char *request = request_buffer (id, NULL, NULL);
-    size_t n = end_request (request, add_member (request, 0, "id", id));
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "id", id);
     dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_for_body (self, "GET", request, n, &outcome);
-    free (request);
+    dlq_client_result_t result = call_with (self, "GET", &request, &outcome);
     dlqc_json_span_t event;
     if (result == DLQ_CLIENT_OK
         && !(dlqc_json_member (outcome.body, outcome.body_len, "event", &event) && event.type == DLQC_JSON_OBJECT))
@@ -399,18 +394,15 @@ dlq_client_get_reply (dlq_client_t *self, const char *id, char **body_out, size_
     return get_event (self, id, true, body_out, len_out);
 }
 
-/* Build a LIST body: {"streamName":...,"limit":N,"cursor":...}; caller frees. */
-static char *
-list_request (const char *stream_name, unsigned limit, const char *cursor, size_t *len_out)
+/* Append LIST's or GROUPS' page members: "limit" (unless 0) and "cursor"
+ * (unless NULL). */
+static void
+write_page (dlqc_body_t *request, unsigned limit, const char *cursor)
 {
-    char *request = request_buffer (stream_name, cursor, NULL);
-    size_t n = add_member (request, 0, "streamName", stream_name);
     if (limit)
-        n += (size_t) sprintf (request + n, ",\"limit\":%u", limit);
+        dlqc_body_int (request, "limit", limit);
     if (cursor)
-        n = add_member (request, n, "cursor", cursor);
-    *len_out = end_request (request, n);
-    return request;
+        dlqc_body_string (request, "cursor", cursor);
 }
 
 dlq_client_result_t
@@ -421,15 +413,11 @@ dlq_client_list (dlq_client_t *self, const char *stream_name, unsigned limit, co
         return DLQ_CLIENT_ERR_ARGS;
     if (!stream_name || !body_out)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name or no place for the body");
-    size_t len;
-    char *request = list_request (stream_name, limit, cursor, &len);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_for_body (self, "LIST", request, len, &outcome);
-    free (request);
-    if (result == DLQ_CLIENT_OK)
-        hand_over_body (&outcome, body_out, len_out);
-    dlqc_outcome_clear (&outcome);
-    return result;
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "streamName", stream_name);
+    write_page (&request, limit, cursor);
+    return fetch (self, "LIST", &request, body_out, len_out);
 }
 
 dlq_client_result_t
@@ -439,12 +427,71 @@ dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out)
         return DLQ_CLIENT_ERR_ARGS;
     if (!body_out)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    return fetch (self, "STATS", NULL, body_out, len_out);
+}
+
+/* ---- the failure workbench ----------------------------------------- */
+
+/* LIST or GROUPS: the filter and the page members, the whole reply body
+ * handed over on OK. */
+static dlq_client_result_t
+fetch_filtered (dlq_client_t *self, const char *verb, const dlq_client_filter_t *filter, unsigned limit,
+                const char *cursor, char **body_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!body_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_filter_write (filter, &request);
+    write_page (&request, limit, cursor);
+    return fetch (self, verb, &request, body_out, len_out);
+}
+
+dlq_client_result_t
+dlq_client_list_filtered (dlq_client_t *self, const dlq_client_filter_t *filter, unsigned limit,
+                          const char *cursor, char **body_out, size_t *len_out)
+{
+    return fetch_filtered (self, "LIST", filter, limit, cursor, body_out, len_out);
+}
+
+/* Read the non-negative integer member key of an OK reply into *out, or
+ * make the call a protocol error with this message. */
+static dlq_client_result_t
+read_count (dlq_client_t *self, const dlqc_outcome_t *outcome, const char *key, const char *message,
+            int64_t *out)
+{
+    dlqc_json_span_t span;
+    if (dlqc_json_member (outcome->body, outcome->body_len, key, &span) && dlqc_json_int (&span, out) && *out >= 0)
+        return DLQ_CLIENT_OK;
+    return remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, message);
+}
+
+dlq_client_result_t
+dlq_client_count (dlq_client_t *self, const dlq_client_filter_t *filter, int64_t *count_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_filter_write (filter, &request);
     dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_for_body (self, "STATS", "", 0, &outcome);
+    dlq_client_result_t result = call_with (self, "COUNT", &request, &outcome);
+    int64_t count = -1;
     if (result == DLQ_CLIENT_OK)
-        hand_over_body (&outcome, body_out, len_out);
+        result = read_count (self, &outcome, "count", "COUNT reply without a \"count\"", &count);
+    if (result == DLQ_CLIENT_OK && count_out)
+        *count_out = count;
     dlqc_outcome_clear (&outcome);
     return result;
+}
+
+dlq_client_result_t
+dlq_client_groups (dlq_client_t *self, const dlq_client_filter_t *filter, unsigned limit,
+                   char **body_out, size_t *len_out)
+{
+    return fetch_filtered (self, "GROUPS", filter, limit, NULL, body_out, len_out);
 }
 
 dlq_client_result_t
@@ -457,22 +504,18 @@ dlq_client_redeliver (dlq_client_t *self, const char *sink, const char *stream_n
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no sink");
     if (stream_name && id)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "give a stream name or an id, not both");
-    char *request = request_buffer (sink, stream_name, id);
-    size_t n = add_member (request, 0, "sink", sink);
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "sink", sink);
     if (stream_name)
-        n = add_member (request, n, "streamName", stream_name);
+        dlqc_body_string (&request, "streamName", stream_name);
     if (id)
-        n = add_member (request, n, "id", id);
-    n = end_request (request, n);
+        dlqc_body_string (&request, "id", id);
     dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_for_body (self, "REDELIVER", request, n, &outcome);
-    free (request);
-    dlqc_json_span_t span;
+    dlq_client_result_t result = call_with (self, "REDELIVER", &request, &outcome);
     int64_t requeued = -1;
-    if (result == DLQ_CLIENT_OK
-        && !(dlqc_json_member (outcome.body, outcome.body_len, "requeued", &span)
-             && dlqc_json_int (&span, &requeued) && requeued >= 0))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "REDELIVER reply without a \"requeued\" count");
+    if (result == DLQ_CLIENT_OK)
+        result = read_count (self, &outcome, "requeued", "REDELIVER reply without a \"requeued\" count", &requeued);
     if (result == DLQ_CLIENT_OK && requeued_out)
         *requeued_out = requeued;
     dlqc_outcome_clear (&outcome);

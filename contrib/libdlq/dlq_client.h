@@ -9,7 +9,8 @@
  *
  *  Two ways to talk to the gateway, usable on the same client:
  *
- *    * blocking calls (put, get, list, stats, ping, redeliver) send one
+ *    * blocking calls (put, get, list, stats, ping, redeliver, and the
+ *      failure workbench's list_filtered, count and groups) send one
  *      request and wait for its reply;
  *    * pipelined PUTs: dlq_client_put_async() submits without waiting, up to
  *      a window of requests in flight (default 1000), and dlq_client_poll()
@@ -94,6 +95,10 @@ typedef enum {
 } dlq_client_result_t;
 
 typedef struct dlq_client dlq_client_t;
+
+/* Which events a workbench query (dlq_client_list_filtered, _count,
+ * _groups) is about: see "filters" below. */
+typedef struct dlq_client_filter dlq_client_filter_t;
 
 /* What PING answered. */
 typedef struct {
@@ -218,6 +223,45 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_redeliver (dlq_client_t *self, 
                                                             const char *stream_name, const char *id,
                                                             int64_t *requeued_out);
 
+/* ---- the failure workbench: filtered LIST, COUNT, GROUPS --------------
+ * Each takes a filter (NULL: every event of every stream) and, like the
+ * calls above, blocks until the reply. A filter the gateway refuses (a
+ * member of the wrong form, more than 16 metadata pairs, ...) is
+ * ERR_SERVER with code "INVALID_REQUEST" and the member's name as the
+ * field ("createdAfter", "metadata.shard", ...). A gateway whose primary
+ * is a sink answers only dlq_client_list() for now: these calls are
+ * INVALID_REQUEST there. */
+
+/* List the events that match filter, newest first, across streams unless
+ * the filter names one. limit (1 to 1000; 0: the gateway's default, 100)
+ * and cursor (NULL: the first page; else the "nextCursor" of the previous
+ * page, with the same filter) as for dlq_client_list(). On OK, *body_out
+ * receives the raw reply body {"events":[...],"nextCursor":"..."}
+ * (NUL-terminated, owned by the caller: free() it) and *len_out (if not
+ * NULL) its length. With a filter of a stream name alone this sends what
+ * dlq_client_list() sends. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_list_filtered (dlq_client_t *self,
+                                                                const dlq_client_filter_t *filter,
+                                                                unsigned limit, const char *cursor,
+                                                                char **body_out, size_t *len_out);
+
+/* Count the (unexpired) events that match filter. On OK, *count_out
+ * receives the count; ERR_PROTOCOL when the reply has none. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_count (dlq_client_t *self, const dlq_client_filter_t *filter,
+                                                        int64_t *count_out);
+
+/* Group the events that match filter by error fingerprint: "what is
+ * failing". limit (1 to 1000; 0: the gateway's default, 20) bounds the
+ * number of groups. On OK, *body_out receives the raw reply body
+ * (NUL-terminated, owned by the caller: free() it; its length in *len_out
+ * if not NULL): {"groups":[{"fingerprint","count","firstSeen","lastSeen",
+ * "streams":[...],"errorType","message","sampleId"},...]}, the group with
+ * the most events first; "message" is normalised (numbers, ids, addresses
+ * ... replaced by <num>, <uuid>, <ip> ...) and "sampleId" is one event of
+ * the group. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_groups (dlq_client_t *self, const dlq_client_filter_t *filter,
+                                                         unsigned limit, char **body_out, size_t *len_out);
+
 /* Check that the gateway answers. On OK, *pong_out (if not NULL) receives
  * its version, protocol and the round trip time. ERR_PROTOCOL when the
  * reply is not a pong. */
@@ -235,6 +279,67 @@ DLQ_CLIENT_EXPORT const char *dlq_client_error_message (const dlq_client_t *self
 /* The JSON path of the offending field of the last ERR_SERVER reply ("" if
  * none). Owned by the client, valid until the next call on it. */
 DLQ_CLIENT_EXPORT const char *dlq_client_error_field (const dlq_client_t *self);
+
+/* ---- filters ----------------------------------------------------------
+ * A filter holds the members set so far; every member set must hold for
+ * an event to match (AND). The gateway checks them when the filter is
+ * used: the calls below only refuse what could not be sent at all
+ * (ERR_ARGS: a NULL filter, key or value where one is needed, a number
+ * that is not finite). Strings are copied. A filter is not tied to a
+ * client: use it with any, and as often as you like; it is not
+ * thread-safe to change one while another thread uses it. */
+
+/* A new filter that matches every event (destroy it with
+ * dlq_client_filter_destroy). */
+DLQ_CLIENT_EXPORT dlq_client_filter_t *dlq_client_filter_new (void);
+
+/* Free a filter. Accepts NULL; sets *self_p to NULL. */
+DLQ_CLIENT_EXPORT void dlq_client_filter_destroy (dlq_client_filter_t **self_p);
+
+/* Unset every member: the filter matches every event again. */
+DLQ_CLIENT_EXPORT void dlq_client_filter_clear (dlq_client_filter_t *self);
+
+/* Members with a text value; NULL unsets the member. Sent as is (the
+ * gateway refuses "" and more than 1024 bytes):
+ *   stream         streamName is this (unset: every stream)
+ *   status         status is this, exactly ("PENDING", "DLQ", ...)
+ *   error_type     error.type is this, exactly
+ *   fingerprint    the error fingerprint is this: 16 lowercase hex digits,
+ *                  as dlq_client_groups() reports them
+ *   message_contains  error.message contains this text, ASCII letters
+ *                  compared without case
+ *   created_after  createdAt is at or after this ISO-8601 instant
+ *                  ("2026-06-09T14:00:00Z", "2026-06-09T16:00:00+02:00")
+ *   created_before createdAt is before this instant (exclusive) */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_stream (dlq_client_filter_t *self,
+                                                                    const char *stream_name);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_status (dlq_client_filter_t *self, const char *status);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_error_type (dlq_client_filter_t *self,
+                                                                        const char *error_type);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_fingerprint (dlq_client_filter_t *self,
+                                                                         const char *fingerprint);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_message_contains (dlq_client_filter_t *self,
+                                                                              const char *text);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_created_after (dlq_client_filter_t *self,
+                                                                           const char *iso_time);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_created_before (dlq_client_filter_t *self,
+                                                                            const char *iso_time);
+
+/* attempts is at least (min) or at most (max) this many; a negative
+ * number unsets the member. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_attempts_min (dlq_client_filter_t *self, int attempts);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_attempts_max (dlq_client_filter_t *self, int attempts);
+
+/* metadata.KEY equals value: a string, a number (compared as a number:
+ * 3 matches 3.0; not finite is ERR_ARGS) or a boolean. key is a top-level
+ * metadata key (the gateway refuses "" and keys with '.' or '"'); setting
+ * a key again replaces its value. The gateway takes 16 keys at most. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_string (dlq_client_filter_t *self,
+                                                                             const char *key, const char *value);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_number (dlq_client_filter_t *self,
+                                                                             const char *key, double value);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_bool (dlq_client_filter_t *self,
+                                                                           const char *key, bool value);
 
 /* ---- pipelined PUT ----------------------------------------------------- */
 

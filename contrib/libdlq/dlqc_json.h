@@ -2,10 +2,10 @@
  *
  *  Replies from the gateway are small objects of which the client reads a
  *  few top-level members ("id", "duplicate", "code", "message", "field",
- *  "event", "version", "protocol", "pong", "requeued"). This is a scanner
- *  for exactly that: find a member of the top-level object and say where
- *  its value lies, decode a string value, read an integer; plus the string
- *  escaper needed to build GET, LIST and REDELIVER bodies. It checks
+ *  "event", "version", "protocol", "pong", "requeued", "count"). This is a
+ *  scanner for exactly that: find a member of the top-level object and say
+ *  where its value lies, decode a string value, read an integer; plus the
+ *  string escaper that request bodies are built with (dlqc_body.h). It checks
  *  structure as it goes (brackets, strings, separators) but is not a
  *  validating parser: the gateway validates, and bodies handed to the
  *  caller stay raw.
