@@ -10,10 +10,10 @@
  *  (SQLite's LIKE ignores the case of ASCII letters, as messageContains
  *  does), metadata pairs on the body with json_type / json_extract.
  *  Expired events (expires_at <= now) are never part of an answer. The
- *  indexes of version 4 (by created_at, by status, by error_type, by
- *  fingerprint, each then newest first; by stream from version 1) let
- *  SQLite narrow by the most selective filter and read pages newest first
- *  without sorting.
+ *  indexes (by stream from version 1; by created_at and by fingerprint
+ *  from version 4) let SQLite narrow by stream or fingerprint, or walk
+ *  every event newest first, and read pages without sorting; the other
+ *  filters are checked on the rows it walks.
  */
 #ifndef EMBEDDED_QUERY_H
 #define EMBEDDED_QUERY_H
