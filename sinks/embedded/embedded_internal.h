@@ -27,7 +27,7 @@
  * deliveries), 3 adds the routing columns of events (operation_type,
  * document_key, attempts, first_attempt_at), so the spool reads need not
  * parse bodies, 4 adds the columns and indexes of the workbench's filters
- * (error_message, fingerprint; embedded_query.h). SCHEMA_VERSION is the
+ * (fingerprint; embedded_query.h). SCHEMA_VERSION is the
  * newest this code knows. */
 #define SCHEMA_VERSION_LEDGER   2
 #define SCHEMA_VERSION_COLUMNS  3

@@ -58,7 +58,8 @@ equal (query_t *q, const char *column, const char *value)
     bind_text (q, value);
 }
 
-/* error_message LIKE '%text%' with LIKE's own characters escaped. */
+/* error.message LIKE '%text%' with LIKE's own characters escaped (read
+ * from the body: only the rows the other filters leave are looked at). */
 static void
 contains (query_t *q, const char *text)
 {
@@ -72,7 +73,7 @@ contains (query_t *q, const char *text)
         dlq_buf_putc (&pattern, *p);
     }
     dlq_buf_putc (&pattern, '%');
-    dlq_buf_puts (&q->sql, " AND error_message LIKE ? ESCAPE '\\'");
+    dlq_buf_puts (&q->sql, " AND json_extract (body, '$.error.message') LIKE ? ESCAPE '\\'");
     bind_text (q, own (q, &pattern));
 }
 
@@ -274,7 +275,7 @@ dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filte
     dlq_buf_reset (groups_out);
     query_t q = { .sql = DLQ_BUF_INIT };
     dlq_buf_puts (&q.sql, "SELECT fingerprint, count (*) AS n, min (created_at), max (created_at),"
-                          " json_group_array (DISTINCT stream_name), error_type, error_message, id");
+                          " json_group_array (DISTINCT stream_name), error_type, json_extract (body, '$.error.message'), id");
     where (&q, filter, now_ms);
     dlq_buf_puts (&q.sql, " GROUP BY fingerprint ORDER BY n DESC, max (created_at) DESC LIMIT ?");
     bind_int (&q, (int64_t) limit);

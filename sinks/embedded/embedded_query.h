@@ -6,9 +6,10 @@
  *
  *  Each filter is a condition on a column of events (schema version 4):
  *  stream_name, status, error_type and fingerprint by equality,
- *  created_at and attempts by range, error_message LIKE '%text%'
- *  (SQLite's LIKE ignores the case of ASCII letters, as messageContains
- *  does), metadata pairs on the body with json_type / json_extract.
+ *  created_at and attempts by range, the body's error.message LIKE
+ *  '%text%' (SQLite's LIKE ignores the case of ASCII letters, as
+ *  messageContains does), metadata pairs on the body with json_type /
+ *  json_extract.
  *  Expired events (expires_at <= now) are never part of an answer. The
  *  indexes (by stream from version 1; by created_at and by fingerprint
  *  from version 4) let SQLite narrow by stream or fingerprint, or walk

@@ -104,9 +104,10 @@ static const char schema_v3 [] =
     "UPDATE meta SET value = '3' WHERE key = 'schema_version';";
 
 /* Version 3 -> 4: the columns and indexes of the workbench's filters
- * (embedded_query.h): error_message (a copy of error.message) and the
- * error's fingerprint (fingerprint.h; old rows get it from their body, so
- * without a stack trace a stream policy stripped); an index by created_at
+ * (embedded_query.h): the error's fingerprint (fingerprint.h; old rows get
+ * it from their body, so without a stack trace a stream policy stripped;
+ * error.message is read from the body where a filter needs it, rather than
+ * stored twice); an index by created_at
  * (LIST across streams, time windows) and one by fingerprint (GROUPS and
  * its drill-down). Both ascending: a new event goes at the end of the
  * index (of its fingerprint's range), the cheap place to insert, and
@@ -116,12 +117,8 @@ static const char schema_v3 [] =
  * status or errorType alone stays well under 100 ms over a million events
  * without an index of its own (dlqd_bench_queries). */
 static const char schema_v4 [] =
-    "ALTER TABLE events ADD COLUMN error_message TEXT;"
     "ALTER TABLE events ADD COLUMN fingerprint TEXT;"
-    "UPDATE events SET"
-    " error_message = (CASE WHEN json_valid (body) AND json_type (body, '$.error.message') = 'text'"
-    "                  THEN json_extract (body, '$.error.message') END),"
-    " fingerprint = dlq_fingerprint (body);"
+    "UPDATE events SET fingerprint = dlq_fingerprint (body);"
     "CREATE INDEX events_by_created ON events (created_at, seq);"
     "CREATE INDEX events_by_fingerprint ON events (fingerprint, created_at, seq);"
     "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
@@ -150,8 +147,8 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
      * skipped; a NOT NULL violation stays an error instead of a "duplicate". */
     [ST_INSERT]     = "INSERT INTO events (id, stream_name, created_at, expires_at,"
                       " status, error_type, body, operation_type, document_key, attempts,"
-                      " first_attempt_at, error_message, fingerprint)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                      " first_attempt_at, fingerprint)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
                       " ON CONFLICT (id) DO NOTHING",
     [ST_COUNT_ADD]  = "INSERT INTO stream_counts (stream_name, events) VALUES (?1, ?2)"
                       " ON CONFLICT (stream_name) DO UPDATE SET events = events + excluded.events",
@@ -708,13 +705,12 @@ insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
     bind_optional_text (stmt, 9, event->document_key);
     sqlite3_bind_int (stmt, 10, event->attempts);
     bind_time (stmt, 11, event->first_attempt_at);
-    bind_optional_text (stmt, 12, event->error_message);
     char fingerprint [sizeof event->fingerprint];
     if (event->fingerprint [0])
         memcpy (fingerprint, event->fingerprint, sizeof fingerprint);
     else                                    /* not fingerprinted by the gateway (an embedded sink) */
         dlq_event_fingerprint_hex (event, fingerprint);
-    sqlite3_bind_text (stmt, 13, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (stmt, 12, fingerprint, -1, SQLITE_TRANSIENT);
     if (!step_done (self, ST_INSERT, "cannot insert event"))
         return false;
     *inserted = sqlite3_changes (self->db) > 0;
