@@ -137,7 +137,7 @@ def main():
             ("PUT", b"{" + b" " * 1048576 + b"}", "TOO_LARGE"),
             ("NOPE", b"", "UNKNOWN_VERB"),
             ("GET", {"id": str(uuid.uuid4())}, "NOT_FOUND"),
-            ("LIST", {"limit": 5}, "INVALID_REQUEST"),
+            ("LIST", {"status": 5}, "INVALID_REQUEST"),
         ]:
             status, err = c.call(verb, body)
             check(status == "ERR" and err.get("code") == code and err.get("message"),
@@ -152,6 +152,21 @@ def main():
         check(stats["counters"]["accepted"] == 302 and stats["counters"]["duplicate"] == 1, "STATS counters")
         check(stats["counters"]["errors"].get("INVALID_JSON") == 1 and stats["counters"]["rejected"] == 9,
               "STATS counts errors by code")
+
+        # the failure workbench: LIST across streams, filters, COUNT, GROUPS (README)
+        status, page = c.call("LIST", {"limit": 5})
+        check(status == "OK" and len(page["events"]) == 5 and "nextCursor" in page, "LIST without streamName: every stream")
+        status, got = c.call("COUNT", {})
+        check(status == "OK" and got == {"count": 302}, "COUNT of every event (got %s)" % got)
+        status, got = c.call("COUNT", {"streamName": "pipe", "errorType": "E7"})
+        check(status == "OK" and got == {"count": 1}, "COUNT with filters (got %s)" % got)
+        status, got = c.call("GROUPS", {"streamName": "pipe", "limit": 1000})
+        check(status == "OK" and sum(g["count"] for g in got["groups"]) == 300
+              and all(len(g["fingerprint"]) == 16 and g["streams"] == ["pipe"] for g in got["groups"]),
+              "GROUPS cover the stream's events, one group per fingerprint")
+        status, err = c.call("COUNT", {"createdAfter": "yesterday"})
+        check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "createdAfter",
+              "a bad filter names its member (got %s)" % err)
     finally:
         c.close()
         proc.send_signal(signal.SIGTERM)
