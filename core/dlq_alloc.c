@@ -23,7 +23,8 @@ char *
 dlq_strndup (const char *s, size_t len)
 {
     char *copy = dlq_malloc (len + 1);
-    memcpy (copy, s, len);
+    if (len)
+        memcpy (copy, s, len);
     copy [len] = '\0';
     return copy;
 }

@@ -16,7 +16,8 @@ void *dlq_calloc(size_t count, size_t size);
 void *dlq_realloc(void *ptr, size_t size);
 /* Copy of a NUL-terminated string; caller frees. */
 char *dlq_strdup(const char *s);
-/* Copy of len bytes plus a terminating NUL; caller frees. */
+/* Copy of len bytes plus a terminating NUL; caller frees. s may be NULL
+ * when len is 0. */
 char *dlq_strndup(const char *s, size_t len);
 
 #endif

@@ -106,6 +106,19 @@ fetch (const char *queue, size_t n, amqp_received_messages_t *out)
     cr_expect_eq (amqp_consumer_queue_count (consumer, queue), 0, "%s holds more than %zu messages", queue, n);
 }
 
+/* The one message waiting in queue is id's, routed with routing_key (any
+ * when NULL). */
+static void
+expect_only_message (const char *queue, const char *id, const char *routing_key)
+{
+    amqp_received_messages_t got = { 0 };
+    fetch (queue, 1, &got);
+    cr_expect_str_eq (got.items [0].message_id, id, "the message in %s", queue);
+    if (routing_key)
+        cr_expect_str_eq (got.items [0].routing_key, routing_key, "the message in %s", queue);
+    amqp_messages_free (&got);
+}
+
 /* ---- dlqd ------------------------------------------------------------------------ */
 
 /* dlqd with sink "rabbit" (the amqp sink on our node and exchange, plus
@@ -185,7 +198,7 @@ Test (amqp, the_message_is_seed_001s)
     sink_put_one (d.endpoint, seed, id [0]);
     free (seed);
     sink_put_one (d.endpoint, "{\"streamName\":\"bare\",\"error\":{\"type\":\"E\",\"message\":\"m\"},\"attempts\":1}", id [1]);
-    sink_put_one (d.endpoint, "{\"streamName\":\"archive\",\"error\":{\"type\":\"E\"}}", id [2]);
+    sink_put_minimal (d.endpoint, "archive", id [2]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 3, 30), 3);
 
     amqp_received_messages_t got = { 0 };
@@ -230,15 +243,12 @@ Test (amqp, a_per_stream_override_routes_to_its_own_exchange)
     cr_assert (start (NULL, streams));
 
     char orders_id [DLQ_UUID_LEN + 1], payments_id [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
-    sink_put_one (d.endpoint, "{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"}}", payments_id);
+    sink_put_minimal (d.endpoint, "orders", orders_id);
+    sink_put_minimal (d.endpoint, "payments", payments_id);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2);
 
+    expect_only_message (queue, orders_id, "dlq.orders");     /* the sink's exchange has orders only */
     amqp_received_messages_t got = { 0 };
-    fetch (queue, 1, &got);
-    cr_expect_str_eq (got.items [0].message_id, orders_id, "the sink's exchange has orders only");
-    cr_expect_str_eq (got.items [0].routing_key, "dlq.orders");
-    amqp_messages_free (&got);
     fetch (alerts_queue, 1, &got);
     cr_expect_str_eq (got.items [0].message_id, payments_id);
     cr_expect_str_eq (got.items [0].exchange, alerts);
@@ -261,8 +271,8 @@ Test (amqp, mandatory_returns_are_counted_and_logged_or_retried)
     cr_assert (start_with (NULL, strict, "{ name = \"lost\"; chain = [\"" SINK "\", \"strict\"];"
                                          " " SINK ": { mandatory = true; }; strict: { mandatory = true; }; }"));
     char lost_id [DLQ_UUID_LEN + 1], orders_id [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"lost\",\"error\":{\"type\":\"E\"}}", lost_id);
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", orders_id);
+    sink_put_minimal (d.endpoint, "lost", lost_id);
+    sink_put_minimal (d.endpoint, "orders", orders_id);
 
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2, "on_return = log: delivered");
     cr_expect_eq (sink_counter (d.endpoint, SINK, "returned"), 1, "the return is counted");
@@ -280,10 +290,7 @@ Test (amqp, mandatory_returns_are_counted_and_logged_or_retried)
     cr_expect_not_null (strstr (log, "WARN sink " SINK ": 1 message(s) returned unroutable (kept as delivered)"),
                         "%s", log);
     free (log);
-    amqp_received_messages_t got = { 0 };
-    fetch (queue, 1, &got);            /* orders (its chain is the default: rabbit) */
-    cr_expect_str_eq (got.items [0].message_id, orders_id);
-    amqp_messages_free (&got);
+    expect_only_message (queue, orders_id, NULL);     /* orders (its chain is the default: rabbit) */
 }
 
 Test (amqp, events_for_a_missing_exchange_wait_until_it_exists)
@@ -294,11 +301,8 @@ Test (amqp, events_for_a_missing_exchange_wait_until_it_exists)
      * exists but before the queue is bound comes back and is retried */
     cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };"
                       " mandatory = true; on_return = \"retry\";", NULL));
-    char *bodies [N];
     char ids [N][DLQ_UUID_LEN + 1];
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
-    sink_put_bodies (d.endpoint, bodies, N);
+    sink_put_small_events (d.endpoint, "orders", N, ids);
     char *error = sink_wait_error (d.endpoint, SINK, 30);
     cr_expect_not_null (strstr (error, "404 NOT_FOUND"), "lastError: %s", error);
     cr_expect_not_null (strstr (error, exchange), "lastError names the exchange: %s", error);
@@ -312,8 +316,6 @@ Test (amqp, events_for_a_missing_exchange_wait_until_it_exists)
     amqp_received_messages_t got = { 0 };
     fetch (queue, N, &got);
     amqp_messages_free (&got);
-    for (int i = 0; i < N; i++)
-        free (bodies [i]);
 }
 
 Test (amqp, a_broker_restart_under_load_loses_nothing)
@@ -324,11 +326,8 @@ Test (amqp, a_broker_restart_under_load_loses_nothing)
     bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
     cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 500; };"
                       " circuit = { failures = 3; }; timeout_ms = 10000; connect_timeout_ms = 1000;", NULL));
-    char **bodies = calloc (N, sizeof *bodies);
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    int64_t base = dlq_time_now_ms () - 3600 * 1000;
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 3600 * 1000, N, ids);
 
     sink_put_bodies (d.endpoint, bodies, PART);
     amqp_consumer_close (consumer);
@@ -378,9 +377,7 @@ Test (amqp, a_broker_restart_under_load_loses_nothing)
     amqp_messages_free (&got);
     free (seen);
     free (error);
-    for (int i = 0; i < N; i++)
-        free (bodies [i]);
-    free (bodies);
+    sink_free_events (bodies, N);
     free (ids);
 }
 
@@ -393,11 +390,8 @@ Test (amqp, a_nack_is_retried_until_the_broker_takes_it)
     cr_assert (amqp_consumer_bind_limited (consumer, exchange, "topic", "dlq.#", ROOM, queue, sizeof queue));
     cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };"
                       " circuit = { failures = 1000; };", NULL));
-    char *bodies [N];
     char ids [N][DLQ_UUID_LEN + 1];
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
-    sink_put_bodies (d.endpoint, bodies, N);
+    sink_put_small_events (d.endpoint, "orders", N, ids);
 
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", ROOM, 30), ROOM);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "retrying", N - ROOM, 30), N - ROOM);
@@ -413,8 +407,6 @@ Test (amqp, a_nack_is_retried_until_the_broker_takes_it)
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
     fetch (queue, N - ROOM, &got);
     amqp_messages_free (&got);
-    for (int i = 0; i < N; i++)
-        free (bodies [i]);
 }
 
 Test (amqp, no_confirm_in_time_is_retried)
@@ -425,10 +417,8 @@ Test (amqp, no_confirm_in_time_is_retried)
     bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
     cr_assert (start ("confirm_timeout_ms = 300; connect_timeout_ms = 1000; timeout_ms = 5000;"
                       " retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 300; };", NULL));
-    char *bodies [N + 1];
     char ids [N + 1][DLQ_UUID_LEN + 1];
-    for (int i = 0; i <= N; i++)
-        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N + 1, ids);
     sink_put_bodies (d.endpoint, bodies, 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "connected and delivering");
 
@@ -451,8 +441,7 @@ Test (amqp, no_confirm_in_time_is_retried)
     cr_expect_geq (in_queue, N + 1, "in the queue: %ld", in_queue);
     cr_log_info ("a frozen broker: %lld publishes retried for want of a confirm; %ld messages in the queue"
                  " for %d events", (long long) unconfirmed, in_queue, N + 1);
-    for (int i = 0; i <= N; i++)
-        free (bodies [i]);
+    sink_free_events (bodies, N + 1);
 }
 
 Test (amqp, a_broker_that_stops_reading_does_not_hold_delivery)
@@ -492,18 +481,13 @@ Test (amqp, fire_and_forget_delivers_too)
     char queue [128];
     bind_queue (exchange, true, "dlq.#", queue, sizeof queue);
     cr_assert (start ("confirm_mode = false;", NULL));
-    char *bodies [N];
     char ids [N][DLQ_UUID_LEN + 1];
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", dlq_time_now_ms (), i, ids [i]);
-    sink_put_bodies (d.endpoint, bodies, N);
+    sink_put_small_events (d.endpoint, "orders", N, ids);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
     amqp_received_messages_t got = { 0 };
     fetch (queue, N, &got);
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < N; i++)
         cr_expect_str_eq (got.items [i].message_id, ids [i]);
-        free (bodies [i]);
-    }
     amqp_messages_free (&got);
     char *log = test_read_file (d.log, NULL);
     cr_expect_not_null (strstr (log, "fire-and-forget (no confirms)"), "the log says so: %s", log);
@@ -527,13 +511,10 @@ Test (amqp, tls_with_the_ca_and_a_client_certificate)
     cr_assert (start_with (settings, sinks, "{ name = \"checked\"; chain = [\"unverified\"]; }"));
 
     char id [DLQ_UUID_LEN + 1], other [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
-    sink_put_one (d.endpoint, "{\"streamName\":\"checked\",\"error\":{\"type\":\"E\"}}", other);
+    sink_put_minimal (d.endpoint, "orders", id);
+    sink_put_minimal (d.endpoint, "checked", other);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
-    amqp_received_messages_t got = { 0 };
-    fetch (queue, 1, &got);
-    cr_expect_str_eq (got.items [0].message_id, id);
-    amqp_messages_free (&got);
+    expect_only_message (queue, id, NULL);
     char *log = test_read_file (d.log, NULL);
     char want [128];
     snprintf (want, sizeof want, "connected to amqps://localhost:%d", server.tls_port);
@@ -550,12 +531,7 @@ Test (amqp, tls_with_the_ca_and_a_client_certificate)
 static void
 expect_startup_error (const char *sink_extra, const char *want)
 {
-    cr_assert_not (start (sink_extra, NULL), "dlqd started with: %s", sink_extra);
-    char *log = test_read_file (d.log, NULL);
-    cr_expect_not_null (strstr (log, want), "want \"%s\" in:\n%s", want, log);
-    free (log);
-    test_dlqd_cleanup (&d);
-    test_tmpdir (d.dir);
+    sink_expect_startup_error (&d, start (sink_extra, NULL), sink_extra, want);
 }
 
 Test (amqp, what_a_retry_cannot_fix_stops_dlqd_at_startup)

@@ -95,25 +95,6 @@ expect_header (const kafka_record_t *r, const char *name, const char *value)
     cr_expect_eq (kafka_record_header_count (r, name), 1, "header %s once", name);
 }
 
-/* n small events of stream, their ids into ids. Caller frees the bodies. */
-static char **
-small_events (const char *stream, int n, char (*ids) [DLQ_UUID_LEN + 1])
-{
-    char **bodies = calloc ((size_t) n, sizeof *bodies);
-    int64_t now = dlq_time_now_ms ();
-    for (int i = 0; i < n; i++)
-        bodies [i] = sink_small_event (stream, now + i, i, ids [i]);
-    return bodies;
-}
-
-static void
-free_events (char **bodies, int n)
-{
-    for (int i = 0; i < n; i++)
-        free (bodies [i]);
-    free (bodies);
-}
-
 /* Every id of ids [0, n) is the key of a record of records; returns the
  * number of records beyond one per id (duplicates). */
 static long
@@ -198,7 +179,7 @@ Test (kafka, transient_produce_errors_deliver_everything_once)
     create_topic ("dlq.orders");
     cr_assert (start (NULL, NULL));
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    char **bodies = small_events ("orders", N, ids);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N, ids);
     sink_put_bodies (d.endpoint, bodies, 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
     kafka_cluster_push_produce_errors (cluster, 6, RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
@@ -212,7 +193,7 @@ Test (kafka, transient_produce_errors_deliver_everything_once)
     consume ("dlq.orders", N, &got);
     cr_expect_eq (expect_every_id (&got, ids, N), 0, "the idempotent producer wrote a duplicate");
     kafka_records_free (&got);
-    free_events (bodies, N);
+    sink_free_events (bodies, N);
     free (ids);
 }
 
@@ -224,7 +205,7 @@ Test (kafka, every_broker_down_mid_stream_loses_nothing)
                       " circuit = { failures = 3; };"
                       " rdkafka = [ \"reconnect.backoff.max.ms=500\", \"linger.ms=5\" ];", NULL));
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    char **bodies = small_events ("orders", N, ids);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N, ids);
     sink_put_bodies (d.endpoint, bodies, PART);
     cr_assert (kafka_cluster_all_brokers_down (cluster));
     sink_put_bodies (d.endpoint, bodies + PART, PART);
@@ -246,7 +227,7 @@ Test (kafka, every_broker_down_mid_stream_loses_nothing)
                  got.count, N, duplicates, (long long) sink_counter (d.endpoint, SINK, "unconfirmed"));
     kafka_records_free (&got);
     free (error);
-    free_events (bodies, N);
+    sink_free_events (bodies, N);
     free (ids);
 }
 
@@ -256,10 +237,10 @@ Test (kafka, a_permanent_error_fails_the_event_with_the_reason)
     /* one event per call, so that the pushed error hits exactly one */
     cr_assert (start ("batch = { max_events = 1; }; retry = { max_attempts = 5; backoff_ms = 10; };", NULL));
     char id [3][DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id [0]);
+    sink_put_minimal (d.endpoint, "orders", id [0]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
     kafka_cluster_push_produce_errors (cluster, 1, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id [1]);
+    sink_put_minimal (d.endpoint, "orders", id [1]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 1, 30), 1, "a permanent error is not retried");
     char *reply = sink_get (d.endpoint, id [1], "OK");
     cr_expect_not_null (strstr (reply, "\"attempts\":1"), "failed at its first attempt: %s", reply);
@@ -267,7 +248,7 @@ Test (kafka, a_permanent_error_fails_the_event_with_the_reason)
     free (reply);
 
     /* a stream no topic can be named after */
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders v2\",\"error\":{\"type\":\"E\"}}", id [2]);
+    sink_put_minimal (d.endpoint, "orders v2", id [2]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 2, 30), 2);
     reply = sink_get (d.endpoint, id [2], "OK");
     cr_expect_not_null (strstr (reply, "not a legal Kafka topic name"), "%s", reply);
@@ -281,7 +262,7 @@ Test (kafka, a_record_over_message_max_bytes_fails)
     char big [4096], id [2][DLQ_UUID_LEN + 1];
     snprintf (big, sizeof big, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\",\"message\":\"%03000d\"}}", 7);
     sink_put_one (d.endpoint, big, id [0]);
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id [1]);
+    sink_put_minimal (d.endpoint, "orders", id [1]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 1, 30), 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "the small one goes");
     char *reply = sink_get (d.endpoint, id [0], "OK");
@@ -299,7 +280,7 @@ Test (kafka, a_fatal_producer_error_makes_a_new_producer)
     create_topic ("dlq.orders");
     cr_assert (start ("timeout_ms = 5000; retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 200; };", NULL));
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    char **bodies = small_events ("orders", N, ids);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N, ids);
     sink_put_bodies (d.endpoint, bodies, 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
     /* the idempotent producer cannot go on after this one */
@@ -314,7 +295,7 @@ Test (kafka, a_fatal_producer_error_makes_a_new_producer)
     char *log = test_read_file (d.log, NULL);
     cr_expect_not_null (strstr (log, "making a new producer"), "%s", log);
     free (log);
-    free_events (bodies, N);
+    sink_free_events (bodies, N);
     free (ids);
 }
 
@@ -324,7 +305,7 @@ Test (kafka, create_topics_asks_the_cluster)
     cr_assert (start ("create_topics = true; create_timeout_ms = 300;"
                       " retry = { max_attempts = 0; backoff_ms = 50; backoff_max_ms = 200; };", NULL));
     char id [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
+    sink_put_minimal (d.endpoint, "orders", id);
     char *error = sink_wait_error (d.endpoint, SINK, 30);
     cr_expect_not_null (strstr (error, "CreateTopics"), "lastError: %s", error);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0, "a cluster that does not answer is no reason to fail");
@@ -336,12 +317,7 @@ Test (kafka, create_topics_asks_the_cluster)
 static void
 expect_startup_error (const char *sink_extra, const char *want)
 {
-    cr_assert_not (start (sink_extra, NULL), "dlqd started with: %s", sink_extra);
-    char *log = test_read_file (d.log, NULL);
-    cr_expect_not_null (strstr (log, want), "want \"%s\" in:\n%s", want, log);
-    free (log);
-    test_dlqd_cleanup (&d);
-    test_tmpdir (d.dir);
+    sink_expect_startup_error (&d, start (sink_extra, NULL), sink_extra, want);
 }
 
 Test (kafka, bad_rdkafka_settings_stop_dlqd_at_startup)

@@ -239,8 +239,8 @@ Test (mongo, the_ttl_index_is_made_once_per_collection)
     cr_expect_eq (create_indexes_for ("_fw_dlq_other"), 0);
     char id [DLQ_UUID_LEN + 1];
     for (int i = 0; i < 3; i++) {
-        sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
-        sink_put_one (d.endpoint, "{\"streamName\":\"other\",\"error\":{\"type\":\"E\"}}", id);
+        sink_put_minimal (d.endpoint, "orders", id);
+        sink_put_minimal (d.endpoint, "other", id);
         cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2 * (i + 1), 30), 2 * (i + 1));
     }
     cr_expect_eq (create_indexes_for ("_fw_dlq_orders"), 1, "once per collection");
@@ -270,25 +270,11 @@ Test (mongo, a_duplicate_id_counts_as_delivered)
     char body [256], got [DLQ_UUID_LEN + 1], other [DLQ_UUID_LEN + 1];
     snprintf (body, sizeof body, "{\"id\":\"%s\",\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
     sink_put_one (d.endpoint, body, got);
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", other);
+    sink_put_minimal (d.endpoint, "orders", other);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "retrying"), 0);
     cr_expect_eq (count_in ("_fw_dlq_orders"), 2);
-}
-
-/* PUT n events of orders; their ids into ids. */
-static void
-put_orders (int n, char (*ids) [DLQ_UUID_LEN + 1])
-{
-    char **bodies = calloc ((size_t) n, sizeof *bodies);
-    int64_t now = dlq_time_now_ms ();
-    for (int i = 0; i < n; i++)
-        bodies [i] = sink_small_event ("orders", now + i, i, ids [i]);
-    sink_put_bodies (d.endpoint, bodies, n);
-    for (int i = 0; i < n; i++)
-        free (bodies [i]);
-    free (bodies);
 }
 
 /* Every id is stored once in _fw_dlq_orders, and n in all. */
@@ -317,42 +303,46 @@ delivery_attempts (const char *id)
     return n;
 }
 
-Test (mongo, a_dropped_connection_mid_batch_is_retried_then_delivered)
+/* dlqd with the test server, retrying without end, and one event (into
+ * first_id) delivered: connected, collection ready, before a fault is set. */
+static void
+start_retrying (char *first_id)
 {
-    enum { N = 50 };
     need_test_server ();
     cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 200; };", NULL, NULL));
-    char id [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
+    sink_put_minimal (d.endpoint, "orders", first_id);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "connected, collection ready");
-    mongo_server_drop_on_command (server, "insert", 1);
-    char (*ids) [DLQ_UUID_LEN + 1] = calloc (N + 1, sizeof *ids);
-    put_orders (N, ids);
-    memcpy (ids [N], id, sizeof ids [N]);
-    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N + 1, 60), N + 1);
+}
+
+/* n more orders, put after the fault was set: all of them and first_id
+ * stored exactly once, none failed, and the first retried (why). */
+static void
+expect_retried_then_delivered (int n, const char *first_id, const char *why)
+{
+    char (*ids) [DLQ_UUID_LEN + 1] = calloc ((size_t) n + 1, sizeof *ids);
+    sink_put_small_events (d.endpoint, "orders", n, ids);
+    memcpy (ids [n], first_id, sizeof ids [n]);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", n + 1, 60), n + 1);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0);
-    expect_each_once (ids, N + 1);
-    cr_expect_geq (delivery_attempts (ids [0]), 2, "the first batch after the drop was retried");
+    expect_each_once (ids, n + 1);
+    cr_expect_geq (delivery_attempts (ids [0]), 2, "%s", why);
     free (ids);
+}
+
+Test (mongo, a_dropped_connection_mid_batch_is_retried_then_delivered)
+{
+    char id [DLQ_UUID_LEN + 1];
+    start_retrying (id);
+    mongo_server_drop_on_command (server, "insert", 1);
+    expect_retried_then_delivered (50, id, "the first batch after the drop was retried");
 }
 
 Test (mongo, not_primary_is_retried)
 {
-    enum { N = 10 };
-    need_test_server ();
-    cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 200; };", NULL, NULL));
     char id [DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
-    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1);
+    start_retrying (id);
     mongo_server_fail_command (server, "insert", 2, 10107, NULL, "not primary", "RetryableWriteError");
-    char (*ids) [DLQ_UUID_LEN + 1] = calloc (N + 1, sizeof *ids);
-    put_orders (N, ids);
-    memcpy (ids [N], id, sizeof ids [N]);
-    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N + 1, 60), N + 1);
-    cr_expect_eq (sink_stat (d.endpoint, SINK, "failed"), 0);
-    expect_each_once (ids, N + 1);
-    cr_expect_geq (delivery_attempts (ids [0]), 2, "retried after NotWritablePrimary");
-    free (ids);
+    expect_retried_then_delivered (10, id, "retried after NotWritablePrimary");
 }
 
 Test (mongo, a_validation_error_fails_that_event_only)
@@ -363,10 +353,7 @@ Test (mongo, a_validation_error_fails_that_event_only)
     cr_assert (start ("batch = { max_events = 64; linger_ms = 500; };"
                       " retry = { max_attempts = 5; backoff_ms = 10; };", NULL, NULL));
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    char **bodies = calloc (N, sizeof *bodies);
-    int64_t now = dlq_time_now_ms ();
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", now + i, i, ids [i]);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N, ids);
     mongo_server_fail_insert_of_string (server, ids [BAD], -1, 121, "Document failed validation");
     sink_put_bodies (d.endpoint, bodies, N);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 1, 30), 1);
@@ -376,9 +363,7 @@ Test (mongo, a_validation_error_fails_that_event_only)
     cr_expect_not_null (strstr (reply, "\"attempts\":1"), "not retried: %s", reply);
     free (reply);
     cr_expect_eq (count_in ("_fw_dlq_orders"), N - 1);
-    for (int i = 0; i < N; i++)
-        free (bodies [i]);
-    free (bodies);
+    sink_free_events (bodies, N);
     free (ids);
 }
 

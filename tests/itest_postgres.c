@@ -448,11 +448,8 @@ Test (postgres, a_server_restart_under_load_loses_and_duplicates_nothing)
     connect_server (true);                  /* it is stopped: a server of our own */
     cr_assert (start ("retry = { max_attempts = 0; backoff_ms = 20; backoff_max_ms = 500; };"
                       " circuit = { failures = 3; }; timeout_ms = 10000;", NULL));
-    char **bodies = calloc (N, sizeof *bodies);
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
-    int64_t base = dlq_time_now_ms () - 3600 * 1000;
-    for (int i = 0; i < N; i++)
-        bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 3600 * 1000, N, ids);
 
     sink_put_bodies (d.endpoint, bodies, PART);
     cr_assert (pg_server_pause (&pg), "cannot stop the server");
@@ -486,9 +483,7 @@ Test (postgres, a_server_restart_under_load_loses_and_duplicates_nothing)
                  (long long) delivered_while_down, PART, error, (long long) sink_counter (d.endpoint, SINK, "conflicts"));
     dlq_buf_free (&array);
     free (error);
-    for (int i = 0; i < N; i++)
-        free (bodies [i]);
-    free (bodies);
+    sink_free_events (bodies, N);
     free (ids);
 }
 

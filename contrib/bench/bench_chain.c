@@ -26,7 +26,6 @@
 
 #define SINKS               2
 #define POLL_MS             10
-#define STATS_TIMEOUT_MS    5000
 #define DRAIN_TIMEOUT_MS    60000
 #define ERR_LEN             4096
 
@@ -101,12 +100,9 @@ static bool
 get_stats (void *sock, bool with_sinks, stats_t *s, char *err, size_t err_len)
 {
     bool ok = false;
-    char *body = NULL;
-    if (!bench_gateway_request (sock, "STATS", "", STATS_TIMEOUT_MS, &ok, &body)) {
-        snprintf (err, err_len, "no STATS reply within %d ms", STATS_TIMEOUT_MS);
-        free (body);
+    char *body = bench_gateway_stats (sock, &ok, err, err_len);
+    if (!body)
         return false;
-    }
     bool parsed = ok && parse_stats (body, with_sinks, s, err, err_len);
     if (!ok)
         snprintf (err, err_len, "STATS failed: %.300s", body);

@@ -19,6 +19,7 @@
 
 #define MIN_HWM 1000
 #define CONNECT_TIMEOUT_MS 5000
+#define STATS_TIMEOUT_MS 5000
 
 typedef struct {
     void                   *ctx;
@@ -487,4 +488,15 @@ bench_gateway_request (void *sock, const char *verb, const char *body, int timeo
         if (rc != 0)
             return rc == 1;
     }
+}
+
+char *
+bench_gateway_stats (void *sock, bool *ok, char *err, size_t err_len)
+{
+    char *body = NULL;
+    if (bench_gateway_request (sock, "STATS", "", STATS_TIMEOUT_MS, ok, &body))
+        return body;
+    snprintf (err, err_len, "no STATS reply within %d ms", STATS_TIMEOUT_MS);
+    free (body);
+    return NULL;
 }

@@ -72,4 +72,9 @@ void *bench_gateway_connect (void *zmq_ctx, const char *endpoint);
 bool bench_gateway_request (void *sock, const char *verb, const char *body, int timeout_ms,
                             bool *ok, char **reply);
 
+/* STATS on sock (from bench_gateway_connect), waiting up to 5 s: the
+ * reply's body (free it), *ok telling OK from ERR; NULL (err says so) when
+ * no reply came. */
+char *bench_gateway_stats (void *sock, bool *ok, char *err, size_t err_len);
+
 #endif

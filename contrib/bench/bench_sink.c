@@ -23,7 +23,6 @@
 #define POLL_MS             10      /* the shortest pause between two polls */
 #define POLL_MAX_MS         500     /* the longest */
 #define POLL_SHARE          8       /* a pause is at most this share of the time left */
-#define STATS_TIMEOUT_MS    5000
 #define ERR_LEN             4096
 #define DAY_MS              86400000LL
 
@@ -35,12 +34,9 @@ bool
 bench_sink_stats (void *sock, const char *sink, bench_sink_stats_t *s, char *err, size_t err_len)
 {
     bool ok = false;
-    char *body = NULL;
-    if (!bench_gateway_request (sock, "STATS", "", STATS_TIMEOUT_MS, &ok, &body)) {
-        snprintf (err, err_len, "no STATS reply within %d ms", STATS_TIMEOUT_MS);
-        free (body);
+    char *body = bench_gateway_stats (sock, &ok, err, err_len);
+    if (!body)
         return false;
-    }
     dlq_json_doc_t *doc = NULL;
     bool parsed = ok && dlq_json_parse (body, strlen (body), &doc, NULL) == DLQ_JSON_OK;
     const dlq_json_value_t *figures = parsed

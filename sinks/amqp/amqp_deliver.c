@@ -30,6 +30,7 @@
 
 #include "amqp_format.h"
 #include "dlq_alloc.h"
+#include "sink_outcome.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -66,11 +67,9 @@ set_outcome (call_t *call, size_t i, dlq_sink_result_t result, const char *fmt, 
 static void
 set_outcome (call_t *call, size_t i, dlq_sink_result_t result, const char *fmt, ...)
 {
-    dlq_sink_outcome_t *outcome = &call->outcomes [i];
-    outcome->result = result;
     va_list args;
     va_start (args, fmt);
-    vsnprintf (outcome->message, sizeof outcome->message, fmt, args);
+    dlq_sink_outcome_vset (&call->outcomes [i], result, fmt, args);
     va_end (args);
     call->self->pending [i].state = DLQ_AMQP_DONE;
 }

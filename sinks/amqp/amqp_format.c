@@ -1,6 +1,8 @@
 /*  amqp_format — seed 001's message of one event; see amqp_format.h. */
 #include "amqp_format.h"
 
+#include "sink_name.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,31 +13,32 @@ bytes_of (const char *s)
     return (amqp_bytes_t) { .len = strlen (s), .bytes = (void *) s };
 }
 
-static void
-put_string (amqp_table_t *table, const char *name, const char *value)
+/* A new entry name of kind at the end of table: its value to fill in. */
+static amqp_field_value_t *
+put (amqp_table_t *table, const char *name, uint8_t kind)
 {
     amqp_table_entry_t *entry = &table->entries [table->num_entries++];
     entry->key = bytes_of (name);
-    entry->value.kind = AMQP_FIELD_KIND_UTF8;
-    entry->value.value.bytes = bytes_of (value);
+    entry->value.kind = kind;
+    return &entry->value;
+}
+
+static void
+put_string (amqp_table_t *table, const char *name, const char *value)
+{
+    put (table, name, AMQP_FIELD_KIND_UTF8)->value.bytes = bytes_of (value);
 }
 
 static void
 put_i32 (amqp_table_t *table, const char *name, int32_t value)
 {
-    amqp_table_entry_t *entry = &table->entries [table->num_entries++];
-    entry->key = bytes_of (name);
-    entry->value.kind = AMQP_FIELD_KIND_I32;
-    entry->value.value.i32 = value;
+    put (table, name, AMQP_FIELD_KIND_I32)->value.i32 = value;
 }
 
 static void
 put_i64 (amqp_table_t *table, const char *name, int64_t value)
 {
-    amqp_table_entry_t *entry = &table->entries [table->num_entries++];
-    entry->key = bytes_of (name);
-    entry->value.kind = AMQP_FIELD_KIND_I64;
-    entry->value.value.i64 = value;
+    put (table, name, AMQP_FIELD_KIND_I64)->value.i64 = value;
 }
 
 bool
@@ -54,14 +57,7 @@ dlq_amqp_expiration (int32_t retention_days, char *out)
 bool
 dlq_amqp_routing_key (const char *prefix, const char *stream, const char *override, char *out)
 {
-    int n = override && *override
-          ? snprintf (out, DLQ_AMQP_SHORTSTR_MAX + 1, "%s", override)
-          : snprintf (out, DLQ_AMQP_SHORTSTR_MAX + 1, "%s%s", prefix ? prefix : "", stream);
-    if (n < 0 || n > DLQ_AMQP_SHORTSTR_MAX) {
-        out [0] = '\0';
-        return false;
-    }
-    return true;
+    return dlq_sink_stream_name (prefix, stream, override, out, DLQ_AMQP_SHORTSTR_MAX);
 }
 
 void

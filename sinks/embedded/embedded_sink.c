@@ -30,6 +30,7 @@
 #include "dlq_buf.h"
 #include "embedded_store.h"
 #include "failed_event.h"
+#include "sink_outcome.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -176,14 +177,6 @@ reserve (embedded_sink_t *self, size_t count)
     self->capacity = count;
 }
 
-/* Set one outcome. */
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *message)
-{
-    outcome->result = result;
-    snprintf (outcome->message, sizeof outcome->message, "%s", message);
-}
-
 /* The store's form of one event: decoded from its canonical body, which is
  * kept byte for byte. NULL with outcome set to FAIL when it does not decode
  * or names another id. */
@@ -192,16 +185,13 @@ decode_event (const dlq_sink_event_t *event, dlq_sink_outcome_t *outcome)
 {
     dlq_error_t error = { 0 };
     dlq_event_t *decoded = dlq_event_decode (event->json, event->json_len, event->created_at, &error);
-    char message [sizeof outcome->message];
     if (!decoded) {
-        snprintf (message, sizeof message, "embedded: not a FailedEvent body: %.200s", error.message);
-        set_outcome (outcome, DLQ_SINK_FAIL, message);
+        dlq_sink_outcome_set (outcome, DLQ_SINK_FAIL, "embedded: not a FailedEvent body: %.200s", error.message);
         return NULL;
     }
     if (strcmp (decoded->id, event->id) != 0) {
-        snprintf (message, sizeof message, "embedded: the body's id %.40s is not the event's id %.40s",
-                  decoded->id, event->id);
-        set_outcome (outcome, DLQ_SINK_FAIL, message);
+        dlq_sink_outcome_set (outcome, DLQ_SINK_FAIL, "embedded: the body's id %.40s is not the event's id %.40s",
+                              decoded->id, event->id);
         dlq_event_destroy (&decoded);
         return NULL;
     }
@@ -237,9 +227,9 @@ settle_batch (embedded_sink_t *self, size_t n, bool stored, const char *why,
     for (size_t k = 0; k < n; k++) {
         dlq_sink_outcome_t *outcome = &outcomes [self->slot [k]];
         if (!stored)
-            set_outcome (outcome, DLQ_SINK_RETRY, why);
+            dlq_sink_outcome_set (outcome, DLQ_SINK_RETRY, "%s", why);
         else {
-            set_outcome (outcome, DLQ_SINK_OK, "");
+            dlq_sink_outcome_set (outcome, DLQ_SINK_OK, "%s", "");
             duplicates += self->duplicate [k];
         }
         dlq_event_destroy (&self->batch [k]);

@@ -19,7 +19,8 @@
  */
 #include "kafka_sink.h"
 
-#include <stdarg.h>
+#include "sink_outcome.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,20 +28,6 @@
 #define POLL_MS        100      /* longest single wait for reports */
 #define QUEUE_FULL_MS  10       /* wait when librdkafka's queue is full */
 #define NO_REPORT      "no delivery report in time"
-
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *fmt, ...)
-{
-    outcome->result = result;
-    va_list args;
-    va_start (args, fmt);
-    vsnprintf (outcome->message, sizeof outcome->message, fmt, args);
-    va_end (args);
-}
 
 static void *
 opaque_of (uint32_t generation, size_t i)
@@ -51,8 +38,8 @@ opaque_of (uint32_t generation, size_t i)
 static void
 set_error (dlq_sink_outcome_t *outcome, rd_kafka_resp_err_t err, const char *detail)
 {
-    set_outcome (outcome, dlq_kafka_error_is_permanent (err) ? DLQ_SINK_FAIL : DLQ_SINK_RETRY, "%s: %s",
-                 rd_kafka_err2name (err), detail ? detail : rd_kafka_err2str (err));
+    dlq_sink_outcome_set (outcome, dlq_kafka_error_is_permanent (err) ? DLQ_SINK_FAIL : DLQ_SINK_RETRY, "%s: %s",
+                          rd_kafka_err2name (err), detail ? detail : rd_kafka_err2str (err));
 }
 
 void
@@ -108,7 +95,7 @@ produce (dlq_kafka_sink_t *self, const dlq_sink_event_t *event, size_t i, dlq_ka
         rd_kafka_error_t *error = rd_kafka_produceva (self->rk, vu, n);
         if (!error) {
             self->pending++;
-            set_outcome (outcome, DLQ_SINK_RETRY, NO_REPORT);
+            dlq_sink_outcome_set (outcome, DLQ_SINK_RETRY, NO_REPORT);
             return true;
         }
         rd_kafka_resp_err_t code = rd_kafka_error_code (error);
@@ -139,7 +126,7 @@ await_reports (dlq_kafka_sink_t *self, int64_t deadline)
         for (size_t i = 0; i < self->count; i++)
             if (self->outcomes [i].result == DLQ_SINK_RETRY
                 && strcmp (self->outcomes [i].message, NO_REPORT) == 0)
-                set_outcome (&self->outcomes [i], DLQ_SINK_RETRY, NO_REPORT " (%s)", self->cluster_error);
+                dlq_sink_outcome_set (&self->outcomes [i], DLQ_SINK_RETRY, NO_REPORT " (%s)", self->cluster_error);
     self->host->count (self->config, "unconfirmed", self->pending);
     rd_kafka_purge (self->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_NON_BLOCKING);
 }
@@ -148,7 +135,7 @@ static void
 retry_all (dlq_sink_outcome_t *outcomes, size_t count, const char *why)
 {
     for (size_t i = 0; i < count; i++)
-        set_outcome (&outcomes [i], DLQ_SINK_RETRY, "%s", why);
+        dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_RETRY, "%s", why);
 }
 
 void
@@ -170,14 +157,14 @@ dlq_kafka_sink_deliver (void *instance, const dlq_sink_event_t *events, size_t c
         dlq_kafka_route_t *route = dlq_kafka_topics_route (self->topics, event->stream_name);
         bool permanent;
         if (!route->valid)
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "stream %s: not a legal Kafka topic name "
-                         "(1-249 bytes of [a-zA-Z0-9._-]): set the stream's topic", event->stream_name);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "stream %s: not a legal Kafka topic name "
+                                  "(1-249 bytes of [a-zA-Z0-9._-]): set the stream's topic", event->stream_name);
         else if (!dlq_kafka_topics_ensure (self->topics, self->rk, route, event->retention_days, deadline_mono_ms,
                                            &permanent, err, sizeof err))
-            set_outcome (&outcomes [i], permanent ? DLQ_SINK_FAIL : DLQ_SINK_RETRY, "%s", err);
+            dlq_sink_outcome_set (&outcomes [i], permanent ? DLQ_SINK_FAIL : DLQ_SINK_RETRY, "%s", err);
         else if (!produce (self, event, i, route, deadline_mono_ms)) {
             for (size_t k = i + 1; k < count; k++)
-                set_outcome (&outcomes [k], DLQ_SINK_RETRY, "not produced: the local queue stayed full");
+                dlq_sink_outcome_set (&outcomes [k], DLQ_SINK_RETRY, "not produced: the local queue stayed full");
             break;
         }
     }

@@ -1,6 +1,8 @@
 /*  kafka_format — the Kafka record of one event; see kafka_format.h. */
 #include "kafka_format.h"
 
+#include "sink_name.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,14 +58,10 @@ dlq_kafka_topic_valid (const char *name)
 bool
 dlq_kafka_topic (const char *prefix, const char *stream, const char *override, char *out)
 {
-    int n = override && *override
-          ? snprintf (out, DLQ_KAFKA_TOPIC_MAX + 1, "%s", override)
-          : snprintf (out, DLQ_KAFKA_TOPIC_MAX + 1, "%s%s", prefix ? prefix : "", stream);
-    if (n < 0 || n > DLQ_KAFKA_TOPIC_MAX || !dlq_kafka_topic_valid (out)) {
+    bool ok = dlq_sink_stream_name (prefix, stream, override, out, DLQ_KAFKA_TOPIC_MAX) && dlq_kafka_topic_valid (out);
+    if (!ok)
         out [0] = '\0';
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 int64_t

@@ -14,25 +14,11 @@
 
 #include "dlq_alloc.h"
 #include "mongo_doc.h"
+#include "sink_outcome.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *fmt, ...)
-{
-    outcome->result = result;
-    va_list args;
-    va_start (args, fmt);
-    vsnprintf (outcome->message, sizeof outcome->message, fmt, args);
-    va_end (args);
-}
 
 /* One bulk: which event each insert is. */
 typedef struct {
@@ -45,7 +31,7 @@ static void
 settle_all (const bulk_map_t *map, dlq_sink_outcome_t *outcomes, dlq_sink_result_t result, const char *why)
 {
     for (size_t k = 0; k < map->count; k++)
-        set_outcome (&outcomes [map->event [k]], result, "%s", why);
+        dlq_sink_outcome_set (&outcomes [map->event [k]], result, "%s", why);
 }
 
 /* Apply the writeErrors of a bulk reply; returns how many there were
@@ -77,8 +63,8 @@ apply_write_errors (const bson_t *reply, const bulk_map_t *map, dlq_sink_outcome
         }
         if (index < 0 || (size_t) index >= map->count || code == DLQ_MONGO_DUPLICATE_KEY)
             continue;                               /* already stored: OK */
-        set_outcome (&outcomes [map->event [index]], dlq_mongo_code_is_transient (code) ? DLQ_SINK_RETRY
-                     : DLQ_SINK_FAIL, "write error %d: %s", code, message);
+        dlq_sink_result_t result = dlq_mongo_code_is_transient (code) ? DLQ_SINK_RETRY : DLQ_SINK_FAIL;
+        dlq_sink_outcome_set (&outcomes [map->event [index]], result, "write error %d: %s", code, message);
     }
     return count;
 }
@@ -102,7 +88,7 @@ execute (mongoc_bulk_operation_t *bulk, const char *what, const bulk_map_t *map,
             snprintf (why, sizeof why, "%.40s: write concern: %.160s", what, error.message);
             for (size_t k = 0; k < map->count; k++)
                 if (outcomes [map->event [k]].result == DLQ_SINK_OK)
-                    set_outcome (&outcomes [map->event [k]], DLQ_SINK_RETRY, "%s", why);
+                    dlq_sink_outcome_set (&outcomes [map->event [k]], DLQ_SINK_RETRY, "%s", why);
         }
     }
     bson_destroy (&reply);
@@ -131,9 +117,9 @@ insert_events (dlq_mongo_sink_t *self, const char *collection_name, const dlq_si
         char err [DLQ_MONGO_ERR_LEN] = "";
         bson_error_t error;
         if (!dlq_mongo_event_doc (&events [i], &doc, err, sizeof err))
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "%s", err);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "%s", err);
         else if (!mongoc_bulk_operation_insert_with_opts (bulk, &doc, NULL, &error))
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "%s", error.message);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "%s", error.message);
         else
             inserted.event [inserted.count++] = i;
         bson_destroy (&doc);
@@ -202,7 +188,7 @@ prepare (dlq_mongo_sink_t *self, const dlq_sink_event_t *events, bulk_map_t *map
         const char *stream = events [i].stream_name;
         bool transient;
         if (refused && strcmp (refused, stream) == 0)
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "%s", refused_why);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "%s", refused_why);
         else if (dlq_mongo_collections_ready (self->collections, self->db, stream, &transient, err, err_len))
             map->event [kept++] = i;
         else if (transient)
@@ -210,7 +196,7 @@ prepare (dlq_mongo_sink_t *self, const dlq_sink_event_t *events, bulk_map_t *map
         else {
             refused = stream;
             snprintf (refused_why, sizeof refused_why, "%s", err);
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "%s", err);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "%s", err);
         }
     }
     map->count = kept;
@@ -224,10 +210,10 @@ retry_rest (const bulk_map_t *map, const char *grouped, size_t count, dlq_sink_o
 {
     for (size_t k = 0; k < map->count; k++)
         if (outcomes [map->event [k]].result == DLQ_SINK_OK)
-            set_outcome (&outcomes [map->event [k]], DLQ_SINK_RETRY, "%s", why);
+            dlq_sink_outcome_set (&outcomes [map->event [k]], DLQ_SINK_RETRY, "%s", why);
     for (size_t i = 0; i < count; i++)
         if (!grouped [i])
-            set_outcome (&outcomes [i], DLQ_SINK_RETRY, "%s", why);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_RETRY, "%s", why);
 }
 
 void
@@ -242,8 +228,8 @@ dlq_mongo_sink_deliver (void *instance, const dlq_sink_event_t *events, size_t c
         const dlq_mongo_route_t *route = dlq_mongo_collections_route (self->collections, events [i].stream_name);
         if (!route->valid) {
             grouped [i] = 1;
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, "stream %s: no collection can be named after it"
-                         " (set the stream's collection)", events [i].stream_name);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "stream %s: no collection can be named after it"
+                                  " (set the stream's collection)", events [i].stream_name);
         }
     }
     for (size_t i = 0; i < count; i++) {

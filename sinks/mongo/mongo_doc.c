@@ -4,6 +4,7 @@
 #include "dlq_buf.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
+#include "sink_name.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -150,11 +151,8 @@ dlq_mongo_index_doc (const dlq_sink_event_t *event, const char *collection, bson
 bool
 dlq_mongo_collection (const char *prefix, const char *stream, const char *override, char *out)
 {
-    int n = override && *override
-          ? snprintf (out, DLQ_MONGO_COLLECTION_MAX + 1, "%s", override)
-          : snprintf (out, DLQ_MONGO_COLLECTION_MAX + 1, "%s%s", prefix ? prefix : "", stream);
-    bool ok = n > 0 && n <= DLQ_MONGO_COLLECTION_MAX && !strchr (out, '$') && strncmp (out, "system.", 7) != 0
-           && (size_t) n == strlen (out);
+    bool ok = dlq_sink_stream_name (prefix, stream, override, out, DLQ_MONGO_COLLECTION_MAX)
+           && out [0] && !strchr (out, '$') && strncmp (out, "system.", 7) != 0;
     if (!ok)
         out [0] = '\0';
     return ok;

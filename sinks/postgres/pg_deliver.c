@@ -23,6 +23,7 @@
 #include "pg_sink.h"
 
 #include "dlq_alloc.h"
+#include "sink_outcome.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,14 +33,6 @@
 #define ROW_PARAMS DLQ_PG_PARAM_COUNT
 
 /* ---- outcomes ---------------------------------------------------------------- */
-
-/* Set one outcome. */
-static void
-set_outcome (dlq_sink_outcome_t *outcome, dlq_sink_result_t result, const char *message)
-{
-    outcome->result = result;
-    snprintf (outcome->message, sizeof outcome->message, "%s", message);
-}
 
 /* The message of an outcome for error: "postgres: <SQLSTATE> <message>". */
 static void
@@ -59,7 +52,7 @@ retry_rows (dlq_pg_sink_t *self, size_t n, dlq_sink_outcome_t *outcomes, const d
     describe (error, message, sizeof message);
     for (size_t k = 0; k < n; k++)
         if (outcomes [self->slot [k]].result != DLQ_SINK_FAIL)
-            set_outcome (&outcomes [self->slot [k]], DLQ_SINK_RETRY, message);
+            dlq_sink_outcome_set (&outcomes [self->slot [k]], DLQ_SINK_RETRY, "%s", message);
     dlq_pg_sink_failed (self, error);
 }
 
@@ -99,10 +92,9 @@ format_rows (dlq_pg_sink_t *self, const dlq_sink_event_t *events, size_t count, 
 {
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-        char why [200], message [sizeof outcomes->message];
+        char why [200];
         if (dlq_pg_format_row (&events [i], &self->rows [n], why, sizeof why) != DLQ_PG_FORMAT_OK) {
-            snprintf (message, sizeof message, "postgres: cannot store this event: %s", why);
-            set_outcome (&outcomes [i], DLQ_SINK_FAIL, message);
+            dlq_sink_outcome_set (&outcomes [i], DLQ_SINK_FAIL, "postgres: cannot store this event: %s", why);
             continue;
         }
         memcpy (&self->values [n * ROW_PARAMS], self->rows [n].value, sizeof self->rows [n].value);
@@ -267,7 +259,7 @@ find_culprits (dlq_pg_sink_t *self, size_t n, dlq_sink_outcome_t *outcomes, int6
             abandon (self, n, outcomes, failed, &error);
             return;
         }
-        set_outcome (&outcomes [self->slot [k]], DLQ_SINK_FAIL, message);
+        dlq_sink_outcome_set (&outcomes [self->slot [k]], DLQ_SINK_FAIL, "%s", message);
         failed++;
     }
     static const char *const commit [] = { "COMMIT" };

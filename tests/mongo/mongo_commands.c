@@ -342,6 +342,47 @@ statements_arg (const mongo_call_t *call, const char *field, bson_t *statements,
     return true;
 }
 
+/* One statement of a write command, at index at of its array: false with
+ * err (and details for writeErrors) when it failed. totals is the
+ * command's own (a count, update_totals_t). */
+typedef bool (*statement_fn_t) (mongo_commands_t *self, const mongo_call_t *call, const char *coll,
+                                const bson_t *statement, uint32_t at, void *totals,
+                                mongo_error_t *err, bson_t *details);
+
+/* The statements of field (documents, updates, deletes) run in turn by
+ * run_one (one that is not an object fails), their failures into w (set
+ * up here, finished by the caller once it added its totals); an ordered
+ * command stops at the first failure. False (err) when the command's own
+ * arguments are bad. */
+static bool
+run_statements (mongo_commands_t *self, const mongo_call_t *call, const char *field,
+                statement_fn_t run_one, void *totals, write_errors_t *w, mongo_error_t *err)
+{
+    const char *coll;
+    bson_t statements;
+    if (!collection_arg (call, &coll, err) || !statements_arg (call, field, &statements, err))
+        return false;
+    bool ordered = bool_field (call->command, "ordered", true);
+    write_errors_init (w);
+    bson_iter_t it;
+    bson_iter_init (&it, &statements);
+    for (uint32_t at = 0; bson_iter_next (&it); at++) {
+        mongo_error_t statement_err = { 0 };
+        bson_t statement, details = BSON_INITIALIZER;
+        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it) && view_at (&it, &statement);
+        if (ok)
+            ok = run_one (self, call, coll, &statement, at, totals, &statement_err, &details);
+        else
+            mongo_error_set (&statement_err, MONGO_ERR_TYPE_MISMATCH, "%s[%u] is not an object", field, at);
+        if (!ok)
+            write_errors_add (w, &statement_err, at, &details);
+        bson_destroy (&details);
+        if (!ok && ordered)
+            break;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------ */
 /*  insert                                                              */
 /* ------------------------------------------------------------------ */
@@ -437,47 +478,29 @@ store_document (mongo_commands_t *self, const char *db, const char *coll, const 
     return false;
 }
 
+/* One document of an insert; *inserted (int32_t) counts it. */
 static bool
-insert_one (mongo_commands_t *self, const char *db, const char *coll, bson_iter_t *element,
-            uint32_t at, write_errors_t *w)
+insert_one (mongo_commands_t *self, const mongo_call_t *call, const char *coll, const bson_t *doc,
+            uint32_t at, void *inserted, mongo_error_t *err, bson_t *details)
 {
-    mongo_error_t err = { 0 };
-    bson_t details = BSON_INITIALIZER;
-    bool ok = false;
-    bson_t doc;
-    if (BSON_ITER_HOLDS_DOCUMENT (element) && view_at (element, &doc)) {
-        bson_t *prepared = with_id_first (&doc, &err);
-        if (prepared) {
-            ok = store_document (self, db, coll, prepared, &err, &details);
-            bson_destroy (prepared);
-        }
-    } else
-        mongo_error_set (&err, MONGO_ERR_TYPE_MISMATCH, "documents[%u] is not an object", at);
-    if (!ok)
-        write_errors_add (w, &err, at, &details);
-    bson_destroy (&details);
+    (void) at;
+    bson_t *prepared = with_id_first (doc, err);
+    if (!prepared)
+        return false;
+    bool ok = store_document (self, call->db, coll, prepared, err, details);
+    bson_destroy (prepared);
+    if (ok)
+        (*(int32_t *) inserted)++;
     return ok;
 }
 
 static bool
 run_insert (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mongo_error_t *err)
 {
-    const char *coll;
-    bson_t documents;
-    bson_iter_t it;
-    write_errors_t w;
     int32_t n = 0;
-    if (!collection_arg (call, &coll, err) || !statements_arg (call, "documents", &documents, err))
+    write_errors_t w;
+    if (!run_statements (self, call, "documents", insert_one, &n, &w, err))
         return false;
-    bool ordered = bool_field (call->command, "ordered", true);
-    write_errors_init (&w);
-    bson_iter_init (&it, &documents);
-    for (uint32_t at = 0; bson_iter_next (&it); at++) {
-        if (insert_one (self, call->db, coll, &it, at, &w))
-            n++;
-        else if (ordered)
-            break;
-    }
     BSON_APPEND_INT32 (reply, "n", n);
     write_errors_finish (&w, reply);
     return true;
@@ -569,11 +592,13 @@ parse_update_statement (const mongo_call_t *call, const bson_t *statement, bson_
     return true;
 }
 
+/* One {q, u, multi, upsert} of an update, added to totals (update_totals_t). */
 static bool
 update_one_statement (mongo_commands_t *self, const mongo_call_t *call, const char *coll,
-                      const bson_t *statement, uint32_t at, update_totals_t *totals,
+                      const bson_t *statement, uint32_t at, void *totals_p,
                       mongo_error_t *err, bson_t *details)
 {
+    update_totals_t *totals = totals_p;
     bson_t q, u;
     size_t matched, modified;
     if (!parse_update_statement (call, statement, &q, &u, err))
@@ -590,31 +615,12 @@ update_one_statement (mongo_commands_t *self, const mongo_call_t *call, const ch
 static bool
 run_update (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mongo_error_t *err)
 {
-    const char *coll;
-    bson_t updates;
-    bson_iter_t it;
-    write_errors_t w;
     update_totals_t totals = { 0 };
-    if (!collection_arg (call, &coll, err) || !statements_arg (call, "updates", &updates, err))
-        return false;
-    bool ordered = bool_field (call->command, "ordered", true);
-    write_errors_init (&w);
+    write_errors_t w;
     bson_init (&totals.upserted);
-    bson_iter_init (&it, &updates);
-    for (uint32_t at = 0; bson_iter_next (&it); at++) {
-        mongo_error_t statement_err = { 0 };
-        bson_t statement, details = BSON_INITIALIZER;
-        bool ok = BSON_ITER_HOLDS_DOCUMENT (&it) && view_at (&it, &statement);
-        if (ok) {
-            ok = update_one_statement (self, call, coll, &statement, at, &totals, &statement_err,
-                                       &details);
-        } else
-            mongo_error_set (&statement_err, MONGO_ERR_TYPE_MISMATCH, "updates[%u] is not an object", at);
-        if (!ok)
-            write_errors_add (&w, &statement_err, at, &details);
-        bson_destroy (&details);
-        if (!ok && ordered)
-            break;
+    if (!run_statements (self, call, "updates", update_one_statement, &totals, &w, err)) {
+        bson_destroy (&totals.upserted);
+        return false;
     }
     BSON_APPEND_INT32 (reply, "n", totals.n);
     BSON_APPEND_INT32 (reply, "nModified", totals.modified);
@@ -629,20 +635,19 @@ run_update (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mon
 /*  delete                                                              */
 /* ------------------------------------------------------------------ */
 
-/* One {q, limit} of a delete; *removed gets how many went. */
+/* One {q, limit} of a delete; *removed (size_t) adds how many went. */
 static bool
 delete_one_statement (mongo_commands_t *self, const mongo_call_t *call, const char *coll,
-                      bson_iter_t *element, uint32_t at, size_t *removed, mongo_error_t *err)
+                      const bson_t *statement, uint32_t at, void *removed, mongo_error_t *err,
+                      bson_t *details)
 {
-    bson_t statement, q;
+    (void) at;
+    (void) details;
+    bson_t q;
     bool has_q, has_limit;
     int64_t limit = -1;
-    if (!BSON_ITER_HOLDS_DOCUMENT (element) || !view_at (element, &statement)) {
-        mongo_error_set (err, MONGO_ERR_TYPE_MISMATCH, "deletes[%u] is not an object", at);
-        return false;
-    }
-    if (!document_field (&statement, call->command, "q", &q, &has_q, err)
-        || !integer_field (&statement, call->command, "limit", &limit, &has_limit, err))
+    if (!document_field (statement, call->command, "q", &q, &has_q, err)
+        || !integer_field (statement, call->command, "limit", &limit, &has_limit, err))
         return false;
     if (!has_q || !has_limit) {
         missing_field (err, call->command, has_q ? "deletes.limit" : "deletes.q");
@@ -655,33 +660,17 @@ delete_one_statement (mongo_commands_t *self, const mongo_call_t *call, const ch
     }
     if (!mongo_filter_check (&q, err))
         return false;
-    *removed = mongo_store_delete (self->store, call->db, coll, &q, limit == 1);
+    *(size_t *) removed += mongo_store_delete (self->store, call->db, coll, &q, limit == 1);
     return true;
 }
 
 static bool
 run_delete (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mongo_error_t *err)
 {
-    const char *coll;
-    bson_t deletes;
-    bson_iter_t it;
-    write_errors_t w;
     size_t n = 0;
-    if (!collection_arg (call, &coll, err) || !statements_arg (call, "deletes", &deletes, err))
+    write_errors_t w;
+    if (!run_statements (self, call, "deletes", delete_one_statement, &n, &w, err))
         return false;
-    bool ordered = bool_field (call->command, "ordered", true);
-    write_errors_init (&w);
-    bson_iter_init (&it, &deletes);
-    for (uint32_t at = 0; bson_iter_next (&it); at++) {
-        mongo_error_t statement_err = { 0 };
-        size_t removed = 0;
-        bool ok = delete_one_statement (self, call, coll, &it, at, &removed, &statement_err);
-        n += removed;
-        if (!ok)
-            write_errors_add (&w, &statement_err, at, NULL);
-        if (!ok && ordered)
-            break;
-    }
     BSON_APPEND_INT32 (reply, "n", (int32_t) n);
     write_errors_finish (&w, reply);
     return true;

@@ -303,6 +303,13 @@ mongo_value_hash (const bson_value_t *value)
 /*  Values at a path                                                    */
 /* ------------------------------------------------------------------ */
 
+/* An iterator over the elements of a document or array value. */
+static bool
+iter_elements (bson_iter_t *it, const bson_value_t *value)
+{
+    return bson_iter_init_from_data (it, value->value.v_doc.data, value->value.v_doc.data_len);
+}
+
 /* Called for each value found at a path; true stops the walk. */
 typedef bool (*visit_fn) (const bson_value_t *value, void *ctx);
 
@@ -324,7 +331,7 @@ visit_leaf (const bson_value_t *value, visitor_t *v)
     if (value->value_type != BSON_TYPE_ARRAY)
         return false;
     bson_iter_t it;
-    if (!bson_iter_init_from_data (&it, value->value.v_doc.data, value->value.v_doc.data_len))
+    if (!iter_elements (&it, value))
         return false;
     while (bson_iter_next (&it))
         if (v->fn (bson_iter_value (&it), v->ctx))
@@ -426,7 +433,7 @@ is_operator_document (const bson_value_t *value)
 {
     bson_iter_t it;
     if (value->value_type != BSON_TYPE_DOCUMENT
-        || !bson_iter_init_from_data (&it, value->value.v_doc.data, value->value.v_doc.data_len)
+        || !iter_elements (&it, value)
         || !bson_iter_next (&it))
         return false;
     return bson_iter_key (&it) [0] == '$';
@@ -481,7 +488,7 @@ static bool
 check_operators (const bson_value_t *ops, mongo_error_t *err)
 {
     bson_iter_t it;
-    if (!bson_iter_init_from_data (&it, ops->value.v_doc.data, ops->value.v_doc.data_len))
+    if (!iter_elements (&it, ops))
         return false;
     while (bson_iter_next (&it))
         if (!check_field_op (bson_iter_key (&it), bson_iter_value (&it), err))
@@ -496,7 +503,7 @@ check_logical (const char *name, const bson_value_t *operand, mongo_error_t *err
     bson_iter_t it;
     uint32_t count = 0;
     if (operand->value_type != BSON_TYPE_ARRAY
-        || !bson_iter_init_from_data (&it, operand->value.v_doc.data, operand->value.v_doc.data_len)) {
+        || !iter_elements (&it, operand)) {
         mongo_error_set (err, MONGO_ERR_BAD_VALUE, "%s must be an array", name);
         return false;
     }
@@ -609,7 +616,7 @@ static bool
 match_in (const bson_t *doc, const char *path, const bson_value_t *array)
 {
     bson_iter_t it;
-    if (!bson_iter_init_from_data (&it, array->value.v_doc.data, array->value.v_doc.data_len))
+    if (!iter_elements (&it, array))
         return false;
     while (bson_iter_next (&it))
         if (match_equal (doc, path, bson_iter_value (&it)))
@@ -649,7 +656,7 @@ static bool
 match_operators (const bson_t *doc, const char *path, const bson_value_t *ops)
 {
     bson_iter_t it;
-    if (!bson_iter_init_from_data (&it, ops->value.v_doc.data, ops->value.v_doc.data_len))
+    if (!iter_elements (&it, ops))
         return false;
     while (bson_iter_next (&it))
         if (!match_field_op (doc, path, field_op_of (bson_iter_key (&it)), bson_iter_value (&it)))
@@ -665,7 +672,7 @@ match_logical (const bson_t *doc, const char *name, const bson_value_t *clauses)
 {
     bool is_and = strcmp (name, "$and") == 0, is_or = strcmp (name, "$or") == 0;
     bson_iter_t it;
-    if (!bson_iter_init_from_data (&it, clauses->value.v_doc.data, clauses->value.v_doc.data_len))
+    if (!iter_elements (&it, clauses))
         return false;
     while (bson_iter_next (&it)) {
         const bson_value_t *clause = bson_iter_value (&it);

@@ -9,15 +9,16 @@
  *  one marks the consumer broken.
  */
 #include "amqp_consumer.h"
+#include "dlq_alloc.h"
+#include "dlq_time.h"
+#include "test_support.h"
 
 #include <amqp.h>
 #include <amqp_tcp_socket.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CONTROL_CHANNEL 1
 #define FETCH_CHANNEL   2
@@ -38,42 +39,13 @@ struct amqp_consumer {
     name_list_t             exchanges;
 };
 
-static void
-complain (const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    fputs ("amqp_consumer: ", stderr);
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
-    va_end (ap);
-}
-
-static void *
-must_alloc (size_t size)
-{
-    void *p = calloc (1, size ? size : 1);
-    if (!p) {
-        complain ("out of memory");
-        abort ();
-    }
-    return p;
-}
+#define complain(...) test_complain ("amqp_consumer", __VA_ARGS__)
 
 /* A NUL-terminated copy of b. */
 static char *
 copy_bytes (amqp_bytes_t b)
 {
-    char *s = must_alloc (b.len + 1);
-    if (b.len)
-        memcpy (s, b.bytes, b.len);
-    return s;
-}
-
-static char *
-copy_string (const char *s)
-{
-    return copy_bytes (amqp_cstring_bytes (s));
+    return dlq_strndup (b.bytes, b.len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -86,13 +58,8 @@ remember (name_list_t *list, const char *name)
     for (size_t i = 0; i < list->count; i++)
         if (strcmp (list->names [i], name) == 0)
             return;
-    char **grown = realloc (list->names, (list->count + 1) * sizeof *grown);
-    if (!grown) {
-        complain ("out of memory");
-        abort ();
-    }
-    list->names = grown;
-    list->names [list->count++] = copy_string (name);
+    list->names = dlq_realloc (list->names, (list->count + 1) * sizeof *list->names);
+    list->names [list->count++] = dlq_strdup (name);
 }
 
 static void
@@ -251,7 +218,7 @@ log_in (amqp_consumer_t *c, struct amqp_connection_info *info)
 amqp_consumer_t *
 amqp_consumer_connect (const char *url)
 {
-    char *parsed_url = copy_string (url ? url : "");
+    char *parsed_url = dlq_strdup (url ? url : "");
     struct amqp_connection_info info;
     amqp_default_connection_info (&info);
     if (amqp_parse_url (parsed_url, &info) != AMQP_STATUS_OK) {
@@ -264,7 +231,7 @@ amqp_consumer_connect (const char *url)
         free (parsed_url);
         return NULL;
     }
-    amqp_consumer_t *c = must_alloc (sizeof *c);
+    amqp_consumer_t *c = dlq_calloc (1, sizeof *c);
     c->conn = amqp_new_connection ();
     bool ok = c->conn && log_in (c, &info);
     free (parsed_url);
@@ -310,16 +277,25 @@ declare_exchange (amqp_consumer_t *c, const char *exchange, const char *type)
     return true;
 }
 
+/* queue.declare of queue on the control channel: a durable queue, or
+ * (passive) only a look at one that must exist (quietly when it does
+ * not). The server's answer, or NULL when it refused. */
+static amqp_queue_declare_ok_t *
+queue_declare (amqp_consumer_t *c, const char *queue, bool passive, amqp_table_t arguments)
+{
+    amqp_queue_declare_ok_t *ok = amqp_queue_declare (c->conn, CONTROL_CHANNEL, amqp_cstring_bytes (queue),
+                                                      passive, !passive, 0, 0, arguments);
+    char what [320];
+    snprintf (what, sizeof what, "%s '%s'", passive ? "passive declare of queue" : "declare queue", queue);
+    return last_reply_ok (c, CONTROL_CHANNEL, what, passive) ? ok : NULL;
+}
+
 /* Declare queue (in/out: "" for a server-named one) with arguments. */
 static bool
 declare_queue (amqp_consumer_t *c, char *queue, size_t queue_len, amqp_table_t arguments)
 {
-    amqp_queue_declare_ok_t *ok = amqp_queue_declare (c->conn, CONTROL_CHANNEL,
-                                                      amqp_cstring_bytes (queue), 0, 1, 0, 0,
-                                                      arguments);
-    char what [320];
-    snprintf (what, sizeof what, "declare queue '%s'", queue);
-    if (!last_reply_ok (c, CONTROL_CHANNEL, what, false))
+    amqp_queue_declare_ok_t *ok = queue_declare (c, queue, false, arguments);
+    if (!ok)
         return false;
     if (ok->queue.len + 1 > queue_len) {
         complain ("queue name '%.*s' longer than %zu bytes", (int) ok->queue.len,
@@ -394,14 +370,8 @@ amqp_consumer_queue_count (amqp_consumer_t *c, const char *queue)
 {
     if (!usable (c))
         return -1;
-    amqp_queue_declare_ok_t *ok = amqp_queue_declare (c->conn, CONTROL_CHANNEL,
-                                                      amqp_cstring_bytes (queue), 1, 0, 0, 0,
-                                                      amqp_empty_table);
-    char what [320];
-    snprintf (what, sizeof what, "passive declare of queue '%s'", queue);
-    if (!last_reply_ok (c, CONTROL_CHANNEL, what, true))
-        return -1;
-    return (long) ok->message_count;
+    amqp_queue_declare_ok_t *ok = queue_declare (c, queue, true, amqp_empty_table);
+    return ok ? (long) ok->message_count : -1;
 }
 
 bool
@@ -514,7 +484,7 @@ copy_headers (amqp_received_message_t *m, const amqp_table_t *table)
 {
     m->has_headers = true;
     m->header_count = (size_t) (table->num_entries > 0 ? table->num_entries : 0);
-    m->headers = must_alloc (m->header_count * sizeof *m->headers);
+    m->headers = dlq_calloc (m->header_count, sizeof *m->headers);
     for (size_t i = 0; i < m->header_count; i++) {
         m->headers [i].name = copy_bytes (table->entries [i].key);
         copy_field (&m->headers [i], &table->entries [i].value);
@@ -603,19 +573,11 @@ amqp_message_header (const amqp_received_message_t *m, const char *name)
 /*  Fetching                                                            */
 /* ------------------------------------------------------------------ */
 
-static int64_t
-now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The time until deadline in *left; false when it has passed. */
 static bool
 time_left (int64_t deadline, struct timeval *left)
 {
-    int64_t ms = deadline - now_ms ();
+    int64_t ms = deadline - dlq_time_mono_ms ();
     if (ms <= 0)
         return false;
     left->tv_sec = (time_t) (ms / 1000);
@@ -751,11 +713,11 @@ amqp_consumer_fetch (amqp_consumer_t *c, const char *queue, size_t max, int time
         max = AMQP_CONSUMER_FETCH_MAX;
     if (max == 0)
         return true;
-    int64_t deadline = now_ms () + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = dlq_time_mono_ms () + (timeout_ms > 0 ? timeout_ms : 0);
     c->fetch_open = open_channel (c, FETCH_CHANNEL);
     if (!c->fetch_open)
         return false;
-    out->items = must_alloc (max * sizeof *out->items);
+    out->items = dlq_calloc (max, sizeof *out->items);
     amqp_bytes_t tag = amqp_empty_bytes;
     uint64_t last_tag = 0;
     bool ok = start_consuming (c, queue, max, &tag)

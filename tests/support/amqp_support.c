@@ -3,13 +3,9 @@
 
 #include "test_support.h"
 
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef DLQ_SOURCE_DIR
@@ -17,13 +13,6 @@
 #endif
 
 #define AMQP_SCRIPT DLQ_SOURCE_DIR "/contrib/scripts/rabbitmq-server.sh"
-
-/* Run the script with args; its first stdout line goes to out. */
-static bool
-script (const char *args, char *out, size_t out_len)
-{
-    return test_run_script (AMQP_SCRIPT, args, out, out_len);
-}
 
 /* Where free-port starts looking: spread by process, so that parallel
  * tests rarely race, and below the kernel's ephemeral ports (32768 up),
@@ -60,7 +49,7 @@ ask_tls (amqp_server_t *s)
 {
     char args [512], line [600];
     snprintf (args, sizeof args, "tls '%s'", s->dir);
-    return script (args, line, sizeof line) && parse_tls_line (s, line);
+    return test_run_script (AMQP_SCRIPT, args, line, sizeof line) && parse_tls_line (s, line);
 }
 
 /* The TLS side of the shared node, from the environment: both variables,
@@ -82,21 +71,9 @@ amqp_server_start (amqp_server_t *s)
 {
     memset (s, 0, sizeof *s);
     /* /tmp, not $TMPDIR: the node's user must reach it */
-    snprintf (s->dir, sizeof s->dir, "/tmp/dlqd-rabbitmq-XXXXXX");
-    if (!mkdtemp (s->dir)) {
-        perror ("mkdtemp");
-        s->dir [0] = '\0';
-        return false;
-    }
-    char args [512], port [32];
-    snprintf (args, sizeof args, "free-port %d", first_port_to_try ());
-    if (!script (args, port, sizeof port))
-        return false;
-    s->port = atoi (port);
-    /* the script's watchdog removes the node should this process die
-     * before amqp_server_stop (a test killed on a timeout) */
-    snprintf (args, sizeof args, "start '%s' %d %d", s->dir, s->port, (int) getpid ());
-    return script (args, s->url, sizeof s->url) && s->url [0] && ask_tls (s);
+    return test_script_server_start (AMQP_SCRIPT, "/tmp/dlqd-rabbitmq-XXXXXX", s->dir, sizeof s->dir,
+                                     first_port_to_try (), &s->port, s->url, sizeof s->url)
+        && s->url [0] && ask_tls (s);
 }
 
 bool
@@ -116,11 +93,7 @@ amqp_server_shared (amqp_server_t *s)
 static bool
 own_node_command (amqp_server_t *s, const char *command)
 {
-    if (!s->dir [0])
-        return false;
-    char args [512];
-    snprintf (args, sizeof args, "%s '%s'", command, s->dir);
-    return script (args, NULL, 0);
+    return test_script_server_command (AMQP_SCRIPT, command, s->dir, NULL, 0);
 }
 
 bool
@@ -132,11 +105,8 @@ amqp_server_pause (amqp_server_t *s)
 bool
 amqp_server_resume (amqp_server_t *s)
 {
-    if (!s->dir [0])
-        return false;
-    char args [512], url [256];
-    snprintf (args, sizeof args, "resume '%s'", s->dir);
-    if (!script (args, url, sizeof url) || !url [0])
+    char url [256];
+    if (!test_script_server_command (AMQP_SCRIPT, "resume", s->dir, url, sizeof url) || !url [0])
         return false;
     snprintf (s->url, sizeof s->url, "%s", url);
     return true;
@@ -164,11 +134,5 @@ amqp_server_stop (amqp_server_t *s)
 void
 amqp_unique_name (const char *prefix, char *out, size_t len)
 {
-    uint64_t r = 0;
-    int fd = open ("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read (fd, &r, sizeof r) != (ssize_t) sizeof r)
-        r = (uint64_t) time (NULL) * 6364136223846793005ULL ^ (uint64_t) getpid ();
-    if (fd >= 0)
-        close (fd);
-    snprintf (out, len, "%s.%016llx", prefix, (unsigned long long) r);
+    snprintf (out, len, "%s.%016llx", prefix, (unsigned long long) test_random_u64 ());
 }

@@ -9,12 +9,14 @@
  *  committed.
  */
 #include "kafka_support.h"
+#include "dlq_alloc.h"
+#include "dlq_time.h"
+#include "test_support.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define METADATA_WAIT_MS   10000    /* kafka_topic_count, kafka_topic_partitions */
@@ -31,51 +33,7 @@ struct kafka_cluster {
     size_t                   error_topic_count;
 };
 
-static void
-complain (const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    fputs ("kafka_support: ", stderr);
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
-    va_end (ap);
-}
-
-static void *
-must_alloc (size_t size)
-{
-    void *p = calloc (1, size ? size : 1);
-    if (!p) {
-        complain ("out of memory");
-        abort ();
-    }
-    return p;
-}
-
-/* A NUL-terminated copy of len bytes at bytes. */
-static char *
-copy_bytes (const void *bytes, size_t len)
-{
-    char *s = must_alloc (len + 1);
-    if (len)
-        memcpy (s, bytes, len);
-    return s;
-}
-
-static char *
-copy_string (const char *s)
-{
-    return copy_bytes (s, strlen (s));
-}
-
-static int64_t
-monotonic_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#define complain(...) test_complain ("kafka_support", __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /*  Client handles                                                      */
@@ -158,7 +116,7 @@ kafka_cluster_new (int brokers)
         rd_kafka_destroy (owner);
         return NULL;
     }
-    kafka_cluster_t *c = must_alloc (sizeof *c);
+    kafka_cluster_t *c = dlq_calloc (1, sizeof *c);
     c->owner = owner;
     c->mock = mock;
     c->brokers = brokers;
@@ -275,7 +233,7 @@ kafka_cluster_push_produce_errors_array (kafka_cluster_t *c, size_t count,
 void
 kafka_cluster_push_produce_errors (kafka_cluster_t *c, size_t count, ...)
 {
-    rd_kafka_resp_err_t *errors = must_alloc (count * sizeof *errors);
+    rd_kafka_resp_err_t *errors = dlq_calloc (count, sizeof *errors);
     va_list ap;
     va_start (ap, count);
     for (size_t i = 0; i < count; i++)
@@ -291,13 +249,9 @@ remember_error_topic (kafka_cluster_t *c, const char *topic)
     for (size_t i = 0; i < c->error_topic_count; i++)
         if (strcmp (c->error_topics [i], topic) == 0)
             return;
-    char **grown = realloc (c->error_topics, (c->error_topic_count + 1) * sizeof *grown);
-    if (!grown) {
-        complain ("out of memory");
-        abort ();
-    }
-    c->error_topics = grown;
-    c->error_topics [c->error_topic_count++] = copy_string (topic);
+    c->error_topics = dlq_realloc (c->error_topics,
+                                   (c->error_topic_count + 1) * sizeof *c->error_topics);
+    c->error_topics [c->error_topic_count++] = dlq_strdup (topic);
 }
 
 void
@@ -346,9 +300,9 @@ static int
 wait_for_partitions (rd_kafka_t *rk, const char *topic, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - monotonic_ms ();
+        int64_t left = deadline - dlq_time_mono_ms ();
         int partitions = partitions_of (rk, topic, left > 0 ? (int) left : 1);
-        if (partitions != 0 || monotonic_ms () + RETRY_PAUSE_MS >= deadline)
+        if (partitions != 0 || dlq_time_mono_ms () + RETRY_PAUSE_MS >= deadline)
             return partitions;
         usleep (RETRY_PAUSE_MS * 1000);
     }
@@ -406,7 +360,7 @@ copy_headers (kafka_record_t *rec, const rd_kafka_message_t *m)
     if (rd_kafka_message_headers (m, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR)
         return;
     size_t count = rd_kafka_header_cnt (headers);
-    rec->headers = must_alloc (count * sizeof *rec->headers);
+    rec->headers = dlq_calloc (count, sizeof *rec->headers);
     for (size_t i = 0; i < count; i++) {
         const char *name = NULL;
         const void *value = NULL;
@@ -414,8 +368,8 @@ copy_headers (kafka_record_t *rec, const rd_kafka_message_t *m)
         if (rd_kafka_header_get_all (headers, i, &name, &value, &len) != RD_KAFKA_RESP_ERR_NO_ERROR)
             break;
         kafka_header_t *h = &rec->headers [rec->header_count++];
-        h->name = copy_string (name);
-        h->value = value ? copy_bytes (value, len) : NULL;
+        h->name = dlq_strdup (name);
+        h->value = value ? dlq_strndup (value, len) : NULL;
         h->value_len = value ? len : 0;
     }
 }
@@ -424,15 +378,15 @@ static void
 copy_record (kafka_record_t *rec, const rd_kafka_message_t *m)
 {
     memset (rec, 0, sizeof *rec);
-    rec->topic = copy_string (rd_kafka_topic_name (m->rkt));
+    rec->topic = dlq_strdup (rd_kafka_topic_name (m->rkt));
     rec->partition = m->partition;
     rec->offset = m->offset;
     if (m->key) {
-        rec->key = copy_bytes (m->key, m->key_len);
+        rec->key = dlq_strndup (m->key, m->key_len);
         rec->key_len = m->key_len;
     }
     if (m->payload) {
-        rec->value = copy_bytes (m->payload, m->len);
+        rec->value = dlq_strndup (m->payload, m->len);
         rec->value_len = m->len;
     }
     rec->timestamp = rd_kafka_message_timestamp (m, &rec->timestamp_type);
@@ -467,12 +421,7 @@ append_record (kafka_records_t *list, size_t *capacity, const rd_kafka_message_t
 {
     if (list->count == *capacity) {
         size_t grown_capacity = *capacity ? *capacity * 2 : 64;
-        kafka_record_t *grown = realloc (list->items, grown_capacity * sizeof *grown);
-        if (!grown) {
-            complain ("out of memory");
-            abort ();
-        }
-        list->items = grown;
+        list->items = dlq_realloc (list->items, grown_capacity * sizeof *list->items);
         *capacity = grown_capacity;
     }
     copy_record (&list->items [list->count++], m);
@@ -516,7 +465,7 @@ static void
 unique_group_id (char *out, size_t len)
 {
     static unsigned serial;
-    snprintf (out, len, "dlqd-test-%ld-%u-%ld", (long) getpid (), ++serial, (long) monotonic_ms ());
+    snprintf (out, len, "dlqd-test-%ld-%u-%ld", (long) getpid (), ++serial, (long) dlq_time_mono_ms ());
 }
 
 static rd_kafka_t *
@@ -601,7 +550,7 @@ read_until (rd_kafka_t *rk, read_progress_t *progress, int64_t deadline, kafka_r
 {
     size_t capacity = 0;
     while (!read_done (progress, out)) {
-        int64_t left = deadline - monotonic_ms ();
+        int64_t left = deadline - dlq_time_mono_ms ();
         if (left <= 0)
             break;
         rd_kafka_message_t *m = rd_kafka_consumer_poll (rk, left < POLL_MS ? (int) left : POLL_MS);
@@ -625,7 +574,7 @@ kafka_consume_all (const char *bootstraps, const char *topic, size_t want, int t
 {
     out->items = NULL;
     out->count = 0;
-    int64_t deadline = monotonic_ms () + timeout_ms;
+    int64_t deadline = dlq_time_mono_ms () + timeout_ms;
     rd_kafka_t *rk = new_consumer (bootstraps);
     if (!rk)
         return false;
@@ -637,7 +586,7 @@ kafka_consume_all (const char *bootstraps, const char *topic, size_t want, int t
         return false;
     }
     read_progress_t progress = { .want = want, .partitions = partitions };
-    progress.at_end = must_alloc ((size_t) partitions * sizeof *progress.at_end);
+    progress.at_end = dlq_calloc ((size_t) partitions, sizeof *progress.at_end);
     read_until (rk, &progress, deadline, out);
     free (progress.at_end);
     close_consumer (rk);

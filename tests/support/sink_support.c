@@ -125,6 +125,14 @@ sink_put_one (const char *endpoint, const char *body, char *id)
     free (reply);
 }
 
+void
+sink_put_minimal (const char *endpoint, const char *stream, char *id)
+{
+    char body [256];
+    snprintf (body, sizeof body, "{\"streamName\":\"%s\",\"error\":{\"type\":\"E\"}}", stream);
+    sink_put_one (endpoint, body, id);
+}
+
 char *
 sink_stored_event (const char *endpoint, const char *id)
 {
@@ -175,4 +183,40 @@ sink_small_event (const char *stream, int64_t created_at, int n, char *id)
                          "\"error\":{\"type\":\"java.lang.RuntimeException\",\"message\":\"event %d\"},"
                          "\"metadata\":{\"n\":%d}}", id, stream, iso, n, n) > 0);
     return body;
+}
+
+char **
+sink_small_events (const char *stream, int64_t first_created_at, int n, char (*ids) [DLQ_UUID_LEN + 1])
+{
+    char **bodies = calloc ((size_t) n, sizeof *bodies);
+    for (int i = 0; i < n; i++)
+        bodies [i] = sink_small_event (stream, first_created_at + i, i, ids [i]);
+    return bodies;
+}
+
+void
+sink_free_events (char **bodies, int n)
+{
+    for (int i = 0; i < n; i++)
+        free (bodies [i]);
+    free (bodies);
+}
+
+void
+sink_put_small_events (const char *endpoint, const char *stream, int n, char (*ids) [DLQ_UUID_LEN + 1])
+{
+    char **bodies = sink_small_events (stream, dlq_time_now_ms (), n, ids);
+    sink_put_bodies (endpoint, bodies, n);
+    sink_free_events (bodies, n);
+}
+
+void
+sink_expect_startup_error (test_dlqd_t *d, bool started, const char *settings, const char *want)
+{
+    cr_assert_not (started, "dlqd started with: %s", settings);
+    char *log = test_read_file (d->log, NULL);
+    cr_expect_not_null (strstr (log, want), "want \"%s\" in:\n%s", want, log);
+    free (log);
+    test_dlqd_cleanup (d);
+    test_tmpdir (d->dir);
 }

@@ -1,7 +1,8 @@
 /*  sink_support — what the sink integration suites (itest_sinks,
  *  itest_postgres, itest_amqp, ...) ask of a running dlqd: requests that
  *  must succeed, a sink's STATS figures (and waiting for one to reach a
- *  value), pipelined PUTs that must all be acked, and small events.
+ *  value), pipelined PUTs that must all be acked, small events, and a
+ *  dlqd that must refuse to start.
  *
  *  Every function fails the calling test (Criterion asserts) when the
  *  gateway does not answer as required.
@@ -10,7 +11,10 @@
 #define SINK_SUPPORT_H
 
 #include "dlq_json.h"
+#include "dlq_uuid.h"
+#include "test_support.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* verb body on endpoint; the reply's status must be want_status ("OK",
@@ -45,6 +49,10 @@ char *sink_event_of_get (const char *reply);
 /* PUT one body, which must be acked OK; its id into id (37 bytes). */
 void sink_put_one (const char *endpoint, const char *body, char *id);
 
+/* PUT the smallest event of stream ({"streamName":stream,"error":{"type":"E"}}),
+ * which must be acked OK; its id into id (37 bytes). */
+void sink_put_minimal (const char *endpoint, const char *stream, char *id);
+
 /* The stored event of id, byte for byte, from GET. Caller frees. */
 char *sink_stored_event (const char *endpoint, const char *id);
 
@@ -55,5 +63,19 @@ void sink_put_bodies (const char *endpoint, char *const *bodies, int n);
  * created at created_at (ms), error.message "event <n>", metadata {"n":n}.
  * Caller frees. */
 char *sink_small_event (const char *stream, int64_t created_at, int n, char *id);
+
+/* n small events of stream (event i created at first_created_at + i ms),
+ * their ids into ids. Free them with sink_free_events. */
+char **sink_small_events (const char *stream, int64_t first_created_at, int n, char (*ids) [DLQ_UUID_LEN + 1]);
+void sink_free_events (char **bodies, int n);
+
+/* n small events of stream, created from now on, PUT pipelined (every one
+ * acked OK); their ids into ids. */
+void sink_put_small_events (const char *endpoint, const char *stream, int n, char (*ids) [DLQ_UUID_LEN + 1]);
+
+/* The suite's start call with settings (named in the failure) returned
+ * started: dlqd must not have started, and its log must say want. Then d
+ * is cleaned up and given a fresh directory for the next start. */
+void sink_expect_startup_error (test_dlqd_t *d, bool started, const char *settings, const char *want);
 
 #endif

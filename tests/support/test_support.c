@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,48 @@ test_run_script (const char *script, const char *args, char *out, size_t out_len
     return ok;
 }
 
+bool
+test_script_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len,
+                          int first_port, int *port, char *out, size_t out_len)
+{
+    snprintf (dir, dir_len, "%s", dir_template);
+    if (!mkdtemp (dir)) {
+        perror ("mkdtemp");
+        dir [0] = '\0';
+        return false;
+    }
+    char args [512], free_port [32];
+    snprintf (args, sizeof args, "free-port %d", first_port);
+    if (!test_run_script (script, args, free_port, sizeof free_port))
+        return false;
+    *port = atoi (free_port);
+    snprintf (args, sizeof args, "start '%s' %d %d", dir, *port, (int) getpid ());
+    return test_run_script (script, args, out, out_len);
+}
+
+bool
+test_script_server_command (const char *script, const char *command, const char *dir,
+                            char *out, size_t out_len)
+{
+    if (!dir [0])
+        return false;
+    char args [512];
+    snprintf (args, sizeof args, "%s '%s'", command, dir);
+    return test_run_script (script, args, out, out_len);
+}
+
+uint64_t
+test_random_u64 (void)
+{
+    uint64_t r = 0;
+    int fd = open ("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read (fd, &r, sizeof r) != (ssize_t) sizeof r)
+        r = (uint64_t) time (NULL) * 6364136223846793005ULL ^ (uint64_t) getpid ();
+    if (fd >= 0)
+        close (fd);
+    return r;
+}
+
 char *
 test_read_file (const char *path, size_t *len_out)
 {
@@ -92,6 +135,17 @@ test_read_file (const char *path, size_t *len_out)
     if (len_out)
         *len_out = n;
     return data;
+}
+
+void
+test_complain (const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    fprintf (stderr, "%s: ", who);
+    vfprintf (stderr, fmt, ap);
+    fputc ('\n', stderr);
+    va_end (ap);
 }
 
 static void

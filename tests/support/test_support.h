@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -55,7 +56,30 @@ bool test_request (const char *endpoint, const char *verb, const void *body, siz
  * read and dropped. True when it exited 0; else says so on stderr. */
 bool test_run_script (const char *script, const char *args, char *out, size_t out_len);
 
+/* Start a server of the test's own with such a script: a fresh directory
+ * from dir_template (under /tmp: the server's user must reach it) into dir
+ * (dir_len bytes; "" when it cannot be made), a free port from first_port
+ * on into *port, then "start 'DIR' PORT PID", whose first line goes to out
+ * (the script's watchdog removes the server should this process die
+ * first). False when a step failed. */
+bool test_script_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len,
+                               int first_port, int *port, char *out, size_t out_len);
+
+/* Run "script COMMAND 'DIR'" for the server of the test's own in dir
+ * (false at once when dir is "": not ours); its first line goes to out
+ * (when not NULL). */
+bool test_script_server_command (const char *script, const char *command, const char *dir,
+                                 char *out, size_t out_len);
+
+/* A random number (/dev/urandom; the time and pid without it), for names
+ * no other test uses. */
+uint64_t test_random_u64 (void);
+
 /* Read a whole file into a malloc'd NUL-terminated string, or NULL. */
 char *test_read_file (const char *path, size_t *len_out);
+
+/* Say on stderr, as one line "who: message", what a helper could not do. */
+void test_complain (const char *who, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
 
 #endif
