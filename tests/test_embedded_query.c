@@ -180,8 +180,54 @@ Test (embedded_query, list_and_count_agree_with_the_reference_predicate)
     }
 }
 
+/* GROUPS of filter, as "<fingerprint>=<count>,..." in the reply's order. */
+static char *
+groups_text (const char *request)
+{
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    parse_filter (request, &f);
+    dlq_buf_t groups = DLQ_BUF_INIT, text = DLQ_BUF_INIT;
+    cr_assert_eq (dlq_embedded_query_groups (store, &f, 1000, NOW, &groups), DLQ_STORE_OK,
+                  "%s", dlq_embedded_last_error (store));
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (groups.data, groups.len, &doc, NULL), DLQ_JSON_OK, "%s", groups.data);
+    for (const dlq_json_value_t *g = dlq_json_root (doc)->child; g; g = g->next) {
+        const dlq_json_value_t *fp = dlq_json_get (g, "fingerprint");
+        int64_t count = 0;
+        dlq_json_as_int64 (dlq_json_get (g, "count"), &count);
+        dlq_buf_printf (&text, "%.*s=%lld,", (int) fp->len, fp->str, (long long) count);
+    }
+    dlq_json_doc_destroy (&doc);
+    dlq_buf_free (&groups);
+    dlq_event_filter_free (&f);
+    return dlq_buf_steal (&text, NULL);
+}
+
+Test (embedded_query, running_group_counts_follow_appends_and_sweeps)
+{
+    /* {} and {"streamName"} come from the running counts, which count the
+     * expired events until the sweep; {"attemptsMin":0} (every event too)
+     * reads the unexpired events themselves */
+    char *counted = groups_text ("{}"), *read = groups_text ("{\"attemptsMin\":0}");
+    cr_expect_str_neq (counted, read, "before the sweep the counts include the expired events");
+    free (counted);
+    free (read);
+    cr_assert_eq (dlq_embedded_sweep (store, NOW, N), N / 10, "%s", dlq_embedded_last_error (store));
+    counted = groups_text ("{}");
+    read = groups_text ("{\"attemptsMin\":0}");
+    cr_expect_str_eq (counted, read, "after the sweep the running counts are exact");
+    free (counted);
+    free (read);
+    counted = groups_text ("{\"streamName\":\"payments\"}");
+    read = groups_text ("{\"streamName\":\"payments\",\"attemptsMin\":0}");
+    cr_expect_str_eq (counted, read, "per stream too");
+    free (counted);
+    free (read);
+}
+
 Test (embedded_query, a_fingerprint_filter_and_the_groups)
 {
+    cr_assert_eq (dlq_embedded_sweep (store, NOW, N), N / 10, "only unexpired events: the counts are exact");
     dlq_event_filter_t all = DLQ_EVENT_FILTER_INIT;
     dlq_buf_t groups = DLQ_BUF_INIT;
     cr_assert_eq (dlq_embedded_query_groups (store, &all, 1000, NOW, &groups), DLQ_STORE_OK,

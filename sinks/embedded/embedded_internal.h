@@ -72,6 +72,9 @@ typedef enum {
     ST_COUNT_SUB,
     ST_COUNT_DROP,
     ST_SWEEP,
+    ST_GROUP_ADD,
+    ST_GROUP_SUB,
+    ST_GROUP_DROP,
     ST_FIRST_READ,              /* statements from here on are read-only */
     ST_GET = ST_FIRST_READ,
     ST_LIST_FIRST,

@@ -268,16 +268,56 @@ write_group (dlq_buf_t *out, sqlite3_stmt *stmt)
     dlq_buf_putc (out, '}');
 }
 
+/* Only streamName, if anything: the running counts answer. */
+static bool
+counts_answer (const dlq_event_filter_t *f)
+{
+    dlq_event_filter_t rest = *f;
+    rest.stream = NULL;
+    return dlq_event_filter_is_empty (&rest);
+}
+
+/* GROUPS from fingerprint_counts (schema version 4): the same columns as
+ * the scan, the sample's id and message read by its seq (NULL when it was
+ * swept). Expired events count until the sweep removes them, as in STATS. */
+static void
+groups_from_counts (query_t *q, const dlq_event_filter_t *f)
+{
+    dlq_buf_puts (&q->sql, "SELECT g.fingerprint, g.n, g.first_seen, g.last_seen, g.streams, g.error_type,"
+                           " json_extract (e.body, '$.error.message'), e.id"
+                           " FROM (SELECT fingerprint, sum (events) AS n, min (first_seen) AS first_seen,"
+                           " max (last_seen) AS last_seen, json_group_array (stream_name) AS streams,"
+                           " max (error_type) AS error_type, max (sample_seq) AS sample_seq"
+                           " FROM fingerprint_counts");
+    if (f->stream) {
+        dlq_buf_puts (&q->sql, " WHERE stream_name = ?");
+        bind_text (q, f->stream);
+    }
+    dlq_buf_puts (&q->sql, " GROUP BY fingerprint) AS g LEFT JOIN events AS e ON e.seq = g.sample_seq"
+                           " ORDER BY g.n DESC, g.last_seen DESC LIMIT ?");
+}
+
+/* GROUPS by reading every matching event. */
+static void
+groups_from_events (query_t *q, const dlq_event_filter_t *f, int64_t now_ms)
+{
+    dlq_buf_puts (&q->sql, "SELECT fingerprint, count (*) AS n, min (created_at), max (created_at),"
+                           " json_group_array (DISTINCT stream_name), error_type,"
+                           " json_extract (body, '$.error.message'), id");
+    where (q, f, now_ms);
+    dlq_buf_puts (&q->sql, " GROUP BY fingerprint ORDER BY n DESC, max (created_at) DESC LIMIT ?");
+}
+
 dlq_store_result_t
 dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filter, size_t limit, int64_t now_ms,
                            dlq_buf_t *groups_out)
 {
     dlq_buf_reset (groups_out);
     query_t q = { .sql = DLQ_BUF_INIT };
-    dlq_buf_puts (&q.sql, "SELECT fingerprint, count (*) AS n, min (created_at), max (created_at),"
-                          " json_group_array (DISTINCT stream_name), error_type, json_extract (body, '$.error.message'), id");
-    where (&q, filter, now_ms);
-    dlq_buf_puts (&q.sql, " GROUP BY fingerprint ORDER BY n DESC, max (created_at) DESC LIMIT ?");
+    if (counts_answer (filter))
+        groups_from_counts (&q, filter);
+    else
+        groups_from_events (&q, filter, now_ms);
     bind_int (&q, (int64_t) limit);
     sqlite3_stmt *stmt = prepare (self, &q, "groups");
     int rc = SQLITE_DONE;

@@ -115,10 +115,26 @@ static const char schema_v3 [] =
  * measured with dlqd_bench, these two cost ~22% of durable ingest, four
  * (adding status and error_type) cost ~40%, while a page filtered by
  * status or errorType alone stays well under 100 ms over a million events
- * without an index of its own (dlqd_bench_queries). */
+ * without an index of its own (dlqd_bench_queries). And fingerprint_counts:
+ * events per (fingerprint, stream) kept up to date by every append and
+ * sweep (as stream_counts is), so GROUPS of a whole store or stream reads
+ * a few hundred rows rather than every event. */
 static const char schema_v4 [] =
     "ALTER TABLE events ADD COLUMN fingerprint TEXT;"
     "UPDATE events SET fingerprint = dlq_fingerprint (body);"
+    "CREATE TABLE fingerprint_counts ("
+    "  fingerprint TEXT    NOT NULL,"
+    "  stream_name TEXT    NOT NULL,"
+    "  events      INTEGER NOT NULL,"
+    "  first_seen  INTEGER NOT NULL,"
+    "  last_seen   INTEGER NOT NULL,"
+    "  error_type  TEXT    NOT NULL,"
+    "  sample_seq  INTEGER NOT NULL,"
+    "  PRIMARY KEY (fingerprint, stream_name)"
+    ") WITHOUT ROWID;"
+    "INSERT INTO fingerprint_counts"
+    " SELECT fingerprint, stream_name, count (*), min (created_at), max (created_at), max (error_type), max (seq)"
+    " FROM events WHERE fingerprint IS NOT NULL GROUP BY fingerprint, stream_name;"
     "CREATE INDEX events_by_created ON events (created_at, seq);"
     "CREATE INDEX events_by_fingerprint ON events (fingerprint, created_at, seq);"
     "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
@@ -156,11 +172,22 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
     [ST_COUNT_DROP] = "DELETE FROM stream_counts WHERE stream_name = ?1 AND events <= 0",
     [ST_SWEEP]      = "DELETE FROM events WHERE seq IN (SELECT seq FROM events"
                       " WHERE expires_at IS NOT NULL AND expires_at <= ?1"
-                      " ORDER BY expires_at LIMIT ?2) RETURNING seq, stream_name",
+                      " ORDER BY expires_at LIMIT ?2) RETURNING seq, stream_name, fingerprint",
     [ST_GET]        = "SELECT body FROM events"
                       " WHERE id = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
     [ST_LIST_FIRST] = LIST_SELECT LIST_ORDER,
     [ST_LIST_AFTER] = LIST_AFTER,
+    /* the fingerprint counts of the rows a commit inserted (seq ?1..?2) */
+    [ST_GROUP_ADD]  = "INSERT INTO fingerprint_counts (fingerprint, stream_name, events, first_seen, last_seen,"
+                      " error_type, sample_seq)"
+                      " SELECT fingerprint, stream_name, count (*), min (created_at), max (created_at),"
+                      " max (error_type), max (seq) FROM events"
+                      " WHERE seq BETWEEN ?1 AND ?2 AND fingerprint IS NOT NULL GROUP BY fingerprint, stream_name"
+                      " ON CONFLICT (fingerprint, stream_name) DO UPDATE SET events = events + excluded.events,"
+                      " first_seen = min (first_seen, excluded.first_seen),"
+                      " last_seen = max (last_seen, excluded.last_seen), sample_seq = excluded.sample_seq",
+    [ST_GROUP_SUB]  = "UPDATE fingerprint_counts SET events = events - ?3 WHERE fingerprint = ?1 AND stream_name = ?2",
+    [ST_GROUP_DROP] = "DELETE FROM fingerprint_counts WHERE fingerprint = ?1 AND stream_name = ?2 AND events <= 0",
     [ST_STATS]      = "SELECT stream_name, events FROM stream_counts ORDER BY stream_name",
 };
 
@@ -646,6 +673,44 @@ adjust_counts (dlq_embedded_t *self, const char **names, size_t count, bool add)
 }
 
 
+/* fingerprint_counts of the rows inserted with seq first..last (none: 0). */
+static bool
+add_group_counts (dlq_embedded_t *self, int64_t first, int64_t last)
+{
+    if (!first)
+        return true;
+    sqlite3_stmt *stmt = self->stmt [ST_GROUP_ADD];
+    sqlite3_bind_int64 (stmt, 1, first);
+    sqlite3_bind_int64 (stmt, 2, last);
+    return step_done (self, ST_GROUP_ADD, "cannot update fingerprint_counts");
+}
+
+/* fingerprint_counts less the swept rows: keys holds "<fingerprint> <stream>"
+ * per row (NULL for a row without a fingerprint). */
+static bool
+sub_group_counts (dlq_embedded_t *self, char **keys, size_t count)
+{
+    qsort (keys, count, sizeof *keys, compare_names);
+    bool ok = true;
+    for (size_t start = 0, end; ok && start < count; start = end) {
+        for (end = start + 1; end < count && strcmp (keys [end], keys [start]) == 0; end++)
+            ;
+        const char *space = strchr (keys [start], ' ');
+        if (!space)
+            continue;                   /* a row without a fingerprint */
+        for (int k = ST_GROUP_SUB; ok && k <= ST_GROUP_DROP; k++) {
+            sqlite3_stmt *stmt = self->stmt [k];
+            sqlite3_bind_text (stmt, 1, keys [start], (int) (space - keys [start]), SQLITE_STATIC);
+            embedded_bind_text (stmt, 2, space + 1);
+            if (k == ST_GROUP_SUB)
+                sqlite3_bind_int64 (stmt, 3, (int64_t) (end - start));
+            ok = step_done (self, (stmt_id_t) k, "cannot update fingerprint_counts");
+            sqlite3_clear_bindings (stmt);
+        }
+    }
+    return ok;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Commit and append */
 
@@ -722,16 +787,21 @@ static bool
 append_rows (dlq_embedded_t *self, dlq_event_t *const *events, size_t count, bool *duplicate)
 {
     size_t fresh = 0;
+    int64_t first_seq = 0, last_seq = 0;
     for (size_t i = 0; i < count; i++) {
         bool inserted = false;
         if (!insert_event (self, events [i], &inserted))
             return false;
         if (duplicate)
             duplicate [i] = !inserted;
-        if (inserted)
+        if (inserted) {
             self->names [fresh++] = events [i]->stream_name;
+            last_seq = sqlite3_last_insert_rowid (self->db);
+            if (!first_seq)
+                first_seq = last_seq;
+        }
     }
-    return adjust_counts (self, self->names, fresh, true);
+    return adjust_counts (self, self->names, fresh, true) && add_group_counts (self, first_seq, last_seq);
 }
 
 /* Everything that can be refused before the transaction starts. */
@@ -972,11 +1042,11 @@ dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
 /* Sweep */
 
 /* Delete the expired rows (inside the open transaction); the seq of each
- * deleted row goes to seqs, its stream name is copied into names, which the
- * caller frees. */
+ * deleted row goes to seqs, its stream name is copied into names and
+ * "<fingerprint> <stream>" into keys, which the caller frees. */
 static bool
 delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
-                int64_t *seqs, char **names, size_t *deleted)
+                int64_t *seqs, char **names, char **keys, size_t *deleted)
 {
     sqlite3_stmt *stmt = self->stmt [ST_SWEEP];
     sqlite3_bind_int64 (stmt, 1, now_ms);
@@ -986,6 +1056,11 @@ delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
         if (*deleted == (size_t) max_rows)
             continue;           /* cannot happen: the subquery has LIMIT max_rows */
         seqs [*deleted] = sqlite3_column_int64 (stmt, 0);
+        const char *fingerprint = (const char *) sqlite3_column_text (stmt, 2);
+        dlq_buf_t key = DLQ_BUF_INIT;
+        if (fingerprint)                        /* "": a row without a fingerprint, no group */
+            dlq_buf_printf (&key, "%s %s", fingerprint, (const char *) sqlite3_column_text (stmt, 1));
+        keys [*deleted] = dlq_buf_steal (&key, NULL);
         names [(*deleted)++] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 1),
                                             (size_t) sqlite3_column_bytes (stmt, 1));
     }
@@ -1008,18 +1083,23 @@ dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
     if (max_rows <= 0)
         return 0;
     char **names = dlq_malloc ((size_t) max_rows * sizeof *names);
+    char **keys = dlq_malloc ((size_t) max_rows * sizeof *keys);
     int64_t *seqs = dlq_malloc ((size_t) max_rows * sizeof *seqs);
     size_t deleted = 0;
     bool ok = step_done (self, ST_BEGIN, "sweep: cannot begin")
-           && delete_expired (self, now_ms, max_rows, seqs, names, &deleted)
+           && delete_expired (self, now_ms, max_rows, seqs, names, keys, &deleted)
            && adjust_counts (self, (const char **) names, deleted, false)
+           && sub_group_counts (self, keys, deleted)
            && embedded_ledger_sweep_rows (self, seqs, deleted)
            && step_done (self, ST_COMMIT, "sweep: cannot commit");
     if (!ok)
         rollback (self);
-    for (size_t i = 0; i < deleted; i++)
+    for (size_t i = 0; i < deleted; i++) {
         free (names [i]);
+        free (keys [i]);
+    }
     free (names);
+    free (keys);
     free (seqs);
     return ok ? (int64_t) deleted : -1;
 }
