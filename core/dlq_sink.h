@@ -220,7 +220,26 @@ typedef struct {
 
     /* NULL unless the sink can be the primary store. */
     const dlq_sink_store_ops_t *store;
+
+    /* Added after the first release of version 1 (the gateway reads it
+     * only when struct_size covers it: DLQ_SINK_OPS_HAS (ops, check)).
+     * Optional (NULL: nothing to check). Check the settings deeper than
+     * the schema can (a driver option the driver does not know, a URI
+     * that does not parse), WITHOUT connecting or keeping anything: the
+     * gateway calls it for `dlqd --check-config` and before it starts,
+     * and reports a failure as a config error naming the sink. */
+    dlq_sink_status_t (*check) (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
+                                char *err, size_t err_len);
 } dlq_sink_ops_t;
+
+/* Does this plugin's ops table have member (added after version 1's first
+ * release)? */
+#define DLQ_SINK_OPS_HAS(ops, member) \
+    ((ops)->struct_size >= offsetof (dlq_sink_ops_t, member) + sizeof ((ops)->member))
+
+/* The size of version 1's first ops table: a plugin built then has this
+ * struct_size, and is loaded as it is. */
+#define DLQ_SINK_OPS_V1_SIZE (offsetof (dlq_sink_ops_t, store) + sizeof (void *))
 
 #ifdef __cplusplus
 }

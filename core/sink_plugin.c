@@ -25,7 +25,9 @@ check_ops (const dlq_sink_ops_t *ops, char *why, size_t why_len)
                   "plugin against this dlqd's dlq_sink.h", ops->abi_version, DLQ_SINK_ABI_VERSION);
         return why;
     }
-    if (ops->struct_size != sizeof (dlq_sink_ops_t)) {
+    /* a plugin built against an earlier header of version 1 has a smaller
+     * table (members added since are read only when present) */
+    if (ops->struct_size < DLQ_SINK_OPS_V1_SIZE || ops->struct_size > sizeof (dlq_sink_ops_t)) {
         snprintf (why, why_len, "its dlq_sink_ops_t is %u bytes, this dlqd's is %zu: rebuild the "
                   "plugin against this dlqd's dlq_sink.h", ops->struct_size, sizeof (dlq_sink_ops_t));
         return why;

@@ -6,6 +6,8 @@
 #include "dlq_log.h"
 #include "dlqd_config.h"
 #include "gateway.h"
+#include "sink_config.h"
+#include "sink_host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,23 @@ usage (FILE *out, int code)
     return code;
 }
 
+/* Each sink's own deeper check of its settings (dlq_sink_ops_t.check). */
+static bool
+check_sinks (const char *path, const dlqd_config_t *config)
+{
+    for (size_t i = 0; i < config->sink_count; i++) {
+        const dlq_sink_ops_t *ops = dlq_sink_config_ops (config->sinks [i]);
+        char why [512] = "";
+        if (!DLQ_SINK_OPS_HAS (ops, check) || !ops->check
+            || ops->check (dlq_sink_host (), config->sinks [i], why, sizeof why) == DLQ_SINK_STATUS_OK)
+            continue;
+        fprintf (stderr, "dlqd: config error: %s: sinks.%s: %s\n", path,
+                 dlq_sink_config_name (config->sinks [i]), why [0] ? why : "refused by its plugin");
+        return false;
+    }
+    return true;
+}
+
 static dlqd_config_t *
 load (const char *path)
 {
@@ -50,6 +69,10 @@ load (const char *path)
     if (dlqd_config_load (path, &config, &err) != DLQD_CONFIG_OK) {
         fprintf (stderr, "dlqd: config error: %s\n", err);
         free (err);
+        return NULL;
+    }
+    if (!check_sinks (path, config)) {
+        dlqd_config_destroy (&config);
         return NULL;
     }
     return config;

@@ -34,6 +34,17 @@ Test (sink_plugin, wrong_plugins_are_refused_with_the_cause)
     expect_refused (DLQD_PLUGIN_DIR "/no-such-plugin.so", "cannot load");
 }
 
+Test (sink_plugin, a_plugin_of_version_1s_first_header_still_loads)
+{
+    char err [1024] = "";
+    dlq_sink_plugin_t *p = dlq_sink_plugin_load (PLUGIN ("bad_older"), err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    const dlq_sink_ops_t *ops = dlq_sink_plugin_ops (p);
+    cr_expect_eq (ops->struct_size, DLQ_SINK_OPS_V1_SIZE);
+    cr_expect_not (DLQ_SINK_OPS_HAS (ops, check), "check is past its table: never read");
+    dlq_sink_plugin_destroy (&p);
+}
+
 Test (sink_plugin, built_in_sinks_load_by_type)
 {
     char err [1024] = "";
@@ -155,4 +166,51 @@ Test (sink_plugin, a_sink_whose_init_fails_stops_dlqd_at_startup)
     cr_expect_not_null (strstr (log, "sink broken (bad): init failed: cannot reach the backend"), "%s", log);
     free (log);
     test_rmtree (dir);
+}
+
+/* dlqd --check-config on a config of one sink (section text); its exit
+ * status, and its output into out (caller frees). */
+static int
+check_config (const char *sink_section, char **out)
+{
+    char dir [256], conf [320], cmd [1024], path [400];
+    test_tmpdir (dir);
+    snprintf (conf, sizeof conf, "%s/dlqd.conf", dir);
+    FILE *f = fopen (conf, "w");
+    fprintf (f, "gateway: { sink_dir = \"%s\"; data_dir = \"%s/data\"; };\nsinks: { s: { %s }; };\n",
+             DLQD_PLUGIN_DIR, dir, sink_section);
+    fclose (f);
+    snprintf (path, sizeof path, "%s/out", dir);
+    snprintf (cmd, sizeof cmd, "%s --check-config %s > %s 2>&1", DLQD_BINARY, conf, path);
+    int status = system (cmd);
+    *out = test_read_file (path, NULL);
+    test_rmtree (dir);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+Test (sink_plugin, check_config_asks_each_plugin_about_its_settings)
+{
+    static const struct { const char *section, *want; } cases [] = {
+        { "type = \"kafka\"; bootstrap_servers = \"k:9092\"; rdkafka = [ \"no.such.setting=1\" ];",
+          "sinks.s: rdkafka: no.such.setting=1: No such configuration property" },
+        { "type = \"kafka\"; bootstrap_servers = \"k:9092\"; rdkafka = [ \"linger.ms=soon\" ];",
+          "sinks.s: rdkafka: linger.ms=soon:" },
+        { "type = \"mongo\"; uri = \"mongodb://h/\"; mongoc = [ \"noSuchOption=1\" ];",
+          "sinks.s: mongoc: noSuchOption: not a URI option mongo-c-driver knows" },
+        { "type = \"mongo\"; uri = \"notmongodb://h/\";", "sinks.s: uri:" },
+        { "type = \"amqp\"; confirm_mode = false; on_return = \"retry\";",
+          "sinks.s: on_return = \"retry\" needs confirm_mode = true" },
+        { "type = \"amqp\"; url = \"http://x/\";", "sinks.s: url: not an amqp://" },
+        { "type = \"postgres\"; conninfo = \"nonsense\";", "sinks.s: conninfo:" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        char *out = NULL;
+        cr_expect_eq (check_config (cases [i].section, &out), 1, "accepted: %s\n%s", cases [i].section, out);
+        cr_expect_not_null (strstr (out ? out : "", cases [i].want), "want \"%s\" in: %s", cases [i].want, out);
+        free (out);
+    }
+    char *out = NULL;
+    cr_expect_eq (check_config ("type = \"kafka\"; bootstrap_servers = \"k:9092\"; rdkafka = [ \"linger.ms=5\" ];", &out),
+                  0, "a good kafka section: %s", out);
+    free (out);
 }

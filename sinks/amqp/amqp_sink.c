@@ -216,6 +216,17 @@ amqp_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_sin
     return DLQ_SINK_STATUS_OK;
 }
 
+/* The settings as init reads them (url, on_return, TLS files given
+ * together), without connecting. */
+static dlq_sink_status_t
+amqp_check (const dlq_sink_host_t *host, const dlq_sink_config_t *config, char *err, size_t err_len)
+{
+    dlq_amqp_sink_t probe = { .host = host, .config = config };
+    bool ok = read_settings (&probe, err, err_len);
+    free (probe.url);
+    return ok ? DLQ_SINK_STATUS_OK : DLQ_SINK_STATUS_ERROR;
+}
+
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
@@ -227,4 +238,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .deliver     = dlq_amqp_sink_deliver,
     .destroy     = amqp_destroy,
     .store       = NULL,
+    .check       = amqp_check,
 };

@@ -224,6 +224,22 @@ kafka_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_si
     return DLQ_SINK_STATUS_OK;
 }
 
+/* The settings as init reads them and the producer configuration
+ * librdkafka would get, without making a producer. */
+static dlq_sink_status_t
+kafka_check (const dlq_sink_host_t *host, const dlq_sink_config_t *config, char *err, size_t err_len)
+{
+    dlq_kafka_sink_t probe = { .host = host, .config = config };
+    dlq_kafka_create_t create;
+    if (!read_settings (&probe, &create, err, err_len))
+        return DLQ_SINK_STATUS_ERROR;
+    rd_kafka_conf_t *conf = producer_conf (&probe, err, err_len);
+    if (!conf)
+        return DLQ_SINK_STATUS_ERROR;
+    rd_kafka_conf_destroy (conf);
+    return DLQ_SINK_STATUS_OK;
+}
+
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
@@ -235,4 +251,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .deliver     = dlq_kafka_sink_deliver,
     .destroy     = kafka_destroy,
     .store       = NULL,
+    .check       = kafka_check,
 };

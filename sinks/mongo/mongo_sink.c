@@ -103,6 +103,25 @@ mongo_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_si
     return DLQ_SINK_STATUS_OK;
 }
 
+/* The uri and the mongoc options, as init reads them; mongoc connects
+ * only when a client is used, and this one is not. */
+static dlq_sink_status_t
+mongo_check (const dlq_sink_host_t *host, const dlq_sink_config_t *config, char *err, size_t err_len)
+{
+    const char *uri = host->config_string (config, NULL, "uri");
+    if (!uri) {
+        snprintf (err, err_len, "uri is required");
+        return DLQ_SINK_STATUS_ERROR;
+    }
+    const char *const *options = NULL;
+    size_t option_count = host->config_list (config, NULL, "mongoc", &options);
+    mongoc_client_t *client = dlq_mongo_client_new (uri, options, option_count, "dlqd-check", err, err_len);
+    if (!client)
+        return DLQ_SINK_STATUS_ERROR;
+    mongoc_client_destroy (client);
+    return DLQ_SINK_STATUS_OK;
+}
+
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
@@ -114,4 +133,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .deliver     = dlq_mongo_sink_deliver,
     .destroy     = mongo_destroy,
     .store       = &dlq_mongo_store_ops,
+    .check       = mongo_check,
 };

@@ -206,6 +206,15 @@ pg_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_sink_
     return DLQ_SINK_STATUS_OK;
 }
 
+/* The settings as init reads them (conninfo parsed by libpq), without
+ * connecting. */
+static dlq_sink_status_t
+pg_check (const dlq_sink_host_t *host, const dlq_sink_config_t *config, char *err, size_t err_len)
+{
+    dlq_pg_sink_t probe = { .host = host, .config = config };
+    return read_settings (&probe, err, err_len) ? DLQ_SINK_STATUS_OK : DLQ_SINK_STATUS_ERROR;
+}
+
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
@@ -217,4 +226,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .deliver     = dlq_pg_sink_deliver,
     .destroy     = pg_destroy,
     .store       = &dlq_pg_store_ops,
+    .check       = pg_check,
 };

@@ -4,6 +4,8 @@
  *    2 size     a dlq_sink_ops_t of the wrong size
  *    3 init     a plugin whose init fails
  *    4 noentry  a shared object without the entry symbol
+ *    5 older    not bad: the ops table of version 1's first header (before
+ *               check was added), which must still load
  */
 #include "dlq_sink.h"
 
@@ -37,7 +39,8 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t not_the_entry = {
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
 #endif
     .abi_version = BAD_KIND == 1 ? 99 : DLQ_SINK_ABI_VERSION,
-    .struct_size = BAD_KIND == 2 ? sizeof (dlq_sink_ops_t) - 8 : sizeof (dlq_sink_ops_t),
+    .struct_size = BAD_KIND == 2 ? DLQ_SINK_OPS_V1_SIZE - 8
+                 : BAD_KIND == 5 ? DLQ_SINK_OPS_V1_SIZE : sizeof (dlq_sink_ops_t),
     .type        = "bad",
     .description = "a plugin that is wrong on purpose",
     .init        = bad_init,
