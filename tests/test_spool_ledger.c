@@ -1264,6 +1264,19 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
     cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE seq = 9 AND operation_type IS NULL"
                              " AND document_key IS NULL AND attempts = 0"
                              " AND first_attempt_at IS NULL"), 1);
+    /* version 4: every event's fingerprint (none for the damaged body) and
+     * the running counts per fingerprint and stream filled from them */
+    for (int n = 1; n <= COUNT; n++) {
+        dlq_event_t *want = make_event (n, "s", NO_EXPIRY);
+        char hex [17], sql [160];
+        dlq_event_fingerprint_hex (want, hex);
+        snprintf (sql, sizeof sql, "SELECT count(*) FROM events WHERE seq = %d AND fingerprint = '%s'", n, hex);
+        cr_expect_eq (test_store_count (tmp_dir, sql), 1, "seq %d: fingerprint %s", n, hex);
+        dlq_event_destroy (&want);
+    }
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE seq = 9 AND fingerprint IS NULL"), 1);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT coalesce (sum (events), 0) FROM fingerprint_counts"),
+                  test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE fingerprint IS NOT NULL"));
 
     /* A writer (again: the upgrade is not redone) and readers of version 3
      * read the columns; the ledger is as it was. */
