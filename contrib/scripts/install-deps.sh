@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# install-deps.sh — install the Debian 12 packages dlqd needs to build and
-# test, only those missing. Uses sudo when not run as root.
+# install-deps.sh [--test] — install the Debian 12 packages dlqd needs to
+# build (and, with --test, to run its tests), only those missing. Uses sudo
+# when not run as root.
+#
+# --test adds the servers the tests run against (PostgreSQL 15, RabbitMQ)
+# and the Python client: the tests start throwaway instances of their own on
+# other ports (pg-server.sh, rabbitmq-server.sh), but on a machine with
+# systemd, Debian's packages also start their own system services.
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   libzmq3-dev libconfig-dev libsqlite3-dev libpq-dev
   libcriterion-dev
-  python3 python3-zmq    # the independent wire-protocol client used by the tests
-  postgresql-15          # the real PostgreSQL the postgres sink's tests run against
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
-  rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
   libmongoc-dev libbson-dev  # the mongo sink (mongo-c-driver), and the MongoDB wire-protocol test server (libbson)
 )
+if [ "${1:-}" = "--test" ]; then
+  packages+=(
+    python3 python3-zmq    # the independent wire-protocol client used by the tests
+    postgresql-15          # the real PostgreSQL the postgres sink's tests run against
+    rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
+  )
+elif [ $# -gt 0 ]; then
+  echo "usage: install-deps.sh [--test]" >&2
+  exit 64
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-contrib/scripts/install-deps.sh
+contrib/scripts/install-deps.sh --test
 
 echo "== build (RelWithDebInfo)"
 contrib/scripts/build.sh "$root/build" > "$root/build.log" 2>&1 || { tail -50 "$root/build.log"; exit 1; }
