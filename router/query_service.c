@@ -331,65 +331,67 @@ do_groups (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     return rc == DLQ_STORE_OK ? DLQ_OK : store_unavailable (w, err);
 }
 
-/* LIST with filters, or across streams. */
-static dlq_store_result_t
-list_filtered (worker_t *w, const request_t *req, int64_t *limit, const char **cursor, dlq_buf_t *events,
-               dlq_buf_t *next, dlq_error_t *err, dlq_code_t *code)
-{
-    static const char *const allowed [] = { "limit", "cursor", NULL };
-    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
-    *code = read_limit (req, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, limit, err);
-    if (*code == DLQ_OK)
-        *code = read_cursor (req, cursor, err);
-    if (*code == DLQ_OK)
-        *code = read_filter (w, req, allowed, &filter, err);
-    if (*code != DLQ_OK)
-        return DLQ_STORE_OK;
-    dlq_store_result_t rc = dlq_primary_query_list (w->primary, &filter, (size_t) *limit, *cursor,
-                                                     dlq_time_now_ms (), events, next);
-    dlq_event_filter_free (&filter);
-    return rc;
-}
-
+/* The reply to a LIST whose page was read with result rc: the page, or
+ * the error the result stands for. Frees events and next. */
 static dlq_code_t
-do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+answer_page (worker_t *w, dlq_store_result_t rc, dlq_buf_t *events, dlq_buf_t *next, dlq_buf_t *out,
+             dlq_error_t *err)
 {
-    const char *stream = NULL, *cursor = NULL;
-    int64_t limit = LIST_LIMIT_DEFAULT;
-    dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    dlq_store_result_t rc;
-    if (has_filters (req)) {
-        dlq_code_t code = DLQ_OK;
-        rc = list_filtered (w, req, &limit, &cursor, &events, &next, err, &code);
-        if (code != DLQ_OK) {
-            dlq_buf_free (&events);
-            dlq_buf_free (&next);
-            return code;
-        }
-    }
-    else {
-        dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
-        if (code != DLQ_OK)
-            return code;
-        rc = dlq_primary_list (w->primary, stream, (size_t) limit, cursor, dlq_time_now_ms (), &events, &next);
-    }
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"events\":");
-        dlq_buf_append (out, events.data, events.len);
-        if (next.len) {
+        dlq_buf_append (out, events->data, events->len);
+        if (next->len) {
             dlq_buf_puts (out, ",\"nextCursor\":");
-            dlq_json_write_string (out, next.data, next.len);
+            dlq_json_write_string (out, next->data, next->len);
         }
         dlq_buf_putc (out, '}');
     }
-    dlq_buf_free (&events);
-    dlq_buf_free (&next);
+    dlq_buf_free (events);
+    dlq_buf_free (next);
     if (rc == DLQ_STORE_BAD_CURSOR)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "cursor",
                               "cursor is not a nextCursor this gateway issued");
     if (rc != DLQ_STORE_OK)
         return store_unavailable (w, err);
     return DLQ_OK;
+}
+
+/* LIST with filters, or across streams. */
+static dlq_code_t
+list_filtered (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    static const char *const allowed [] = { "limit", "cursor", NULL };
+    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
+    const char *cursor = NULL;
+    int64_t limit = 0;
+    dlq_code_t code = read_limit (req, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, &limit, err);
+    if (code == DLQ_OK)
+        code = read_cursor (req, &cursor, err);
+    if (code == DLQ_OK)
+        code = read_filter (w, req, allowed, &filter, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_primary_query_list (w->primary, &filter, (size_t) limit, cursor,
+                                                     dlq_time_now_ms (), &events, &next);
+    dlq_event_filter_free (&filter);
+    return answer_page (w, rc, &events, &next, out, err);
+}
+
+static dlq_code_t
+do_list (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
+{
+    if (has_filters (req))
+        return list_filtered (w, req, out, err);
+    const char *stream = NULL, *cursor = NULL;
+    int64_t limit = LIST_LIMIT_DEFAULT;
+    dlq_code_t code = list_params (req, &stream, &limit, &cursor, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t events = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_primary_list (w->primary, stream, (size_t) limit, cursor, dlq_time_now_ms (),
+                                              &events, &next);
+    return answer_page (w, rc, &events, &next, out, err);
 }
 
 /* ,"sinks":{"name":{...},...}: ledger figures and live status per sink. */

@@ -18,12 +18,6 @@ struct dlq_kafka_topics {
 };
 
 static void
-no_free (void *value)
-{
-    (void) value;
-}
-
-static void
 free_route (void *value)
 {
     dlq_kafka_route_t *route = value;
@@ -40,7 +34,7 @@ dlq_kafka_topics_new (const dlq_sink_host_t *host, const dlq_sink_config_t *conf
     self->config = config;
     self->create = *create;
     self->routes = dlq_strmap_new (free_route);
-    self->created = dlq_strmap_new (no_free);
+    self->created = dlq_strmap_new (NULL);
     return self;
 }
 
@@ -62,7 +56,7 @@ dlq_kafka_topics_forget_producer (dlq_kafka_topics_t *self)
     dlq_strmap_destroy (&self->routes);
     self->routes = dlq_strmap_new (free_route);
     dlq_strmap_destroy (&self->created);
-    self->created = dlq_strmap_new (no_free);
+    self->created = dlq_strmap_new (NULL);
 }
 
 rd_kafka_topic_t *

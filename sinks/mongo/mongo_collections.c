@@ -16,12 +16,6 @@ struct dlq_mongo_collections {
     dlq_strmap_t            *ready;         /* collection or "$stream:<name>" -> marker */
 };
 
-static void
-no_free (void *value)
-{
-    (void) value;
-}
-
 dlq_mongo_collections_t *
 dlq_mongo_collections_new (const dlq_sink_host_t *host, const dlq_sink_config_t *config)
 {
@@ -29,7 +23,7 @@ dlq_mongo_collections_new (const dlq_sink_host_t *host, const dlq_sink_config_t 
     self->host = host;
     self->config = config;
     self->routes = dlq_strmap_new (free);
-    self->ready = dlq_strmap_new (no_free);
+    self->ready = dlq_strmap_new (NULL);
     return self;
 }
 
@@ -49,7 +43,7 @@ void
 dlq_mongo_collections_forget (dlq_mongo_collections_t *self)
 {
     dlq_strmap_destroy (&self->ready);
-    self->ready = dlq_strmap_new (no_free);
+    self->ready = dlq_strmap_new (NULL);
 }
 
 const dlq_mongo_route_t *
