@@ -8,6 +8,7 @@
 #include "config_schema.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
+#include "replay_config.h"
 
 #include <libconfig.h>
 #include <limits.h>
@@ -24,6 +25,7 @@ static const dlq_setting_spec_t top_schema [] = {
     { "defaults", DLQ_SETTING_GROUP, 0, 0, "the stream policy of every stream not listed in streams" },
     { "streams",  DLQ_SETTING_LIST, 0, 0, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )" },
     { "sinks",    DLQ_SETTING_GROUP, 0, 0, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }" },
+    { "replay",   DLQ_SETTING_GROUP, 0, 0, "replay: listen, rate, max_replays, backoff_ms, backoff_max_ms, lease_ms, owner" },
     { NULL }
 };
 
@@ -57,6 +59,8 @@ static const dlq_setting_spec_t policy_schema [] = {
     { "include_original_document", DLQ_SETTING_BOOL, 0, 0, "keep fullDocument" },
     { "include_stack_trace",       DLQ_SETTING_BOOL, 0, 0, "keep error.stackTrace" },
     { "chain",                     DLQ_SETTING_STRING_LIST, 0, 0, "the sinks (names in sinks) events go to, in order" },
+    { "replay_route",              DLQ_SETTING_STRING, 1, 255, "where replays go: \"endpoint\" or a sink's name" },
+    { "schedule",                  DLQ_SETTING_GROUP, 0, 0, "scheduled replay: enabled, max_retries, batch_size, interval_ms" },
     { NULL }
 };
 
@@ -72,7 +76,8 @@ set_defaults (dlqd_config_t *c)
     c->sweep_interval_ms = 60000;
     c->sweep_batch = 1000;
     c->primary = dlq_strdup ("embedded");
-    c->defaults = (dlq_policy_t) { 30, true, true, 0 };
+    c->defaults = (dlq_policy_t) { .retention_days = 30, .include_original_document = true, .include_stack_trace = true };
+    dlq_replay_config_defaults (&c->replay);
 }
 
 static bool
@@ -147,16 +152,18 @@ read_chain (const config_setting_t *g, const dlqd_config_t *c, uint64_t *chain, 
     return true;
 }
 
-/* Read retention, include flags and chain of a policy group over base. */
+/* Read retention, include flags, chain and replay settings of a policy
+ * group over base; stream is NULL for the defaults. */
 static bool
-read_policy (const config_setting_t *g, const dlqd_config_t *c, dlq_policy_t *policy,
+read_policy (const config_setting_t *g, dlqd_config_t *c, const char *stream, dlq_policy_t *policy,
              dlq_config_error_t *err)
 {
     int64_t days = policy->retention_days;
     bool ok = dlq_config_int (g, policy_schema, "retention_days", &days, err)
            && dlq_config_bool (g, "include_original_document", &policy->include_original_document)
            && dlq_config_bool (g, "include_stack_trace", &policy->include_stack_trace)
-           && read_chain (g, c, &policy->chain, err);
+           && read_chain (g, c, &policy->chain, err)
+           && dlq_replay_policy_read (g, c, stream, policy, stream != NULL, err);
     policy->retention_days = (int) days;
     return ok;
 }
@@ -169,7 +176,7 @@ read_defaults (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *
     if (config_setting_get_member (g, "name"))
         return dlq_config_fail (err, config_setting_get_member (g, "name"),
                                 "unknown setting; the defaults apply to every stream and have no name");
-    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, c, &c->defaults, err);
+    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, c, NULL, &c->defaults, err);
 }
 
 /* Check a streams entry: policy settings plus, for each sink, a group of
@@ -216,8 +223,9 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
         dlq_policy_t policy = c->defaults;
         bool ok = check_policy_members (s, c, err)
                && dlq_config_string (s, policy_schema, "name", &name, err)
-               && read_policy (s, c, &policy, err);
-        if (ok && !name)
+               && name
+               && read_policy (s, c, name, &policy, err);
+        if (!name && !err->text)
             ok = dlq_config_fail (err, s, "expected a name = \"stream name\"; setting");
         if (ok && dlq_policy_table_has (c->policies, name))
             ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name);
@@ -291,6 +299,7 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     bool ok = dlq_config_check_group (root, top_schema, err)
            && read_gateway (config_setting_get_member (root, "gateway"), c, err)
            && read_sinks (config_setting_get_member (root, "sinks"), c, err)
+           && dlq_replay_config_read (config_setting_get_member (root, "replay"), &c->replay, err)
            && dlq_config_string (root, top_schema, "primary", &primary, err)
            && read_defaults (config_setting_get_member (root, "defaults"), c, err)
            && read_streams (config_setting_get_member (root, "streams"), c, err);
@@ -370,6 +379,7 @@ dlqd_config_destroy (dlqd_config_t **config_p)
         dlq_sink_config_destroy (&c->sinks [i]);
     free (c->sinks);
     dlq_policy_table_destroy (&c->policies);
+    dlq_replay_config_free (&c->replay);
     free (c);
     *config_p = NULL;
 }

@@ -19,6 +19,19 @@ typedef enum {
     DLQD_CONFIG_ERR_INVALID     /* unknown setting, wrong type, out of range */
 } dlqd_config_result_t;
 
+/* The replay settings (the top-level group replay). */
+typedef struct {
+    char               *listen;             /* the ZeroMQ replay endpoint, NULL: none */
+    int64_t             rate;               /* default events/s of a REPLAY job */
+    int64_t             max_replays;        /* loop guard */
+    int64_t             backoff_ms;         /* FAIL's first retry delay */
+    int64_t             backoff_max_ms;     /* ... and its cap */
+    int64_t             lease_ms;           /* a replayed event is not due again for this long */
+    char               *owner;              /* this instance in scheduler locks */
+    char              **scheduled;          /* streams whose schedule is enabled */
+    size_t              scheduled_count;
+} dlqd_replay_config_t;
+
 typedef struct {
     char              **listen;             /* ZeroMQ endpoints to bind */
     size_t              listen_count;
@@ -37,6 +50,7 @@ typedef struct {
     size_t              sink_count;
     dlq_policy_t        defaults;           /* policy of streams not listed */
     dlq_policy_table_t *policies;           /* per-stream policy, default included */
+    dlqd_replay_config_t replay;
 } dlqd_config_t;
 
 /* Read and validate path. On DLQD_CONFIG_OK *config_p receives a new config

@@ -14,11 +14,29 @@
 
 #define DLQ_SINKS_MAX 64     /* a chain is a bit set over the configured sinks */
 
+/* Where a stream's events go when they are replayed (replay_route). */
+typedef enum {
+    DLQ_REPLAY_ROUTE_NONE = 0,          /* not set: replays of the stream fail */
+    DLQ_REPLAY_ROUTE_ENDPOINT,          /* the gateway's ZeroMQ replay endpoint */
+    DLQ_REPLAY_ROUTE_SINK               /* a configured sink: replay_sink */
+} dlq_replay_route_t;
+
+/* The scheduled replay of a stream (seed 002's dlq.retry). */
+typedef struct {
+    bool     enabled;
+    int32_t  max_retries;               /* events with retry_count >= this are left alone */
+    int32_t  batch_size;                /* events per pass, at most */
+    int64_t  interval_ms;               /* time between passes */
+} dlq_schedule_t;
+
 typedef struct {
     int      retention_days;            /* 0 = keep forever */
     bool     include_original_document;
     bool     include_stack_trace;
     uint64_t chain;                     /* bit i: sink i delivers this stream's events */
+    dlq_replay_route_t replay_route;
+    uint32_t replay_sink;               /* the sink's index, for DLQ_REPLAY_ROUTE_SINK */
+    dlq_schedule_t schedule;
 } dlq_policy_t;
 
 typedef struct dlq_policy_table dlq_policy_table_t;

@@ -222,7 +222,7 @@ Test (stream_policy, excludes_document_and_stack_trace_and_sets_expiry)
     size_t len;
     char *body = seed_body (&len);
     dlq_event_t *e = dlq_event_decode (body, len, NOW, NULL);
-    dlq_policy_t policy = { 90, false, false, 0 };
+    dlq_policy_t policy = { .retention_days = 90, .include_original_document = false, .include_stack_trace = false };
     dlq_policy_apply (&policy, e);
     cr_expect_null (e->full_document);
     cr_expect_null (e->error_stack_trace);
@@ -240,7 +240,7 @@ Test (stream_policy, retention_zero_keeps_forever_and_includes_keep_fields)
     size_t len;
     char *body = seed_body (&len);
     dlq_event_t *e = dlq_event_decode (body, len, NOW, NULL);
-    dlq_policy_t policy = { 0, true, true, 0 };
+    dlq_policy_t policy = { .retention_days = 0, .include_original_document = true, .include_stack_trace = true };
     dlq_policy_apply (&policy, e);
     cr_expect_not_null (e->full_document);
     cr_expect_not_null (e->error_stack_trace);
@@ -253,13 +253,14 @@ Test (stream_policy, retention_zero_keeps_forever_and_includes_keep_fields)
 
 Test (stream_policy, per_stream_overrides_win_over_defaults)
 {
-    dlq_policy_t defaults = { 30, true, true, 0 }, payments = { 90, true, false, 0 };
+    dlq_policy_t defaults = { .retention_days = 30, .include_original_document = true, .include_stack_trace = true };
+    dlq_policy_t payments = { .retention_days = 90, .include_original_document = true, .include_stack_trace = false };
     dlq_policy_table_t *t = dlq_policy_table_new (&defaults);
     dlq_policy_table_set (t, "payments-stream", &payments);
     char name [32];
     for (int i = 0; i < 100; i++) {                     /* force the table to grow */
         snprintf (name, sizeof name, "s%d", i);
-        dlq_policy_t p = { i, false, true, 0 };
+        dlq_policy_t p = { .retention_days = i, .include_original_document = false, .include_stack_trace = true };
         dlq_policy_table_set (t, name, &p);
     }
     cr_expect_eq (dlq_policy_table_lookup (t, "payments-stream")->retention_days, 90);

@@ -382,7 +382,7 @@ static bool
 make_row (bench_row_t *row, const char *body, size_t len, int64_t now,
           char *err, size_t err_len)
 {
-    static const dlq_policy_t policy = { 30, true, true, 0 };
+    static const dlq_policy_t policy = { .retention_days = 30, .include_original_document = true, .include_stack_trace = true };
     dlq_error_t derr;
     dlq_event_t *event = dlq_event_decode (body, len, now, &derr);
     if (!event) {
