@@ -19,6 +19,7 @@ static const char *const names [DLQ_CODE_COUNT] = {
     [DLQ_ERR_NOT_FOUND]         = "NOT_FOUND",
     [DLQ_ERR_UNAVAILABLE]       = "UNAVAILABLE",
     [DLQ_ERR_INTERNAL]          = "INTERNAL",
+    [DLQ_ERR_INVALID_STATE]     = "INVALID_STATE",
 };
 
 const char *

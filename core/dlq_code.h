@@ -18,6 +18,7 @@ typedef enum {
     DLQ_ERR_NOT_FOUND,          /* no such (unexpired) event */
     DLQ_ERR_UNAVAILABLE,        /* the store failed or the gateway is stopping; retry later */
     DLQ_ERR_INTERNAL,           /* a bug; please report */
+    DLQ_ERR_INVALID_STATE,      /* the request is valid but not in this state (e.g. resume a DONE replay) */
     DLQ_CODE_COUNT
 } dlq_code_t;
 

@@ -42,7 +42,7 @@ static bool
 is_bad_input (dlq_code_t code)
 {
     return code != DLQ_OK && code != DLQ_ERR_NOT_FOUND
-        && code != DLQ_ERR_UNAVAILABLE && code != DLQ_ERR_INTERNAL;
+        && code != DLQ_ERR_UNAVAILABLE && code != DLQ_ERR_INTERNAL && code != DLQ_ERR_INVALID_STATE;
 }
 
 void
