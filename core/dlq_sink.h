@@ -56,7 +56,8 @@ typedef enum {
     DLQ_SINK_STATUS_OK = 0,
     DLQ_SINK_STATUS_NOT_FOUND,  /* store: no such (unexpired) event */
     DLQ_SINK_STATUS_BAD_CURSOR, /* store: a LIST cursor this store did not issue */
-    DLQ_SINK_STATUS_ERROR       /* anything else; the message says what */
+    DLQ_SINK_STATUS_ERROR,      /* anything else; the message says what */
+    DLQ_SINK_STATUS_LOCKED      /* workbench claim: another instance holds the pass */
 } dlq_sink_status_t;
 
 typedef enum {
@@ -191,6 +192,63 @@ typedef struct {
     const char *      (*last_error) (void *instance);
 } dlq_sink_store_ops_t;
 
+/* ---- workbench calls (added after version 1's first release) -------------
+ *
+ * A store that implements these answers the failure workbench on a sink
+ * primary: filtered LIST / COUNT / GROUPS, the mutable replay state of an
+ * event (RESOLVE, FAIL, replay lineage, the loop guard) and the scheduled
+ * replay's claim. Same threading and output rules as the store calls. */
+
+/* How a workbench call changes an event's replay state. */
+typedef enum {
+    DLQ_SINK_MARK_RESOLVED = 0, /* status SUCCEEDED (a worker processed its replay) */
+    DLQ_SINK_MARK_FAILED,       /* status PENDING, retry_count + 1, retry_after = the given time */
+    DLQ_SINK_MARK_REPLAYED,     /* replay_count + 1, retry_after = the given time (a lease) */
+    DLQ_SINK_MARK_QUARANTINED   /* status QUARANTINED (the loop guard) */
+} dlq_sink_mark_t;
+
+/* An event's replay state. The body's "status" member follows status (GET
+ * and LIST show it); the other members live beside the body. */
+typedef struct {
+    char    status [24];        /* PENDING, SUCCEEDED, QUARANTINED, or the worker's own */
+    int32_t retry_count;        /* FAILs reported */
+    int32_t replay_count;       /* times replayed */
+    int64_t retry_after;        /* ms since epoch: not due before (createdAt until set) */
+} dlq_sink_event_state_t;
+
+typedef struct {
+    uint32_t struct_size;       /* sizeof (dlq_sink_workbench_ops_t) */
+    /* filter_json is a JSON object of the LIST filter members (README,
+     * "Filters"), already validated by the gateway ("{}": every event).
+     * Outputs as the LIST, COUNT and GROUPS replies' members (events and
+     * nextCursor; count; groups). */
+    dlq_sink_status_t (*query_list) (void *instance, const char *filter_json, size_t limit, const char *cursor,
+                                     int64_t now_ms, dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out);
+    dlq_sink_status_t (*query_count) (void *instance, const char *filter_json, int64_t now_ms, int64_t *count_out);
+    dlq_sink_status_t (*query_groups) (void *instance, const char *filter_json, size_t limit, int64_t now_ms,
+                                       dlq_sink_buf_t *groups_out);
+    /* The replay state of event id; NOT_FOUND when missing or expired. */
+    dlq_sink_status_t (*state) (void *instance, const char *id, int64_t now_ms, dlq_sink_event_state_t *state_out);
+    /* Change the state of event id as mark says (retry_after_ms is used by
+     * FAILED and REPLAYED) and return the new state; NOT_FOUND when missing
+     * or expired. */
+    dlq_sink_status_t (*mark) (void *instance, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
+                               int64_t retry_after_ms, dlq_sink_event_state_t *state_out);
+    /* One scheduled replay pass of stream, for owner (an instance's name).
+     * If another owner took the stream's pass less than pass_ms ago, return
+     * DLQ_SINK_STATUS_LOCKED and change nothing; else take the pass (a lock
+     * held in the store, e.g. a lock row) and lease up to batch_size events
+     * of the stream with status PENDING, retry_count < max_retries and
+     * retry_after <= now_ms, oldest first (createdAt asc): set their
+     * retry_after to lease_until_ms in the same transaction, claiming the
+     * rows so that a concurrent claimer skips them (FOR UPDATE SKIP
+     * LOCKED). events_out: a JSON array [{"replayCount":n,"event":{...}},
+     * ...] of the leased events (the canonical bodies), oldest first. */
+    dlq_sink_status_t (*claim) (void *instance, const char *stream, const char *owner, int64_t pass_ms,
+                                int32_t max_retries, size_t batch_size, int64_t now_ms,
+                                int64_t lease_until_ms, dlq_sink_buf_t *events_out);
+} dlq_sink_workbench_ops_t;
+
 /* ---- the entry ---------------------------------------------------------- */
 
 typedef struct {
@@ -230,6 +288,10 @@ typedef struct {
      * and reports a failure as a config error naming the sink. */
     dlq_sink_status_t (*check) (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
                                 char *err, size_t err_len);
+
+    /* Added after check (DLQ_SINK_OPS_HAS (ops, workbench)). NULL unless
+     * the store serves the failure workbench (above); needs store. */
+    const dlq_sink_workbench_ops_t *workbench;
 } dlq_sink_ops_t;
 
 /* Does this plugin's ops table have member (added after version 1's first
