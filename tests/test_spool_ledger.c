@@ -1,5 +1,6 @@
 /*  test_spool_ledger — the delivery ledger (schema v2), the routing columns
- *  (schema v3) and the spool reads.
+ *  (schema v3), the spool reads, and the in-place upgrades of old files up
+ *  to the replay state (schema v5).
  *
  *  Every test works in its own mkdtemp directory, removed afterwards. Events
  *  are real ones (decoded from JSON, then encoded), so that what the spool
@@ -11,6 +12,7 @@
  */
 #include "spool_ledger.h"
 #include "embedded_store.h"
+#include "embedded_workbench.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 
@@ -1172,11 +1174,11 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
     dlq_embedded_destroy (&store);
     cr_assert_eq (schema_version (), 1);
 
-    /* The writer upgrades it in place, through version 2 to 3, keeping the
-     * events and filling in their routing columns. */
+    /* The writer upgrades it in place, through version 2 to 3 (and on),
+     * keeping the events and filling in their routing columns. */
     for (int round = 0; round < 2; round++) {
         store = open_store (DLQ_EMBEDDED_WRITER);
-        cr_assert_eq (schema_version (), 4);
+        cr_assert_eq (schema_version (), 5);
         cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sqlite_master WHERE name IN ('sink_state',"
                                  " 'deliveries', 'deliveries_by_state', 'deliveries_by_seq')"), 4);
         char *upgraded = schema_text ();
@@ -1250,7 +1252,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
         if (reader) {
             cr_assert_eq (schema_version (), 2, "a reader does not upgrade");
             store = open_store (DLQ_EMBEDDED_WRITER);
-            cr_assert_eq (schema_version (), 4);
+            cr_assert_eq (schema_version (), 5);
         }
     }
     char *upgraded = schema_text ();
@@ -1289,7 +1291,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
     expect_columns (10, later);
     dlq_event_destroy (&later);
     dlq_embedded_destroy (&store);
-    cr_assert_eq (schema_version (), 4);
+    cr_assert_eq (schema_version (), 5);
     store = open_store (DLQ_EMBEDDED_READER);
     expect_spool (store, COUNT);
     dlq_embedded_destroy (&store);
@@ -1335,7 +1337,7 @@ Test (spool_ledger, the_upgrade_converts_first_attempt_at_to_the_exact_ms)
     for (int mode = DLQ_EMBEDDED_READER; mode >= DLQ_EMBEDDED_WRITER; mode--) {
         /* first a version 2 reader, then the upgraded file */
         dlq_embedded_t *store = open_store (mode);
-        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 4);
+        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 5);
         int64_t after = 0;
         for (int i = 0; i < COUNT; i += PAGE) {
             seen_events_t seen = { .count = 0 };
@@ -1358,14 +1360,114 @@ Test (spool_ledger, a_newer_version_is_refused)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     dlq_embedded_destroy (&store);
-    test_store_exec (tmp_dir, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
-    for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_READER; mode++) {
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_UPDATER; mode++) {
         char err [512] = "";
         store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
         cr_assert_null (store);
-        cr_assert_not_null (strstr (err, "schema version 5, newer"), "err: %s", err);
-        cr_assert_not_null (strstr (err, "supports (4)"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "schema version 6, newer"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "supports (5)"), "err: %s", err);
     }
+}
+
+/* The counts an upgrade must keep, as one string. */
+static char *
+counts_text (void)
+{
+    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
+    sqlite3_stmt *stmt = NULL;
+    cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT (SELECT group_concat (stream_name || '=' || events)"
+                                      " FROM stream_counts) || ' / ' || (SELECT group_concat (fingerprint"
+                                      " || ':' || stream_name || '=' || events) FROM fingerprint_counts)",
+                                      -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
+    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
+    char *text = dlq_strdup ((const char *) sqlite3_column_text (stmt, 0));
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return text;
+}
+
+/* A version 4 file as a version 4 writer left it: a new file with what
+ * version 5 added taken off again (DROP COLUMN rewrites the rows without
+ * the columns and gives back the version 4 DDL text exactly). */
+static void
+downgrade_to_version_4 (void)
+{
+    test_store_exec (tmp_dir, "DROP TABLE replay_jobs; DROP TABLE scheduler_locks;"
+                              " ALTER TABLE events DROP COLUMN retry_after;"
+                              " ALTER TABLE events DROP COLUMN replay_count;"
+                              " ALTER TABLE events DROP COLUMN retry_count;"
+                              " UPDATE meta SET value = '4' WHERE key = 'schema_version';");
+}
+
+Test (spool_ledger, a_version_4_file_is_upgraded_to_5_keeping_its_events)
+{
+    enum { COUNT = 6 };
+    char *fresh = fresh_schema ();
+    dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
+    append_range (store, 1, COUNT, "s", NO_EXPIRY);
+    put_row (store, "a", row_of (2, DLQ_DELIVERY_FAILED, 3, NO_EXPIRY, "x"));
+    dlq_embedded_destroy (&store);
+    downgrade_to_version_4 ();
+    cr_assert_eq (schema_version (), 4);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM pragma_table_info ('events')"
+                                    " WHERE name IN ('retry_count', 'replay_count', 'retry_after')"), 0);
+    char *counts = counts_text ();
+
+    /* A reader reads it as it is, without the replay state; an updater
+     * waits for the writer. */
+    store = open_store (DLQ_EMBEDDED_READER);
+    expect_spool (store, COUNT);
+    char id [40];
+    event_id (2, id, sizeof id);
+    dlq_sink_event_state_t state;
+    cr_assert_eq (dlq_embedded_state (store, id, BASE_MS, &state), DLQ_STORE_ERROR);
+    cr_assert_not_null (strstr (dlq_embedded_last_error (store), "schema version 4"), "%s",
+                        dlq_embedded_last_error (store));
+    dlq_embedded_destroy (&store);
+    char err [512] = "";
+    cr_assert_null (dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_UPDATER, err, sizeof err));
+    cr_assert_not_null (strstr (err, "needs version 5"), "err: %s", err);
+    cr_assert_eq (schema_version (), 4, "neither upgrades");
+
+    /* The writer upgrades it in place: the events, the ledger and the
+     * counts as they were, the new columns at their defaults. */
+    for (int round = 0; round < 2; round++) {
+        store = open_store (DLQ_EMBEDDED_WRITER);
+        cr_assert_eq (schema_version (), 5);
+        char *upgraded = schema_text ();
+        cr_assert_str_eq (upgraded, fresh, "an upgraded file has the schema of a new one");
+        free (upgraded);
+        expect_spool (store, COUNT);
+        cr_assert_eq (dlq_embedded_count_state (store, "a", DLQ_DELIVERY_FAILED), 1);
+        char *counts_now = counts_text ();
+        cr_assert_str_eq (counts_now, counts);
+        free (counts_now);
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events WHERE retry_count = 0"
+                                        " AND replay_count = 0 AND retry_after IS NULL"), COUNT);
+        cr_assert_eq (test_store_count (tmp_dir, "SELECT (SELECT count(*) FROM scheduler_locks)"
+                                        " + (SELECT count(*) FROM replay_jobs)"), 0);
+        memset (&state, 0xee, sizeof state);
+        cr_assert_eq (dlq_embedded_state (store, id, BASE_MS, &state), DLQ_STORE_OK, "%s",
+                      dlq_embedded_last_error (store));
+        cr_assert_str_eq (state.status, "PENDING");
+        cr_assert_eq (state.retry_count, 0);
+        cr_assert_eq (state.replay_count, 0);
+        cr_assert_eq (state.retry_after, BASE_MS + 2, "retry_after defaults to created_at");
+        dlq_embedded_destroy (&store);
+    }
+
+    /* Now the updater opens it too, and a reader reads the replay state. */
+    store = open_store (DLQ_EMBEDDED_UPDATER);
+    cr_assert_eq (dlq_embedded_mark (store, id, DLQ_SINK_MARK_FAILED, BASE_MS, BASE_MS + 9, NULL), DLQ_STORE_OK);
+    dlq_embedded_destroy (&store);
+    store = open_store (DLQ_EMBEDDED_READER);
+    cr_assert_eq (dlq_embedded_state (store, id, BASE_MS, &state), DLQ_STORE_OK);
+    cr_assert_eq (state.retry_count, 1);
+    cr_assert_eq (state.retry_after, BASE_MS + 9);
+    dlq_embedded_destroy (&store);
+    free (counts);
+    free (fresh);
 }
 
 Test (spool_ledger, a_reader_sees_committed_ledger_state)

@@ -7,7 +7,10 @@
  *  stream_counts tables and the one write transaction (dlq_embedded_commit);
  *  spool_ledger.c owns the tables of schema version 2 (sink_state,
  *  deliveries) and the spool reads a dispatcher makes, and adds its part to
- *  that transaction.
+ *  that transaction. embedded_workbench.c and embedded_jobs.c own the
+ *  statements of schema version 5 (the replay state of events,
+ *  scheduler_locks, replay_jobs); their short transactions of their own run
+ *  on the writer's or an updater's connection.
  */
 #ifndef EMBEDDED_INTERNAL_H
 #define EMBEDDED_INTERNAL_H
@@ -27,12 +30,15 @@
  * deliveries), 3 adds the routing columns of events (operation_type,
  * document_key, attempts, first_attempt_at), so the spool reads need not
  * parse bodies, 4 adds the columns and indexes of the workbench's filters
- * (fingerprint; embedded_query.h). SCHEMA_VERSION is the
- * newest this code knows. */
+ * (fingerprint; embedded_query.h), 5 adds the replay state of events
+ * (retry_count, replay_count, retry_after) and the tables scheduler_locks
+ * and replay_jobs (embedded_workbench.h, embedded_jobs.h). SCHEMA_VERSION
+ * is the newest this code knows. */
 #define SCHEMA_VERSION_LEDGER   2
 #define SCHEMA_VERSION_COLUMNS  3
 #define SCHEMA_VERSION_FILTERS  4
-#define SCHEMA_VERSION          4
+#define SCHEMA_VERSION_REPLAY   5
+#define SCHEMA_VERSION          5
 
 /* The routing columns of version 3 as SQLite computes them from a stored
  * (canonical) body: the version 3 upgrade backfills old rows with them, and
@@ -61,13 +67,15 @@
     " THEN CAST (round ((julianday (json_extract (body, '$.firstAttemptAt')) - 2440587.5)" \
     " * 86400000.0) AS INTEGER) END)"
 
-/* The store's statements (embedded_store.c). The writing ones are prepared
- * by the writer only. */
+/* The store's statements (embedded_store.c). Transaction control is
+ * prepared by the writer and updaters, the other writing ones by the writer
+ * only. */
 typedef enum {
     ST_BEGIN,
     ST_COMMIT,
     ST_ROLLBACK,
-    ST_INSERT,
+    ST_FIRST_WRITER_ONLY,
+    ST_INSERT = ST_FIRST_WRITER_ONLY,
     ST_COUNT_ADD,
     ST_COUNT_SUB,
     ST_COUNT_DROP,
@@ -105,6 +113,29 @@ typedef enum {
     LS_STMT_COUNT
 } ledger_stmt_id_t;
 
+/* The statements of schema version 5: writing ones (writer and updaters),
+ * then reads (every connection); none on a file below version 5. */
+typedef enum {
+    WB_MARK,
+    WB_LOCK_TAKE,
+    WB_LEASE,
+    WB_FIRST_READ,
+    WB_STATE = WB_FIRST_READ,
+    WB_DUE,
+    WB_STMT_COUNT
+} workbench_stmt_id_t;
+
+typedef enum {
+    JB_INSERT,
+    JB_PROGRESS,
+    JB_SET_STATE,
+    JB_FIRST_READ,
+    JB_GET = JB_FIRST_READ,
+    JB_LIST,
+    JB_LIST_RUNNING,
+    JB_STMT_COUNT
+} job_stmt_id_t;
+
 struct dlq_embedded {
     sqlite3             *db;
     dlq_embedded_mode_t  mode;
@@ -113,6 +144,8 @@ struct dlq_embedded {
     int64_t              schema_version;        /* of the file once open (the writer upgrades it) */
     sqlite3_stmt        *stmt [ST_STMT_COUNT];
     sqlite3_stmt        *ledger [LS_STMT_COUNT];
+    sqlite3_stmt        *workbench [WB_STMT_COUNT];
+    sqlite3_stmt        *jobs [JB_STMT_COUNT];
     const char         **names;                 /* commit's scratch: stream names of new rows */
     size_t               names_cap;
     char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
@@ -139,6 +172,20 @@ void embedded_stmt_release (sqlite3_stmt *stmt);
 /* Prepare sql [first .. end) into stmts [first .. end), once per connection. */
 bool embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stmt **stmts,
                        int first, int end);
+
+/* A transaction of the writer or an updater: BEGIN IMMEDIATE (so the busy
+ * timeout applies to taking the write lock), COMMIT, and a ROLLBACK that is
+ * a no-op when no transaction is open. */
+bool embedded_txn_begin (dlq_embedded_t *self, const char *what);
+bool embedded_txn_commit (dlq_embedded_t *self, const char *what);
+void embedded_txn_rollback (dlq_embedded_t *self);
+
+/* Statement id of stmts (self->workbench or self->jobs), or NULL with the
+ * last error set when this connection has none: the file is below schema
+ * version 5 (a reader of a file no writer has upgraded yet), or a write on
+ * a reader. */
+sqlite3_stmt *embedded_replay_stmt (dlq_embedded_t *self, sqlite3_stmt *const *stmts, int id,
+                                    const char *what);
 
 static inline void
 embedded_bind_text (sqlite3_stmt *stmt, int index, const char *text)
@@ -179,5 +226,14 @@ bool embedded_ledger_sweep_rows (dlq_embedded_t *self, const int64_t *seqs, size
 bool embedded_parse_cursor (const char *cursor, int64_t *created_at, int64_t *seq);
 bool embedded_collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t limit,
                             dlq_buf_t *events_out, dlq_buf_t *next_cursor_out);
+
+
+/* Schema version 5 (embedded_workbench.c, embedded_jobs.c) ---------------- */
+
+/* Prepare the statements of schema version 5 this connection can run:
+ * none below version 5, the reads on a reader, all on the writer and
+ * updaters. */
+bool embedded_workbench_prepare (dlq_embedded_t *self);
+bool embedded_jobs_prepare (dlq_embedded_t *self);
 
 #endif

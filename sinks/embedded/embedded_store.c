@@ -7,7 +7,11 @@
  *  returns DLQ_STORE_OK is durable. Readers are read-only, query_only
  *  connections; each query is one statement that is reset at once, so no
  *  reader pins an old WAL snapshot between calls (a pinned snapshot would
- *  stop checkpoints from recycling the WAL, which would then grow).
+ *  stop checkpoints from recycling the WAL, which would then grow). An
+ *  updater is a read-write connection for the workbench's short
+ *  transactions (embedded_workbench.c, embedded_jobs.c) beside the writer:
+ *  it never creates or upgrades the schema, and SQLite serialises its
+ *  transactions with the writer's (the busy timeout covers the wait).
  *
  *  Besides its canonical body, each row keeps the members a dispatcher
  *  routes and delivers by in columns of their own (schema version 3:
@@ -25,8 +29,9 @@
  *  and stream_counts tables, and the one write transaction
  *  (dlq_embedded_commit: a batch of events plus the dispatchers' ledger
  *  updates; dlq_embedded_append is that with no updates). The ledger tables
- *  and the spool reads live in spool_ledger.c; embedded_internal.h is what
- *  the two share.
+ *  and the spool reads live in spool_ledger.c, the statements of schema
+ *  version 5 in embedded_workbench.c and embedded_jobs.c; embedded_internal.h
+ *  is what they share.
  */
 #include "embedded_internal.h"
 #include "fingerprint.h"
@@ -138,6 +143,40 @@ static const char schema_v4 [] =
     "CREATE INDEX events_by_created ON events (created_at, seq);"
     "CREATE INDEX events_by_fingerprint ON events (fingerprint, created_at, seq);"
     "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
+
+/* Version 4 -> 5: the replay state of events (embedded_workbench.h) and the
+ * tables of scheduled passes and replay jobs (embedded_jobs.h). Adding
+ * columns whose default is a constant rewrites no row (SQLite only edits
+ * the table's DDL; old rows read the default), so the upgrade is instant,
+ * and the insert of an append names none of them: ingest writes nothing
+ * new. replay_jobs keeps its rowid: a request may hold 10000 ids, too
+ * large a row for a WITHOUT ROWID table. */
+static const char schema_v5 [] =
+    "ALTER TABLE events ADD COLUMN retry_count INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE events ADD COLUMN replay_count INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE events ADD COLUMN retry_after INTEGER;"
+    "CREATE TABLE scheduler_locks ("
+    "  stream_name  TEXT    PRIMARY KEY,"
+    "  owner        TEXT    NOT NULL,"
+    "  locked_until INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE replay_jobs ("
+    "  id          TEXT    PRIMARY KEY,"
+    "  state       TEXT    NOT NULL,"
+    "  request     TEXT    NOT NULL,"
+    "  cursor      TEXT,"
+    "  total       INTEGER NOT NULL,"
+    "  done        INTEGER NOT NULL,"
+    "  replayed    INTEGER NOT NULL,"
+    "  skipped     INTEGER NOT NULL,"
+    "  quarantined INTEGER NOT NULL,"
+    "  failed      INTEGER NOT NULL,"
+    "  last_error  TEXT,"
+    "  created_at  INTEGER NOT NULL,"
+    "  updated_at  INTEGER NOT NULL"
+    ");"
+    "CREATE INDEX replay_jobs_by_created ON replay_jobs (created_at, id);"
+    "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
 
 /* The list query: a range scan of events_by_stream, newest first. The
  * "after" form continues strictly below the cursor's (created_at, seq). It
@@ -259,6 +298,39 @@ rollback (dlq_embedded_t *self)
 }
 
 bool
+embedded_txn_begin (dlq_embedded_t *self, const char *what)
+{
+    return step_done (self, ST_BEGIN, what);
+}
+
+bool
+embedded_txn_commit (dlq_embedded_t *self, const char *what)
+{
+    return step_done (self, ST_COMMIT, what);
+}
+
+void
+embedded_txn_rollback (dlq_embedded_t *self)
+{
+    rollback (self);
+}
+
+sqlite3_stmt *
+embedded_replay_stmt (dlq_embedded_t *self, sqlite3_stmt *const *stmts, int id, const char *what)
+{
+    sqlite3_stmt *stmt = stmts [id];
+    if (stmt)
+        return stmt;
+    if (self->schema_version < SCHEMA_VERSION_REPLAY)
+        embedded_fail_text (self, "%s: %s has schema version %lld, without the replay state;"
+                            " opening it with a dlqd writer upgrades it",
+                            what, self->path, (long long) self->schema_version);
+    else
+        embedded_fail_text (self, "%s: %s is open read-only", what, self->path);
+    return NULL;
+}
+
+bool
 embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stmt **stmts,
                   int first, int end)
 {
@@ -272,12 +344,21 @@ embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stmt **s
     return true;
 }
 
+/* The statements this connection's mode can run (embedded_internal.h). */
 static bool
 prepare_all (dlq_embedded_t *self)
 {
-    int first = self->mode == DLQ_EMBEDDED_WRITER ? 0 : ST_FIRST_READ;
-    return embedded_prepare (self, stmt_sql, self->stmt, first, ST_STMT_COUNT)
-        && embedded_ledger_prepare (self);
+    bool ok;
+    if (self->mode == DLQ_EMBEDDED_WRITER)
+        ok = embedded_prepare (self, stmt_sql, self->stmt, 0, ST_STMT_COUNT);
+    else
+        ok = (self->mode == DLQ_EMBEDDED_READER
+              || embedded_prepare (self, stmt_sql, self->stmt, 0, ST_FIRST_WRITER_ONLY))
+          && embedded_prepare (self, stmt_sql, self->stmt, ST_FIRST_READ, ST_STMT_COUNT);
+    return ok
+        && embedded_ledger_prepare (self)
+        && embedded_workbench_prepare (self)
+        && embedded_jobs_prepare (self);
 }
 
 
@@ -420,6 +501,16 @@ upgrade_filters (dlq_embedded_t *self)
     return true;
 }
 
+/* Version 4 -> 5 (schema_v5). */
+static bool
+upgrade_replay (dlq_embedded_t *self)
+{
+    if (!exec_sql (self, schema_v5, "cannot upgrade the schema to version 5"))
+        return false;
+    self->schema_version = SCHEMA_VERSION_REPLAY;
+    return true;
+}
+
 /* Version 2 -> 3 (schema_v3). */
 static bool
 upgrade_columns (dlq_embedded_t *self)
@@ -457,6 +548,8 @@ ensure_schema (dlq_embedded_t *self)
         ok = upgrade_columns (self);
     if (ok && self->schema_version < SCHEMA_VERSION_FILTERS)
         ok = upgrade_filters (self);
+    if (ok && self->schema_version < SCHEMA_VERSION_REPLAY)
+        ok = upgrade_replay (self);
     if (ok)
         ok = exec_sql (self, "COMMIT", "cannot commit the schema");
     if (!ok && !sqlite3_get_autocommit (self->db))
@@ -464,7 +557,7 @@ ensure_schema (dlq_embedded_t *self)
     return ok;
 }
 
-/* Reader: the file must already hold a schema this code knows. */
+/* Reader and updater: the file must already hold a schema this code knows. */
 static bool
 verify_schema (dlq_embedded_t *self)
 {
@@ -515,6 +608,36 @@ configure_writer (dlq_embedded_t *self)
     return exec_sql (self, sql, "cannot configure the connection");
 }
 
+/* An updater's connection: the file is in WAL mode already (the writer
+ * set it, and it persists), so only the per-connection settings: fsync at
+ * every commit, as the writer does, so a RESOLVE or a job is durable once
+ * acknowledged. */
+static bool
+configure_updater (dlq_embedded_t *self)
+{
+    char sql [192];
+    snprintf (sql, sizeof sql,
+              "PRAGMA synchronous = FULL;"
+              "PRAGMA foreign_keys = OFF;"
+              "PRAGMA temp_store = MEMORY;"
+              "PRAGMA cache_size = -%d;",
+              READER_CACHE_KIB);
+    return exec_sql (self, sql, "cannot configure the connection");
+}
+
+/* An updater writes the tables of the current version only: an older file
+ * waits for the writer to upgrade it. */
+static bool
+require_current_schema (dlq_embedded_t *self)
+{
+    if (self->schema_version == SCHEMA_VERSION)
+        return true;
+    embedded_fail_text (self, "%s has schema version %lld; an updater needs version %d"
+                        " (opening it with a dlqd writer upgrades it)",
+                        self->path, (long long) self->schema_version, SCHEMA_VERSION);
+    return false;
+}
+
 static bool
 configure_reader (dlq_embedded_t *self)
 {
@@ -541,8 +664,9 @@ sync_directory (dlq_embedded_t *self, const char *dir)
     return ok;
 }
 
-/* Open the connection with the flags of its mode. A reader whose file does
- * not exist gets a plain message rather than SQLite's "unable to open". */
+/* Open the connection with the flags of its mode. A reader or updater whose
+ * file does not exist gets a plain message rather than SQLite's "unable to
+ * open". */
 static bool
 open_connection (dlq_embedded_t *self)
 {
@@ -550,7 +674,7 @@ open_connection (dlq_embedded_t *self)
     if (self->mode == DLQ_EMBEDDED_WRITER)
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     else {
-        flags |= SQLITE_OPEN_READONLY;
+        flags |= self->mode == DLQ_EMBEDDED_UPDATER ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
         if (access (self->path, F_OK) != 0) {
             embedded_fail_text (self, "cannot open %s: %s"
                                 " (no writer has created the store yet?)",
@@ -579,6 +703,11 @@ open_store (dlq_embedded_t *self, const char *data_dir)
         return configure_writer (self)
             && ensure_schema (self)
             && sync_directory (self, data_dir)
+            && prepare_all (self);
+    if (self->mode == DLQ_EMBEDDED_UPDATER)
+        return configure_updater (self)
+            && verify_schema (self)
+            && require_current_schema (self)
             && prepare_all (self);
     return configure_reader (self)
         && verify_schema (self)
@@ -615,6 +744,10 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
         sqlite3_finalize (self->stmt [id]);
     for (int id = 0; id < LS_STMT_COUNT; id++)
         sqlite3_finalize (self->ledger [id]);
+    for (int id = 0; id < WB_STMT_COUNT; id++)
+        sqlite3_finalize (self->workbench [id]);
+    for (int id = 0; id < JB_STMT_COUNT; id++)
+        sqlite3_finalize (self->jobs [id]);
     sqlite3_close (self->db);
     free (self->names);
     free (self->path);
@@ -714,6 +847,14 @@ sub_group_counts (dlq_embedded_t *self, char **keys, size_t count)
 /* ------------------------------------------------------------------------ */
 /* Commit and append */
 
+/* Why a connection that is not the writer cannot append or sweep. */
+static const char *
+not_the_writer (const dlq_embedded_t *self)
+{
+    return self->mode == DLQ_EMBEDDED_READER ? "is open read-only"
+                                             : "is open as an updater; only the writer appends and sweeps";
+}
+
 static const char *
 missing_field (const dlq_event_t *event)
 {
@@ -810,7 +951,7 @@ check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
               dlq_ledger_update_t *const *updates, size_t update_count)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
-        embedded_fail_text (self, "commit: %s is open read-only", self->path);
+        embedded_fail_text (self, "commit: %s %s", self->path, not_the_writer (self));
         return false;
     }
     for (size_t i = 0; i < count; i++) {
@@ -1077,7 +1218,7 @@ int64_t
 dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
-        embedded_fail_text (self, "sweep: %s is open read-only", self->path);
+        embedded_fail_text (self, "sweep: %s %s", self->path, not_the_writer (self));
         return -1;
     }
     if (max_rows <= 0)

@@ -4,9 +4,11 @@
  *  every accepted event. The writer connection appends batches in one
  *  transaction each (group commit: one fsync for many events); reader
  *  connections (one per query thread) answer GET / LIST / STATS concurrently
- *  with the writer, which WAL allows.
+ *  with the writer, which WAL allows. Updater connections make the
+ *  workbench's small writes (replay state, replay jobs) in short
+ *  transactions of their own, which SQLite serialises with the writer's.
  *
- *  Schema (version 3; the meta table records it):
+ *  Schema (version 5; the meta table records it):
  *    events(seq INTEGER PRIMARY KEY AUTOINCREMENT  -- spool offset; never reused,
  *                                                  -- so a per-sink cursor stays valid
  *           id TEXT NOT NULL UNIQUE, stream_name TEXT NOT NULL,
@@ -14,15 +16,23 @@
  *           status TEXT NOT NULL, error_type TEXT NOT NULL,
  *           body TEXT NOT NULL,                     -- canonical JSON
  *           operation_type TEXT NULL, document_key TEXT NULL,     -- version 3
- *           attempts INTEGER NOT NULL DEFAULT 0, first_attempt_at INTEGER NULL)
+ *           attempts INTEGER NOT NULL DEFAULT 0, first_attempt_at INTEGER NULL,
+ *           fingerprint TEXT NULL,                                -- version 4
+ *           retry_count INTEGER NOT NULL DEFAULT 0,               -- version 5
+ *           replay_count INTEGER NOT NULL DEFAULT 0, retry_after INTEGER NULL)
  *    stream_counts(stream_name TEXT PRIMARY KEY, events INTEGER NOT NULL)
  *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
  *  Version 2 adds the delivery ledger keyed by (sink, seq): sink_state and
  *  deliveries, see spool_ledger.h. Version 3 adds the routing columns of
  *  events (copies of body members, so the spool reads need not parse the
- *  body). A writer upgrades an older file in place when it opens it
- *  (backfilling the version 3 columns from the bodies); readers open any
- *  version up to 3 and refuse a newer one.
+ *  body). Version 4 adds the fingerprint column, fingerprint_counts and the
+ *  indexes of the workbench's filters (embedded_query.h). Version 5 adds
+ *  the replay state of events (retry_count, replay_count, retry_after; see
+ *  embedded_workbench.h) and the tables scheduler_locks and replay_jobs
+ *  (embedded_jobs.h); an append writes none of it. A writer upgrades an
+ *  older file in place when it opens it (backfilling the version 3 and 4
+ *  columns from the bodies); readers open any version up to 5 and refuse a
+ *  newer one; an updater needs version 5 exactly.
  *
  *  One object is used by one thread at a time.
  */
@@ -42,12 +52,17 @@ typedef enum {
     DLQ_STORE_OK = 0,
     DLQ_STORE_NOT_FOUND,        /* no such unexpired event */
     DLQ_STORE_BAD_CURSOR,       /* a LIST cursor this store did not issue */
-    DLQ_STORE_ERROR             /* I/O or SQLite error; err says which */
+    DLQ_STORE_ERROR,            /* I/O or SQLite error; err says which */
+    DLQ_STORE_LOCKED,           /* workbench claim: another owner holds the stream's pass */
+    DLQ_STORE_CONFLICT          /* replay job: not in a state that allows the change */
 } dlq_store_result_t;
 
 typedef enum {
     DLQ_EMBEDDED_WRITER,        /* creates the file and schema if missing */
-    DLQ_EMBEDDED_READER         /* read-only; the file must exist */
+    DLQ_EMBEDDED_READER,        /* read-only; the file must exist */
+    DLQ_EMBEDDED_UPDATER        /* read-write for the workbench's updates (embedded_workbench.h,
+                                   embedded_jobs.h); the file must exist at the current
+                                   version (the writer creates and upgrades it) */
 } dlq_embedded_mode_t;
 
 typedef struct dlq_embedded dlq_embedded_t;
