@@ -195,6 +195,76 @@ dlq_event_filter_is_empty (const dlq_event_filter_t *f)
         && f->metadata_count == 0;
 }
 
+/* ---- writing ---------------------------------------------------------------------- */
+
+static void
+put_string (dlq_buf_t *out, bool *first, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    dlq_buf_printf (out, "%s\"%s\":", *first ? "" : ",", name);
+    dlq_json_write_string (out, value, strlen (value));
+    *first = false;
+}
+
+static void
+put_time (dlq_buf_t *out, bool *first, const char *name, bool has, int64_t ms)
+{
+    char iso [DLQ_TIME_ISO_LEN + 1];
+    if (has && dlq_time_format_iso (ms, iso))
+        put_string (out, first, name, iso);
+}
+
+static void
+put_count (dlq_buf_t *out, bool *first, const char *name, bool has, int64_t n)
+{
+    if (!has)
+        return;
+    dlq_buf_printf (out, "%s\"%s\":%lld", *first ? "" : ",", name, (long long) n);
+    *first = false;
+}
+
+static void
+put_metadata (dlq_buf_t *out, bool *first, const dlq_event_filter_t *f)
+{
+    if (f->metadata_count == 0)
+        return;
+    dlq_buf_puts (out, *first ? "\"metadata\":{" : ",\"metadata\":{");
+    for (size_t i = 0; i < f->metadata_count; i++) {
+        const dlq_filter_pair_t *p = &f->metadata [i];
+        dlq_buf_puts (out, i ? "," : "");
+        dlq_json_write_string (out, p->key, strlen (p->key));
+        dlq_buf_putc (out, ':');
+        if (p->type == DLQ_JSON_STRING)
+            dlq_json_write_string (out, p->text, strlen (p->text));
+        else
+        if (p->type == DLQ_JSON_NUMBER)
+            dlq_buf_puts (out, p->text);
+        else
+            dlq_buf_puts (out, p->type == DLQ_JSON_TRUE ? "true" : "false");
+    }
+    dlq_buf_putc (out, '}');
+    *first = false;
+}
+
+void
+dlq_event_filter_to_json (const dlq_event_filter_t *f, dlq_buf_t *out)
+{
+    bool first = true;
+    dlq_buf_putc (out, '{');
+    put_string (out, &first, "streamName", f->stream);
+    put_string (out, &first, "status", f->status);
+    put_string (out, &first, "errorType", f->error_type);
+    put_string (out, &first, "fingerprint", f->fingerprint);
+    put_string (out, &first, "messageContains", f->message_contains);
+    put_time (out, &first, "createdAfter", f->has_created_after, f->created_after);
+    put_time (out, &first, "createdBefore", f->has_created_before, f->created_before);
+    put_count (out, &first, "attemptsMin", f->has_attempts_min, f->attempts_min);
+    put_count (out, &first, "attemptsMax", f->has_attempts_max, f->attempts_max);
+    put_metadata (out, &first, f);
+    dlq_buf_putc (out, '}');
+}
+
 /* ---- matching -------------------------------------------------------------------- */
 
 bool

@@ -76,6 +76,11 @@ bool dlq_event_filter_is_empty (const dlq_event_filter_t *filter);
 bool dlq_event_filter_matches (const dlq_event_filter_t *filter, const char *json, size_t len,
                                const char *fingerprint);
 
+/* Append filter as a JSON object of its request members ("{}" when
+ * empty): what dlq_event_filter_parse reads back into the same filter
+ * (a sink store's workbench calls take this form). Pure. */
+void dlq_event_filter_to_json (const dlq_event_filter_t *filter, dlq_buf_t *out);
+
 /* Free what filter holds; it is empty afterwards. */
 void dlq_event_filter_free (dlq_event_filter_t *filter);
 

@@ -126,3 +126,25 @@ Test (event_filter, member_names_and_emptiness)
     cr_expect (dlq_event_filter_contains ("abc", 3, ""));
     cr_expect_not (dlq_event_filter_contains ("ab", 2, "abc"));
 }
+
+Test (event_filter, written_as_json_it_reads_back_the_same)
+{
+    const char *requests [] = {
+        "{}",
+        "{\"streamName\":\"orders\",\"status\":\"PENDING\",\"errorType\":\"a \\\"quoted\\\" type\","
+        "\"fingerprint\":\"" FP "\",\"messageContains\":\"timed out\","
+        "\"createdAfter\":\"2026-06-01T00:00:00.000Z\",\"createdBefore\":\"2026-06-10T12:00:00.250Z\","
+        "\"attemptsMin\":2,\"attemptsMax\":9,\"metadata\":{\"tenantId\":\"acme\",\"shard\":7,\"vip\":true,\"gone\":false}}",
+        "{\"metadata\":{\"ratio\":1.50}}",
+    };
+    for (size_t i = 0; i < sizeof requests / sizeof requests [0]; i++) {
+        dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+        cr_assert_eq (parse (requests [i], &f, NULL), DLQ_OK, "%s", requests [i]);
+        dlq_buf_t json = DLQ_BUF_INIT;
+        dlq_event_filter_to_json (&f, &json);
+        dlq_buf_putc (&json, '\0');
+        cr_expect_str_eq (json.data, requests [i]);
+        dlq_event_filter_free (&f);
+        dlq_buf_free (&json);
+    }
+}
