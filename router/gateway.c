@@ -20,6 +20,7 @@
 #include "protocol.h"
 #include "ledger_channel.h"
 #include "query_service.h"
+#include "replayer.h"
 #include "sink_chain.h"
 #include "dlq_uuid.h"
 #include "stream_policy.h"
@@ -45,6 +46,7 @@ struct dlq_gateway {
     dlq_counters_t       *counters;
     dlq_committer_t      *committer;
     dlq_query_service_t  *queries;
+    dlq_replayer_t       *replayer;
     dlq_ledger_channel_t *ledger;       /* dispatchers -> committer */
     dlq_sink_chain_t     *sinks;
     dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
@@ -303,7 +305,8 @@ handle_request (dlq_gateway_t *self)
         else
         if (verb == DLQ_VERB_UNKNOWN) {
             dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
-                           "LIST, STATS, PING or REDELIVER (upper case)");
+                           "LIST, COUNT, GROUPS, STATS, PING, REDELIVER, REPLAY, REPLAY.STATUS, REPLAY.PAUSE, "
+                           "REPLAY.RESUME, REPLAY.CANCEL, RESOLVE or FAIL (upper case)");
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
@@ -476,7 +479,9 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     if (self->sinks)
         self->queries = dlq_query_service_new (self->ctx, config, self->sinks,
                                                self->counters, err, sizeof err);
-    if (!self->committer || !self->sinks || !self->queries) {
+    if (self->queries)
+        self->replayer = dlq_replayer_new (self->ctx, config, err, sizeof err);
+    if (!self->committer || !self->sinks || !self->queries || !self->replayer) {
         if (!*err_p)
             *err_p = dlq_strdup (err);
         dlq_gateway_destroy (&self);
@@ -501,6 +506,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
         zmq_setsockopt (self->router, ZMQ_LINGER, &linger, sizeof linger);
         zmq_close (self->router);
     }
+    dlq_replayer_destroy (&self->replayer);
     dlq_query_service_destroy (&self->queries);
     dlq_sink_chain_destroy (&self->sinks);          /* before the committer: they hand it updates */
     dlq_committer_destroy (&self->committer);

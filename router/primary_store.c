@@ -2,6 +2,7 @@
 #include "primary_store.h"
 
 #include "embedded_query.h"
+#include "embedded_workbench.h"
 
 #include "dlq_alloc.h"
 #include "sink_host.h"
@@ -11,20 +12,37 @@
 
 struct dlq_primary {
     dlq_embedded_t             *spool;      /* when the primary is the spool */
+    dlq_embedded_t             *updater;    /* its read-write connection, opened when first needed */
+    const char                 *data_dir;
     const dlq_sink_ops_t       *ops;        /* else the sink's */
+    const dlq_sink_workbench_ops_t *workbench;  /* the sink's workbench calls, or NULL */
     void                       *instance;
     char                        error [512];
 };
+
+/* The sink's workbench table when it has one with every call. */
+static const dlq_sink_workbench_ops_t *
+workbench_of (const dlq_sink_ops_t *ops)
+{
+    if (!DLQ_SINK_OPS_HAS (ops, workbench) || !ops->workbench
+    ||  ops->workbench->struct_size < sizeof (dlq_sink_workbench_ops_t))
+        return NULL;
+    const dlq_sink_workbench_ops_t *w = ops->workbench;
+    bool complete = w->query_list && w->query_count && w->query_groups && w->state && w->mark && w->claim;
+    return complete ? w : NULL;
+}
 
 dlq_primary_t *
 dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool, char *err, size_t err_len)
 {
     dlq_primary_t *self = dlq_calloc (1, sizeof *self);
+    self->data_dir = config->data_dir;
     if (!config->primary_sink) {
         self->spool = spool;
         return self;
     }
     self->ops = dlq_sink_config_ops (config->primary_sink);
+    self->workbench = workbench_of (self->ops);
     char why [256] = "";
     if (self->ops->init (dlq_sink_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
                          &self->instance, why, sizeof why) != DLQ_SINK_STATUS_OK) {
@@ -44,6 +62,7 @@ dlq_primary_close (dlq_primary_t **self_p)
     dlq_primary_t *self = *self_p;
     if (self->instance)
         self->ops->destroy (self->instance);
+    dlq_embedded_destroy (&self->updater);
     free (self);
     *self_p = NULL;
 }
@@ -56,6 +75,7 @@ result_of (dlq_primary_t *self, dlq_sink_status_t status)
         case DLQ_SINK_STATUS_OK:         return DLQ_STORE_OK;
         case DLQ_SINK_STATUS_NOT_FOUND:  return DLQ_STORE_NOT_FOUND;
         case DLQ_SINK_STATUS_BAD_CURSOR: return DLQ_STORE_BAD_CURSOR;
+        case DLQ_SINK_STATUS_LOCKED:     return DLQ_STORE_LOCKED;
         default:
             snprintf (self->error, sizeof self->error, "%s",
                       self->ops->store->last_error ? self->ops->store->last_error (self->instance)
@@ -98,27 +118,116 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
 bool
 dlq_primary_filters (const dlq_primary_t *self)
 {
-    return self->spool != NULL;
+    return self->spool != NULL || self->workbench != NULL;
+}
+
+bool
+dlq_primary_workbench (const dlq_primary_t *self)
+{
+    return dlq_primary_filters (self);
+}
+
+/* A sink's workbench call gets the filter as JSON. */
+static char *
+filter_json (const dlq_event_filter_t *filter)
+{
+    dlq_buf_t json = DLQ_BUF_INIT;
+    dlq_event_filter_to_json (filter, &json);
+    dlq_buf_putc (&json, '\0');
+    return dlq_buf_steal (&json, NULL);
 }
 
 dlq_store_result_t
 dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, const char *cursor,
                         int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *cursor_out)
 {
-    return dlq_embedded_query_list (self->spool, filter, limit, cursor, now_ms, events_out, cursor_out);
+    if (self->spool)
+        return dlq_embedded_query_list (self->spool, filter, limit, cursor, now_ms, events_out, cursor_out);
+    dlq_buf_reset (events_out);
+    dlq_buf_reset (cursor_out);
+    char *json = filter_json (filter);
+    dlq_sink_status_t status = self->workbench->query_list (self->instance, json, limit, cursor, now_ms,
+                                                            dlq_sink_buf (events_out), dlq_sink_buf (cursor_out));
+    free (json);
+    return result_of (self, status);
 }
 
 dlq_store_result_t
 dlq_primary_query_count (dlq_primary_t *self, const dlq_event_filter_t *filter, int64_t now_ms, int64_t *count_out)
 {
-    return dlq_embedded_query_count (self->spool, filter, now_ms, count_out);
+    if (self->spool)
+        return dlq_embedded_query_count (self->spool, filter, now_ms, count_out);
+    char *json = filter_json (filter);
+    dlq_sink_status_t status = self->workbench->query_count (self->instance, json, now_ms, count_out);
+    free (json);
+    return result_of (self, status);
 }
 
 dlq_store_result_t
 dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, int64_t now_ms,
                           dlq_buf_t *groups_out)
 {
-    return dlq_embedded_query_groups (self->spool, filter, limit, now_ms, groups_out);
+    if (self->spool)
+        return dlq_embedded_query_groups (self->spool, filter, limit, now_ms, groups_out);
+    dlq_buf_reset (groups_out);
+    char *json = filter_json (filter);
+    dlq_sink_status_t status = self->workbench->query_groups (self->instance, json, limit, now_ms,
+                                                              dlq_sink_buf (groups_out));
+    free (json);
+    return result_of (self, status);
+}
+
+/* The spool's read-write connection for the workbench's updates. */
+static dlq_embedded_t *
+updater (dlq_primary_t *self)
+{
+    if (!self->updater)
+        self->updater = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_UPDATER, self->error, sizeof self->error);
+    return self->updater;
+}
+
+/* An updater call's result; its error message kept for last_error. */
+static dlq_store_result_t
+updated (dlq_primary_t *self, dlq_store_result_t rc)
+{
+    if (rc == DLQ_STORE_ERROR)
+        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (self->updater));
+    return rc;
+}
+
+dlq_store_result_t
+dlq_primary_state (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_sink_event_state_t *state_out)
+{
+    if (self->spool)
+        return dlq_embedded_state (self->spool, id, now_ms, state_out);
+    return result_of (self, self->workbench->state (self->instance, id, now_ms, state_out));
+}
+
+dlq_store_result_t
+dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
+                  int64_t retry_after_ms, dlq_sink_event_state_t *state_out)
+{
+    if (!self->spool)
+        return result_of (self, self->workbench->mark (self->instance, id, mark, now_ms, retry_after_ms, state_out));
+    if (!updater (self))
+        return DLQ_STORE_ERROR;
+    return updated (self, dlq_embedded_mark (self->updater, id, mark, now_ms, retry_after_ms, state_out));
+}
+
+dlq_store_result_t
+dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, int64_t pass_ms,
+                   int32_t max_retries, size_t batch_size, int64_t now_ms, int64_t lease_until_ms,
+                   dlq_buf_t *events_out)
+{
+    dlq_buf_reset (events_out);
+    if (!self->spool)
+        return result_of (self, self->workbench->claim (self->instance, stream, owner, pass_ms, max_retries,
+                                                        batch_size, now_ms, lease_until_ms,
+                                                        dlq_sink_buf (events_out)));
+    if (!updater (self))
+        return DLQ_STORE_ERROR;
+    return updated (self, dlq_embedded_claim (self->updater, stream, owner, pass_ms, max_retries, batch_size,
+                                              now_ms, lease_until_ms, events_out));
 }
 
 bool
@@ -139,5 +248,7 @@ dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows)
 const char *
 dlq_primary_last_error (const dlq_primary_t *self)
 {
-    return self->spool ? dlq_embedded_last_error (self->spool) : self->error;
+    if (self->spool && self->error [0] == '\0')
+        return dlq_embedded_last_error (self->spool);
+    return self->error;
 }

@@ -9,6 +9,7 @@
 #include "dlq_buf.h"
 #include "dlqd_config.h"
 #include "embedded_store.h"
+#include "dlq_sink.h"
 #include "event_filter.h"
 
 #include <stdbool.h>
@@ -33,9 +34,13 @@ dlq_store_result_t dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_ou
                                       int64_t *events_out, int64_t *bytes_out);
 
 /* Does this primary answer the workbench's queries (LIST with filters or
- * across streams, COUNT, GROUPS; embedded_query.h)? The spool does; sink
- * stores do not yet. */
+ * across streams, COUNT, GROUPS; embedded_query.h)? The spool does; a
+ * sink store does when its plugin has the workbench calls (dlq_sink.h). */
 bool dlq_primary_filters (const dlq_primary_t *self);
+
+/* Does it keep the replay state (RESOLVE, FAIL, REPLAY, scheduled passes)?
+ * The same stores as dlq_primary_filters. */
+bool dlq_primary_workbench (const dlq_primary_t *self);
 
 /* As dlq_embedded_query_list / _count / _groups; only when
  * dlq_primary_filters. */
@@ -46,6 +51,17 @@ dlq_store_result_t dlq_primary_query_count (dlq_primary_t *self, const dlq_event
                                             int64_t *count_out);
 dlq_store_result_t dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit,
                                              int64_t now_ms, dlq_buf_t *groups_out);
+
+/* As dlq_embedded_state / _mark / _claim (embedded_workbench.h); only when
+ * dlq_primary_workbench. On the spool, mark and claim write through a
+ * read-write connection of the primary's own, opened at first use. */
+dlq_store_result_t dlq_primary_state (dlq_primary_t *self, const char *id, int64_t now_ms,
+                                      dlq_sink_event_state_t *state_out);
+dlq_store_result_t dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
+                                     int64_t retry_after_ms, dlq_sink_event_state_t *state_out);
+dlq_store_result_t dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, int64_t pass_ms,
+                                      int32_t max_retries, size_t batch_size, int64_t now_ms,
+                                      int64_t lease_until_ms, dlq_buf_t *events_out);
 
 /* True when this primary must be swept by the gateway: a sink store with a
  * sweep call (the spool is swept by the committer). */

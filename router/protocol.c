@@ -17,6 +17,13 @@ static const struct {
     { "REDELIVER", DLQ_VERB_REDELIVER },
     { "COUNT", DLQ_VERB_COUNT },
     { "GROUPS", DLQ_VERB_GROUPS },
+    { "REPLAY", DLQ_VERB_REPLAY },
+    { "REPLAY.STATUS", DLQ_VERB_REPLAY_STATUS },
+    { "REPLAY.PAUSE", DLQ_VERB_REPLAY_PAUSE },
+    { "REPLAY.RESUME", DLQ_VERB_REPLAY_RESUME },
+    { "REPLAY.CANCEL", DLQ_VERB_REPLAY_CANCEL },
+    { "RESOLVE", DLQ_VERB_RESOLVE },
+    { "FAIL", DLQ_VERB_FAIL },
 };
 
 dlq_verb_t
@@ -31,7 +38,8 @@ dlq_verb_parse (const void *frame, size_t len)
 bool
 dlq_verb_body_optional (dlq_verb_t verb)
 {
-    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS || verb == DLQ_VERB_COUNT || verb == DLQ_VERB_GROUPS;
+    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS || verb == DLQ_VERB_COUNT || verb == DLQ_VERB_GROUPS
+        || verb == DLQ_VERB_REPLAY_STATUS;
 }
 
 void

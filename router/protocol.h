@@ -22,7 +22,14 @@ typedef enum {
     DLQ_VERB_PING,
     DLQ_VERB_REDELIVER,
     DLQ_VERB_COUNT,
-    DLQ_VERB_GROUPS
+    DLQ_VERB_GROUPS,
+    DLQ_VERB_REPLAY,
+    DLQ_VERB_REPLAY_STATUS,
+    DLQ_VERB_REPLAY_PAUSE,
+    DLQ_VERB_REPLAY_RESUME,
+    DLQ_VERB_REPLAY_CANCEL,
+    DLQ_VERB_RESOLVE,
+    DLQ_VERB_FAIL
 } dlq_verb_t;
 
 /* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */

@@ -14,6 +14,8 @@
 #include "failed_event.h"
 #include "primary_store.h"
 #include "protocol.h"
+#include "replay_verbs.h"
+#include "request_params.h"
 #include "spool_ledger.h"
 
 #include <errno.h>
@@ -31,6 +33,7 @@ typedef struct {
     const char      *data_dir;      /* the service's copy */
     dlq_embedded_t  *store;         /* the spool: ledger state; used on the worker's thread only */
     dlq_primary_t   *primary;       /* answers GET / LIST / STATS: the spool or a sink */
+    dlq_replay_verbs_t *replay;     /* REPLAY..., RESOLVE, FAIL */
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
     dlq_sink_chain_t *sinks;
@@ -81,14 +84,7 @@ parse_body (const zmq_msg_t *body, bool optional, request_t *req, dlq_error_t *e
 static dlq_code_t
 check_members (const request_t *req, const char *const *allowed, dlq_error_t *err)
 {
-    for (const dlq_json_value_t *m = req->root ? req->root->child : NULL; m; m = m->next) {
-        bool known = false;
-        for (size_t i = 0; allowed [i] && !known; i++)
-            known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
-        if (!known)
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
-    }
-    return DLQ_OK;
+    return dlq_params_check (req->root, allowed, false, err);
 }
 
 /* A store read failed: log why, answer UNAVAILABLE. */
@@ -188,6 +184,10 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
         format_deliveries (w, uuid, event.data, event.len, out);
+        dlq_sink_event_state_t state;
+        if (dlq_primary_workbench (w->primary)
+        &&  dlq_primary_state (w->primary, uuid, dlq_time_now_ms (), &state) == DLQ_STORE_OK)
+            dlq_replay_state_format (&state, out);
         dlq_buf_putc (out, '}');
     }
     dlq_buf_free (&event);
@@ -236,20 +236,6 @@ list_params (const request_t *req, const char **stream, int64_t *limit, const ch
 
 /* ---- the workbench's filters (LIST, COUNT, GROUPS) ------------------------------ */
 
-/* Every member is one of allowed or a filter (event_filter.h). */
-static dlq_code_t
-check_filter_members (const request_t *req, const char *const *allowed, dlq_error_t *err)
-{
-    for (const dlq_json_value_t *m = req->root ? req->root->child : NULL; m; m = m->next) {
-        bool known = dlq_event_filter_is_member (m->key, m->key_len);
-        for (size_t i = 0; allowed [i] && !known; i++)
-            known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
-        if (!known)
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
-    }
-    return DLQ_OK;
-}
-
 /* Is the request more than LIST's streamName, limit and cursor? */
 static bool
 has_filters (const request_t *req)
@@ -268,12 +254,12 @@ static dlq_code_t
 read_filter (worker_t *w, const request_t *req, const char *const *allowed, dlq_event_filter_t *filter,
              dlq_error_t *err)
 {
-    dlq_code_t code = check_filter_members (req, allowed, err);
+    dlq_code_t code = dlq_params_check (req->root, allowed, true, err);
     if (code != DLQ_OK)
         return code;
     if (!dlq_primary_filters (w->primary))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "filters, COUNT and GROUPS need"
-                              " primary = \"embedded\" (sink primaries answer LIST by streamName only, for now)");
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "filters, COUNT and GROUPS need a primary"
+                              " that answers them (embedded or postgres); this one answers LIST by streamName only");
     static const dlq_json_value_t empty = { .type = DLQ_JSON_OBJECT };
     return dlq_event_filter_parse (req->root ? req->root : &empty, filter, err);
 }
@@ -282,12 +268,7 @@ read_filter (worker_t *w, const request_t *req, const char *const *allowed, dlq_
 static dlq_code_t
 read_limit (const request_t *req, int64_t default_value, int64_t max, int64_t *limit, dlq_error_t *err)
 {
-    const dlq_json_value_t *l = dlq_json_get (req->root, "limit");
-    *limit = default_value;
-    if (l && (!dlq_json_as_int64 (l, limit) || *limit < 1 || *limit > max))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "limit", "limit must be an integer from 1 to %lld",
-                              (long long) max);
-    return DLQ_OK;
+    return dlq_params_int (req->root, "limit", default_value, 1, max, limit, err);
 }
 
 static dlq_code_t
@@ -455,6 +436,9 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
     request_t req;
     dlq_code_t code = parse_body (body, dlq_verb_body_optional (verb), &req, err);
     if (code == DLQ_OK) {
+        if (dlq_replay_verbs_handles (verb))
+            code = dlq_replay_verbs_answer (w->replay, verb, req.root, out, err);
+        else
         if (verb == DLQ_VERB_GET)
             code = do_get (w, &req, out, err);
         else
@@ -514,6 +498,8 @@ run (void *pipe, void *arg)
     w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
     if (w->store)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
+    if (w->primary)
+        w->replay = dlq_replay_verbs_new (w->config, w->primary);
     dlq_actor_ready (pipe, w->primary != NULL);
     if (!w->primary) {
         dlq_embedded_destroy (&w->store);
@@ -540,6 +526,7 @@ run (void *pipe, void *arg)
         if (n != DLQ_REQUEST_FRAMES)
             break;
     }
+    dlq_replay_verbs_destroy (&w->replay);
     dlq_primary_close (&w->primary);
     dlq_embedded_destroy (&w->store);
 }

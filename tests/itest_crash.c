@@ -113,8 +113,8 @@ verify_acked (int *checked)
         cr_assert (n > 0 && index >= 0 && index < TOTAL);
         reply [n] = '\0';
         char want [1100];
-        snprintf (want, sizeof want, "{\"event\":%s}", bodies [index]);
-        if (memcmp (status, "OK", 2) != 0 || strcmp (reply, want) != 0) {
+        snprintf (want, sizeof want, "{\"event\":%s,\"replay\":", bodies [index]);
+        if (memcmp (status, "OK", 2) != 0 || strncmp (reply, want, strlen (want)) != 0) {
             if (mismatches++ < 5)
                 cr_log_error ("event %d after restart: %.3s %s", index, status, reply);
         }

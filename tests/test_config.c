@@ -139,3 +139,57 @@ Test (config, a_missing_file_is_an_io_error)
     cr_expect_not_null (strstr (err, "/nonexistent/dlqd.conf"), "%s", err);
     free (err);
 }
+
+Test (config, replay_settings_and_schedules)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_assert_eq (load_text ("replay: { listen = \"tcp://127.0.0.1:5561\"; rate = 7; max_replays = 3;\n"
+                             "          backoff_ms = 1000; backoff_max_ms = 8000; lease_ms = 5; owner = \"a\"; };\n"
+                             "defaults: { replay_route = \"endpoint\"; };\n"
+                             "streams = ( { name = \"orders\";\n"
+                             "              schedule = { max_retries = 9; batch_size = 3; interval_ms = 200; }; },\n"
+                             "            { name = \"quiet\"; schedule = { enabled = false; }; } );",
+                             &c, &err), DLQD_CONFIG_OK, "%s", err ? err : "");
+    cr_expect_str_eq (c->replay.listen, "tcp://127.0.0.1:5561");
+    cr_expect_eq (c->replay.rate, 7);
+    cr_expect_eq (c->replay.max_replays, 3);
+    cr_expect_eq (c->replay.backoff_max_ms, 8000);
+    cr_expect_str_eq (c->replay.owner, "a");
+    cr_assert_eq (c->replay.scheduled_count, 1, "only enabled schedules run");
+    cr_expect_str_eq (c->replay.scheduled [0], "orders");
+    const dlq_policy_t *p = dlq_policy_table_lookup (c->policies, "orders");
+    cr_expect_eq (p->replay_route, DLQ_REPLAY_ROUTE_ENDPOINT, "the route comes from the defaults");
+    cr_expect (p->schedule.enabled);
+    cr_expect_eq (p->schedule.max_retries, 9);
+    cr_expect_eq (p->schedule.batch_size, 3);
+    cr_expect_eq (p->schedule.interval_ms, 200);
+    cr_expect_not (dlq_policy_table_lookup (c->policies, "other")->schedule.enabled);
+    dlqd_config_destroy (&c);
+    /* seed 002's values when a schedule says nothing else */
+    cr_assert_eq (load_text ("streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );",
+                             &c, &err), DLQD_CONFIG_OK, "%s", err ? err : "");
+    p = dlq_policy_table_lookup (c->policies, "s");
+    cr_expect_eq (p->schedule.max_retries, 240);
+    cr_expect_eq (p->schedule.batch_size, 50);
+    cr_expect_eq (p->schedule.interval_ms, 21600000);
+    cr_expect_eq (c->replay.rate, 100);
+    cr_expect_eq (c->replay.max_replays, 10);
+    dlqd_config_destroy (&c);
+}
+
+Test (config, bad_replay_settings_are_errors)
+{
+    expect_error ("streams = ( { name = \"s\"; schedule = { enabled = true; }; } );", DLQD_CONFIG_ERR_INVALID,
+                  "streams.[0].schedule", "replay_route");
+    expect_error ("defaults: { replay_route = \"endpoint\"; schedule = { }; };", DLQD_CONFIG_ERR_INVALID,
+                  "defaults.schedule", "not to the defaults");
+    expect_error ("streams = ( { name = \"s\"; replay_route = \"kafka\"; } );", DLQD_CONFIG_ERR_INVALID,
+                  "streams.[0].replay_route", "\"kafka\"");
+    expect_error ("replay: { rate = 0; };", DLQD_CONFIG_ERR_INVALID, "replay.rate", "from 1");
+    expect_error ("replay: { backoff_ms = 10; backoff_max_ms = 5; };", DLQD_CONFIG_ERR_INVALID,
+                  "replay.backoff_max_ms", "at least backoff_ms");
+    expect_error ("replay: { port = 1; };", DLQD_CONFIG_ERR_INVALID, "replay.port", "unknown setting");
+    expect_error ("streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { interval_ms = 5; }; } );",
+                  DLQD_CONFIG_ERR_INVALID, "streams.[0].schedule.interval_ms", "from 100");
+}

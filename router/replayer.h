@@ -1,0 +1,31 @@
+/*  replayer — the thread that runs replays: the durable REPLAY jobs
+ *  (embedded_jobs.h), rate-limited (replay_pacer.h), and the scheduled
+ *  passes of streams with a schedule (seed 002). Each replayed event gets
+ *  its lineage (replay_lineage.h), goes to its target (replay_target.h),
+ *  and is marked REPLAYED in the primary; an event already replayed
+ *  replay.max_replays times is QUARANTINED instead (the loop guard).
+ *
+ *  Jobs are read from the spool file every JOBS_REFRESH_MS, so a job
+ *  created, paused, resumed or cancelled by a query thread (or left
+ *  RUNNING by a gateway that stopped) is picked up without a message.
+ *  Progress is written after every step, so a restart resumes where it
+ *  stopped (at-least-once: an event whose send was not yet recorded may
+ *  be replayed again).
+ */
+#ifndef REPLAYER_H
+#define REPLAYER_H
+
+#include "dlqd_config.h"
+
+#include <stddef.h>
+
+typedef struct dlq_replayer dlq_replayer_t;
+
+/* Start the thread (it opens its own primary and binds replay.listen).
+ * NULL with err when it cannot start. */
+dlq_replayer_t *dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, char *err, size_t err_len);
+
+/* Stop the thread (after the event it is sending) and free everything. */
+void dlq_replayer_destroy (dlq_replayer_t **self_p);
+
+#endif

@@ -1,0 +1,40 @@
+/*  request_params — parameters of request bodies (see the header). */
+#include "request_params.h"
+
+#include "event_filter.h"
+
+#include <string.h>
+
+dlq_code_t
+dlq_params_check (const dlq_json_value_t *root, const char *const *allowed, bool filters, dlq_error_t *err)
+{
+    for (const dlq_json_value_t *m = root ? root->child : NULL; m; m = m->next) {
+        bool known = filters && dlq_event_filter_is_member (m->key, m->key_len);
+        for (size_t i = 0; allowed [i] && !known; i++)
+            known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
+        if (!known)
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+    }
+    return DLQ_OK;
+}
+
+dlq_code_t
+dlq_params_int (const dlq_json_value_t *root, const char *name, int64_t default_value, int64_t min,
+                int64_t max, int64_t *out, dlq_error_t *err)
+{
+    const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;
+    *out = default_value;
+    if (v && (!dlq_json_as_int64 (v, out) || *out < min || *out > max))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be an integer from %lld to %lld",
+                              name, (long long) min, (long long) max);
+    return DLQ_OK;
+}
+
+dlq_code_t
+dlq_params_uuid (const dlq_json_value_t *root, const char *name, char out [DLQ_UUID_LEN + 1], dlq_error_t *err)
+{
+    const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;
+    if (!v || v->type != DLQ_JSON_STRING || !dlq_uuid_parse (v->str, v->len, out))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a UUID string", name);
+    return DLQ_OK;
+}
