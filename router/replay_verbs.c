@@ -195,21 +195,39 @@ dry_run (dlq_replay_verbs_t *self, const dlq_json_value_t *root, const dlq_repla
     return rc == DLQ_STORE_OK ? DLQ_OK : unavailable ("read", dlq_primary_last_error (self->primary), err);
 }
 
-/* A job's filter ends at its creation: events stored later are not part of it. */
-static void
-cap_filter (dlq_event_filter_t *filter, int64_t now)
+/* A job's selection is what matches when it starts: without a
+ * createdBefore of its own, the filter ends just after the newest match
+ * then (or now, whichever is later), so events stored later do not join
+ * it and its pages stay where its saved cursor says. */
+static dlq_store_result_t
+cap_filter (dlq_replay_verbs_t *self, dlq_event_filter_t *filter, int64_t now)
 {
-    if (!filter->has_created_before || filter->created_before > now + 1) {
-        filter->has_created_before = true;
-        filter->created_before = now + 1;
+    if (filter->has_created_before)
+        return DLQ_STORE_OK;
+    dlq_buf_t newest = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_primary_query_list (self->primary, filter, 1, NULL, now, &newest, &next);
+    int64_t cap = now;
+    dlq_json_doc_t *doc = NULL;
+    if (rc == DLQ_STORE_OK && dlq_json_parse (newest.data, newest.len, &doc, NULL) == DLQ_JSON_OK) {
+        const dlq_json_value_t *created = dlq_json_get (dlq_json_root (doc)->child, "createdAt");
+        int64_t at = 0;
+        if (created && created->type == DLQ_JSON_STRING && dlq_time_parse_iso (created->str, created->len, &at)
+        &&  at > cap)
+            cap = at;
     }
+    dlq_json_doc_destroy (&doc);
+    dlq_buf_free (&newest);
+    dlq_buf_free (&next);
+    filter->has_created_before = true;
+    filter->created_before = cap + 1;
+    return rc;
 }
 
 static dlq_code_t
 create_job (dlq_replay_verbs_t *self, dlq_replay_plan_t *plan, int64_t now, dlq_buf_t *out, dlq_error_t *err)
 {
-    if (!plan->by_ids)
-        cap_filter (&plan->filter, now);
+    if (!plan->by_ids && cap_filter (self, &plan->filter, now) != DLQ_STORE_OK)
+        return unavailable ("read", dlq_primary_last_error (self->primary), err);
     dlq_replay_job_t job = { .state = DLQ_JOB_RUNNING, .created_at = now, .updated_at = now };
     if (count_plan (self, plan, now, &job.total) != DLQ_STORE_OK)
         return unavailable ("read", dlq_primary_last_error (self->primary), err);

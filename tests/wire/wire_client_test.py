@@ -64,10 +64,13 @@ def main():
     dlqd = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="dlqd-wire-")
     endpoint = "tcp://127.0.0.1:%d" % free_port()
+    replay_endpoint = "tcp://127.0.0.1:%d" % free_port()
     conf = os.path.join(tmp, "dlqd.conf")
     with open(conf, "w") as f:
         f.write('gateway: { listen = ["%s"]; data_dir = "%s/data"; };\n' % (endpoint, tmp))
-        f.write('streams = ( { name = "audit.v1"; retention_days = 0; include_stack_trace = false; } );\n')
+        f.write('streams = ( { name = "audit.v1"; retention_days = 0; include_stack_trace = false; '
+                'replay_route = "endpoint"; } );\n')
+        f.write('replay: { listen = "%s"; max_replays = 1; };\n' % replay_endpoint)
     log = open(os.path.join(tmp, "dlqd.log"), "w")
     proc = subprocess.Popen([dlqd, "-c", conf], stdout=log, stderr=log)
     c = Client(endpoint)
@@ -167,6 +170,49 @@ def main():
         status, err = c.call("COUNT", {"createdAfter": "yesterday"})
         check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "createdAfter",
               "a bad filter names its member (got %s)" % err)
+
+        # replay (README: REPLAY, the replay endpoint, RESOLVE / FAIL)
+        status, dry = c.call("REPLAY", {"streamName": "pipe", "errorType": "E7", "dryRun": True})
+        check(status == "OK" and dry["count"] == 1 and dry["sample"][0]["error"]["type"] == "E7",
+              "REPLAY dry run: count and sample (got %s)" % dry)
+        pull = c.ctx.socket(zmq.PULL)
+        pull.setsockopt(zmq.RCVTIMEO, 5000)
+        pull.connect(replay_endpoint)
+        status, job = c.call("REPLAY", {"ids": [event["id"]], "target": "endpoint", "rate": 10})
+        check(status == "OK" and job["state"] == "RUNNING" and job["total"] == 1, "REPLAY starts a job (%s)" % job)
+        frames = pull.recv_multipart()
+        replayed = json.loads(frames[2])
+        check(len(frames) == 3 and frames[0].decode() == job["job"] and frames[1].decode() == event["id"],
+              "the endpoint delivers [job][id][event]")
+        check(replayed["metadata"] == {"k": [1, 2.50], "replayOf": event["id"], "replayCount": 1},
+              "the replayed event carries its lineage (got %s)" % replayed.get("metadata"))
+        for _ in range(100):
+            status, job = c.call("REPLAY.STATUS", {"job": job["job"]})
+            if job["state"] == "DONE":
+                break
+            time.sleep(0.05)
+        check(job["state"] == "DONE" and job["replayed"] == 1 and job["done"] == 1, "the job ends DONE (%s)" % job)
+        status, err = c.call("REPLAY.RESUME", {"job": job["job"]})
+        check(status == "ERR" and err["code"] == "INVALID_STATE", "a DONE job cannot be resumed (%s)" % err)
+        status, got = c.call("FAIL", {"id": event["id"]})
+        check(status == "OK" and got["status"] == "PENDING" and got["retryCount"] == 1 and got["replayCount"] == 1,
+              "FAIL counts a retry (got %s)" % got)
+        status, got = c.call("REPLAY", {"ids": [event["id"]], "target": "endpoint", "rate": 10})
+        for _ in range(100):
+            status, job = c.call("REPLAY.STATUS", {"job": got["job"]})
+            if job["state"] == "DONE":
+                break
+            time.sleep(0.05)
+        check(job["quarantined"] == 1, "max_replays 1: the second replay quarantines (%s)" % job)
+        status, got = c.call("GET", {"id": event["id"]})
+        check(got["event"]["status"] == "QUARANTINED" and got["replay"]["replayCount"] == 1,
+              "GET shows the status and replay state (%s)" % got.get("replay"))
+        status, got = c.call("RESOLVE", {"id": event["id"]})
+        check(status == "OK" and got["status"] == "SUCCEEDED", "RESOLVE: SUCCEEDED (got %s)" % got)
+        status, err = c.call("REPLAY", {})
+        check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "all",
+              "REPLAY without a selection is refused (%s)" % err)
+        pull.close()
     finally:
         c.close()
         proc.send_signal(signal.SIGTERM)
