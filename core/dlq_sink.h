@@ -210,7 +210,7 @@ typedef enum {
 /* An event's replay state. The body's "status" member follows status (GET
  * and LIST show it); the other members live beside the body. */
 typedef struct {
-    char    status [24];        /* PENDING, SUCCEEDED, QUARANTINED, or the worker's own */
+    char    status [40];        /* PENDING, SUCCEEDED, QUARANTINED, or the worker's own (at most 32) */
     int32_t retry_count;        /* FAILs reported */
     int32_t replay_count;       /* times replayed */
     int64_t retry_after;        /* ms since epoch: not due before (createdAt until set) */

@@ -1,13 +1,17 @@
 /*  test_pg_format — the pure part of the postgres sink, without a server:
  *  the parameters of a row (seed 001's example event, absent fields, bad
- *  bodies), timestamps, chunks, the LIST cursor, the SQL text (placeholder
- *  numbering, quoted identifiers passed through, the versioned DDL), index
- *  names and lock keys, and the SQLSTATE classes.
+ *  bodies, the status and the fingerprint), timestamps, chunks, the LIST
+ *  cursor, the SQL text (placeholder numbering, quoted identifiers passed
+ *  through, the versioned DDL, the workbench's state changes and claim),
+ *  index and lock table names and lock keys, the SQLSTATE classes, the
+ *  body's status rewritten in place, and the workbench's filters as SQL.
  */
 #include "dlq_json.h"
 #include "event_support.h"
 #include "test_support.h"
 #include "failed_event.h"
+#include "fingerprint.h"
+#include "pg_filter.h"
 #include "pg_format.h"
 #include "pg_sql.h"
 #include "pg_sqlstate.h"
@@ -60,6 +64,7 @@ expect_seed_001 (const dlq_pg_row_t *row)
     expect_param (row, DLQ_PG_PARAM_CREATED_AT, "2026-06-09T14:32:13.500Z");
     expect_param (row, DLQ_PG_PARAM_EXPIRES_AT, "2026-07-09T14:32:13.500Z");
     expect_param (row, DLQ_PG_PARAM_METADATA, "{\"tenantId\":\"acme\"}");
+    expect_param (row, DLQ_PG_PARAM_STATUS, "DLQ");
 }
 
 /* ---- rows ----------------------------------------------------------------------- */
@@ -284,18 +289,19 @@ odd_names (void)
     snprintf (names.table, sizeof names.table, "\"DLQ; DROP TABLE x\"");
     for (int i = 0; i < DLQ_PG_INDEX_COUNT; i++)
         snprintf (names.index [i], sizeof names.index [i], "\"ix %d\"", i);
+    snprintf (names.lock_table, sizeof names.lock_table, "\"DLQ; lock\"");
     return names;
 }
 
-#define ROW_1 "($1::uuid,$2,$3,$4::jsonb,$4,$5::jsonb,$6::jsonb,$7::jsonb,$8,$9,$10,'PENDING',$11::int4," \
-              "$12::timestamptz,$13::timestamptz,$14::timestamptz,$15::timestamptz,$16::jsonb)"
-#define ROW_2 "($17::uuid,$18,$19,$20::jsonb,$20,$21::jsonb,$22::jsonb,$23::jsonb,$24,$25,$26,'PENDING',$27::int4," \
-              "$28::timestamptz,$29::timestamptz,$30::timestamptz,$31::timestamptz,$32::jsonb)"
-#define ROW_3 "($33::uuid,$34,$35,$36::jsonb,$36,$37::jsonb,$38::jsonb,$39::jsonb,$40,$41,$42,'PENDING',$43::int4," \
-              "$44::timestamptz,$45::timestamptz,$46::timestamptz,$47::timestamptz,$48::jsonb)"
+#define ROW_1 "($1::uuid,$2,$3,$4::jsonb,$4,$5::jsonb,$6::jsonb,$7::jsonb,$8,$9,$10,$17,$11::int4," \
+              "$12::timestamptz,$13::timestamptz,$14::timestamptz,$15::timestamptz,$16::jsonb,$18,$14::timestamptz)"
+#define ROW_2 "($19::uuid,$20,$21,$22::jsonb,$22,$23::jsonb,$24::jsonb,$25::jsonb,$26,$27,$28,$35,$29::int4," \
+              "$30::timestamptz,$31::timestamptz,$32::timestamptz,$33::timestamptz,$34::jsonb,$36,$32::timestamptz)"
+#define ROW_3 "($37::uuid,$38,$39,$40::jsonb,$40,$41::jsonb,$42::jsonb,$43::jsonb,$44,$45,$46,$53,$47::int4," \
+              "$48::timestamptz,$49::timestamptz,$50::timestamptz,$51::timestamptz,$52::jsonb,$54,$50::timestamptz)"
 #define COLUMNS "(id, stream_name, operation_type, payload, payload_text, document_key, full_document, " \
                 "resume_token, error_type, error_message, error_stacktrace, status, attempts, " \
-                "first_attempt_at, last_attempt_at, created_at, expires_at, metadata)"
+                "first_attempt_at, last_attempt_at, created_at, expires_at, metadata, fingerprint, retry_after)"
 
 Test (pg_sql, the_insert_of_three_rows_numbers_its_placeholders)
 {
@@ -313,7 +319,7 @@ Test (pg_sql, the_insert_of_the_largest_chunk_stays_under_65535_parameters)
     dlq_buf_t sql = DLQ_BUF_INIT;
     dlq_pg_sql_insert (&sql, &names, DLQ_PG_ROWS_PER_INSERT_MAX);
     char last [32], next [32];
-    snprintf (last, sizeof last, "$%d::jsonb)", DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT);
+    snprintf (last, sizeof last, "$%d,", DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT);
     snprintf (next, sizeof next, "$%d", DLQ_PG_ROWS_PER_INSERT_MAX * DLQ_PG_PARAM_COUNT + 1);
     cr_expect_not_null (strstr (sql.data, last), "no %s", last);
     cr_expect_null (strstr (sql.data, next), "%s is there", next);
@@ -373,7 +379,7 @@ Test (pg_sql, version_1_creates_the_table_then_each_index)
         "(status)", "(status, retry_after)", "(stream_name)", "(error_type)", "(created_at)",
         "(stream_name, created_at DESC, id DESC)", "(expires_at) WHERE expires_at IS NOT NULL",
     };
-    for (size_t step = 1; step <= DLQ_PG_INDEX_COUNT; step++) {
+    for (size_t step = 1; step <= DLQ_PG_INDEX_V1_COUNT; step++) {
         dlq_buf_reset (&sql);
         cr_assert (dlq_pg_sql_migration (&sql, &names, 1, step));
         char want [256];
@@ -382,7 +388,7 @@ Test (pg_sql, version_1_creates_the_table_then_each_index)
         cr_expect_str_eq (sql.data, want);
     }
     dlq_buf_reset (&sql);
-    cr_expect (!dlq_pg_sql_migration (&sql, &names, 1, DLQ_PG_INDEX_COUNT + 1));
+    cr_expect (!dlq_pg_sql_migration (&sql, &names, 1, DLQ_PG_INDEX_V1_COUNT + 1));
     cr_expect (!dlq_pg_sql_migration (&sql, &names, DLQ_PG_SCHEMA_VERSION + 1, 0));
     cr_expect_eq (sql.len, 0, "a step that does not exist wrote %s", sql.data);
     dlq_buf_free (&sql);
@@ -482,4 +488,292 @@ Test (pg_sqlstate, classes)
                       cases [i].state ? cases [i].state : "NULL", cases [i].connected,
                       dlq_pg_fault_name (fault), dlq_pg_fault_name (cases [i].fault));
     }
+}
+
+/* ---- version 2: the status, the fingerprint ------------------------------------------------ */
+
+Test (pg_row, the_status_and_the_fingerprint_of_the_error)
+{
+    size_t len;
+    char *body = test_read_file (SEED_001, &len);
+    dlq_event_t *e = event_canonical (body, len);
+    dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    dlq_fingerprint_t fp;
+    cr_assert (dlq_fingerprint_of_event (e->json, e->json_len, &fp));
+    expect_param (&row, DLQ_PG_PARAM_FINGERPRINT, fp.hex);
+    expect_param (&row, DLQ_PG_PARAM_STATUS, "DLQ");
+    event.status = NULL;
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    expect_param (&row, DLQ_PG_PARAM_STATUS, "PENDING");
+    dlq_pg_row_free (&row);
+    dlq_event_destroy (&e);
+    free (body);
+}
+
+Test (pg_row, the_fingerprint_is_that_of_the_error_as_delivered)
+{
+    static const char with_stack [] = "{\"error\":{\"type\":\"X\",\"message\":\"id 42 lost\","
+                                      "\"stackTrace\":\"X: id 42 lost\\n\\tat a.B.c(B.java:1)\"}}";
+    static const char other_id [] = "{\"error\":{\"type\":\"X\",\"message\":\"id 43 lost\","
+                                    "\"stackTrace\":\"X: id 43 lost\\n\\tat a.B.c(B.java:7)\"}}";
+    static const char no_stack [] = "{\"error\":{\"type\":\"X\",\"message\":\"id 42 lost\"}}";
+    const char *const bodies [] = { with_stack, other_id, no_stack };
+    char hex [3][DLQ_FINGERPRINT_HEX_LEN + 1];
+    for (int i = 0; i < 3; i++) {
+        dlq_sink_event_t event = {
+            .id = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", .stream_name = "s", .status = "PENDING",
+            .first_attempt_at = DLQ_SINK_TIME_NONE, .expires_at = DLQ_SINK_TIME_NONE,
+            .json = bodies [i], .json_len = strlen (bodies [i]),
+        };
+        dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+        char err [200] = "";
+        cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+        dlq_fingerprint_t fp;
+        cr_assert (dlq_fingerprint_of_event (bodies [i], strlen (bodies [i]), &fp));
+        expect_param (&row, DLQ_PG_PARAM_FINGERPRINT, fp.hex);
+        snprintf (hex [i], sizeof hex [i], "%s", row.value [DLQ_PG_PARAM_FINGERPRINT]);
+        dlq_pg_row_free (&row);
+    }
+    cr_expect_str_eq (hex [0], hex [1], "the same bug with another id and line: one fingerprint");
+    cr_expect_str_neq (hex [0], hex [2], "without its stack trace the error has another fingerprint");
+}
+
+Test (pg_sql, version_2_adds_the_columns_the_lock_table_and_the_indexes)
+{
+    dlq_pg_names_t names = odd_names ();
+    static const char *const steps [] = {
+        "ALTER TABLE \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+        "ADD COLUMN IF NOT EXISTS replay_count INT NOT NULL DEFAULT 0, "
+        "ADD COLUMN IF NOT EXISTS fingerprint TEXT, ALTER COLUMN status TYPE VARCHAR(32)",
+        "CREATE TABLE IF NOT EXISTS \"my \"\"odd\"\" schema\".\"DLQ; lock\" "
+        "(stream_name TEXT PRIMARY KEY, owner TEXT NOT NULL, locked_until TIMESTAMPTZ NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS \"ix 7\" ON \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+        "(stream_name, status, retry_after)",
+        "CREATE INDEX IF NOT EXISTS \"ix 8\" ON \"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\" "
+        "(fingerprint, created_at DESC, id DESC)",
+    };
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    for (size_t step = 0; step < sizeof steps / sizeof steps [0]; step++) {
+        dlq_buf_reset (&sql);
+        cr_assert (dlq_pg_sql_migration (&sql, &names, 2, step), "no step %zu", step);
+        cr_expect_str_eq (sql.data, steps [step], "step %zu", step);
+    }
+    dlq_buf_reset (&sql);
+    cr_expect (!dlq_pg_sql_migration (&sql, &names, 2, sizeof steps / sizeof steps [0]));
+    cr_expect_eq (sql.len, 0);
+    cr_expect_eq (DLQ_PG_SCHEMA_VERSION, 2);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_lock_table_name_fits_in_63_bytes)
+{
+    char name [DLQ_PG_NAME_MAX + 1], other [DLQ_PG_NAME_MAX + 1];
+    dlq_pg_lock_table_name ("dlq_events", name);
+    cr_expect_str_eq (name, "dlq_events_scheduler_lock");
+    dlq_pg_lock_table_name ("a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_1", name);
+    dlq_pg_lock_table_name ("a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_2", other);
+    cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX, "%s", name);
+    cr_expect_str_neq (name, other);
+    dlq_pg_index_name ("dlq_events", DLQ_PG_INDEX_FINGERPRINT, name);
+    cr_expect_str_eq (name, "dlq_events_fingerprint_idx");
+}
+
+#define ODD_TABLE "\"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\""
+#define MS(c) "CASE WHEN isfinite(" c ") THEN floor(extract(epoch FROM " c ") * 1000)::int8 " \
+              "WHEN " c " > 'epoch' THEN 9223372036854775807 ELSE -9223372036854775807 END"
+#define UNEXPIRED(n) "(expires_at IS NULL OR expires_at > $" #n "::timestamptz)"
+#define STATE "status, retry_count, replay_count, " MS ("retry_after")
+
+Test (pg_sql, the_state_and_each_mark_are_one_statement)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_state (&sql, &names);
+    cr_expect_str_eq (sql.data, "SELECT " STATE " FROM " ODD_TABLE " WHERE id = $1::uuid AND " UNEXPIRED (2));
+    static const struct {
+        dlq_sink_mark_t mark;
+        const char     *status;
+        const char     *set;
+    } marks [] = {
+        { DLQ_SINK_MARK_RESOLVED, "SUCCEEDED",
+          "status = $3, payload = jsonb_set(payload, '{status}', to_jsonb($3::text)), " },
+        { DLQ_SINK_MARK_FAILED, "PENDING",
+          "status = $3, payload = jsonb_set(payload, '{status}', to_jsonb($3::text)), "
+          "retry_count = retry_count + 1, retry_after = $4::timestamptz, " },
+        { DLQ_SINK_MARK_REPLAYED, NULL, "replay_count = replay_count + 1, retry_after = $4::timestamptz, " },
+        { DLQ_SINK_MARK_QUARANTINED, "QUARANTINED",
+          "status = $3, payload = jsonb_set(payload, '{status}', to_jsonb($3::text)), " },
+    };
+    for (size_t i = 0; i < sizeof marks / sizeof marks [0]; i++) {
+        const char *status = dlq_pg_mark_status (marks [i].mark);
+        if (marks [i].status)
+            cr_expect_str_eq (status, marks [i].status);
+        else
+            cr_expect_null (status);
+        dlq_buf_reset (&sql);
+        dlq_pg_sql_mark (&sql, &names, marks [i].mark);
+        char want [1024];
+        snprintf (want, sizeof want, "UPDATE " ODD_TABLE " SET %supdated_at = now() WHERE id = $1::uuid AND "
+                  UNEXPIRED (2) " RETURNING " STATE ", payload_text", marks [i].set);
+        cr_expect_str_eq (sql.data, want, "mark %d", (int) marks [i].mark);
+    }
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_set_text (&sql, &names);
+    cr_expect_str_eq (sql.data, "UPDATE " ODD_TABLE " SET payload_text = $2 WHERE id = $1::uuid");
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_claim_takes_the_pass_then_leases_with_skip_locked)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_sql_take_pass (&sql, &names);
+    cr_expect_str_eq (sql.data, "INSERT INTO \"my \"\"odd\"\" schema\".\"DLQ; lock\" AS l "
+                      "(stream_name, owner, locked_until) VALUES ($1, $2, $3::timestamptz) "
+                      "ON CONFLICT (stream_name) DO UPDATE SET owner = EXCLUDED.owner, "
+                      "locked_until = EXCLUDED.locked_until "
+                      "WHERE l.locked_until <= $4::timestamptz OR l.owner = EXCLUDED.owner RETURNING l.owner");
+    dlq_buf_reset (&sql);
+    dlq_pg_sql_claim (&sql, &names);
+    cr_expect_str_eq (sql.data, "WITH picked AS (SELECT id FROM " ODD_TABLE " WHERE stream_name = $1 "
+                      "AND status = 'PENDING' AND retry_count < $2::int4 AND retry_after <= $3::timestamptz AND "
+                      UNEXPIRED (3) " ORDER BY created_at, id LIMIT $4::int8 FOR UPDATE SKIP LOCKED), "
+                      "leased AS (UPDATE " ODD_TABLE " AS e SET retry_after = $5::timestamptz, updated_at = now() "
+                      "FROM picked WHERE e.id = picked.id RETURNING e.replay_count, e.payload_text, e.created_at, "
+                      "e.id) SELECT replay_count, payload_text FROM leased ORDER BY created_at, id");
+    dlq_buf_free (&sql);
+}
+
+/* ---- the workbench's filters ---------------------------------------------------------------------- */
+
+/* The filter of request (a JSON object), parsed. */
+static void
+filter_of (const char *request, dlq_event_filter_t *f)
+{
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (request, strlen (request), &doc, NULL), DLQ_JSON_OK, "%s", request);
+    dlq_error_t err = { 0 };
+    cr_assert_eq (dlq_event_filter_parse (dlq_json_root (doc), f, &err), DLQ_OK, "%s: %s", request, err.message);
+    dlq_json_doc_destroy (&doc);
+}
+
+/* Parameter i (from 1) of q is text. */
+static void
+expect_query_param (const dlq_pg_query_t *q, int i, const char *text)
+{
+    cr_assert_leq (i, q->count, "no parameter $%d", i);
+    cr_expect_eq (q->lengths [i - 1], (int) strlen (text), "$%d: length", i);
+    cr_expect_str_eq (q->values [i - 1], text, "$%d", i);
+}
+
+#define NOW_MS 1781015533500LL
+#define NOW_TEXT "2026-06-09T14:32:13.500Z"
+#define WHERE_NOW " FROM " ODD_TABLE " WHERE (expires_at IS NULL OR expires_at > $1::timestamptz)"
+
+Test (pg_filter, each_filter_is_a_condition_with_parameters)
+{
+    static const struct {
+        const char *request;
+        const char *conditions;
+        const char *params [6];
+    } cases [] = {
+        { "{}", "", { NULL } },
+        { "{\"streamName\":\"orders\"}", " AND stream_name = $2", { "orders" } },
+        { "{\"status\":\"DLQ\",\"errorType\":\"x.Y\"}", " AND status = $2 AND error_type = $3", { "DLQ", "x.Y" } },
+        { "{\"fingerprint\":\"0123456789abcdef\"}", " AND fingerprint = $2", { "0123456789abcdef" } },
+        { "{\"createdAfter\":\"2026-06-08T00:00:00Z\",\"createdBefore\":\"2026-06-09T00:00:00+02:00\"}",
+          " AND created_at >= $2::timestamptz AND created_at < $3::timestamptz",
+          { "2026-06-08T00:00:00.000Z", "2026-06-08T22:00:00.000Z" } },
+        { "{\"attemptsMin\":2,\"attemptsMax\":2147483647}", " AND attempts >= $2::int8 AND attempts <= $3::int8",
+          { "2", "2147483647" } },
+        { "{\"messageContains\":\"50%_off\\\\now\"}", " AND error_message ILIKE $2 COLLATE \"C\"",
+          { "%50\\%\\_off\\\\now%" } },
+        { "{\"metadata\":{\"tenantId\":\"a\\\"b\",\"shard\":2.0,\"vip\":true,\"gone\":false}}",
+          " AND metadata -> $2 = $3::jsonb AND metadata -> $4 = $5::jsonb AND metadata -> $6 = $7::jsonb"
+          " AND metadata -> $8 = $9::jsonb",
+          { "tenantId", "\"a\\\"b\"", "shard", "2.0", "vip", "true" } },
+    };
+    dlq_pg_names_t names = odd_names ();
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+        filter_of (cases [i].request, &f);
+        dlq_pg_query_t q = DLQ_PG_QUERY_INIT;
+        dlq_pg_filter_count (&q, &names, &f, NOW_MS);
+        char want [1024];
+        snprintf (want, sizeof want, "SELECT count(*)" WHERE_NOW "%s", cases [i].conditions);
+        cr_expect_str_eq (q.sql.data, want, "%s", cases [i].request);
+        expect_query_param (&q, 1, NOW_TEXT);
+        for (int p = 0; p < 6 && cases [i].params [p]; p++)
+            expect_query_param (&q, p + 2, cases [i].params [p]);
+        dlq_pg_query_free (&q);
+        dlq_event_filter_free (&f);
+    }
+}
+
+Test (pg_filter, like_escapes_its_own_characters)
+{
+    dlq_buf_t out = DLQ_BUF_INIT;
+    dlq_pg_like_contains (&out, "a%b_c\\d");
+    cr_expect_str_eq (out.data, "%a\\%b\\_c\\\\d%");
+    dlq_buf_free (&out);
+}
+
+Test (pg_filter, a_page_after_a_cursor_and_the_groups)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    filter_of ("{\"streamName\":\"orders\"}", &f);
+    dlq_pg_query_t q = DLQ_PG_QUERY_INIT;
+    dlq_pg_after_t after = { .created_us = 1781015531123456, .id = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182" };
+    dlq_pg_filter_list (&q, &names, &f, NOW_MS, &after, 101);
+    cr_expect_str_eq (q.sql.data, "SELECT payload_text, (extract(epoch FROM created_at) * 1000000)::int8, id::text"
+                      WHERE_NOW " AND stream_name = $2 AND (created_at, id) < ($3::timestamptz, $4::uuid) "
+                      "ORDER BY created_at DESC, id DESC LIMIT $5::int8");
+    expect_query_param (&q, 3, "2026-06-09T14:32:11.123456Z");
+    expect_query_param (&q, 4, after.id);
+    expect_query_param (&q, 5, "101");
+    dlq_pg_query_free (&q);
+    dlq_pg_filter_list (&q, &names, &f, NOW_MS, NULL, 11);
+    cr_expect_null (strstr (q.sql.data, "(created_at, id) <"), "%s", q.sql.data);
+    expect_query_param (&q, 3, "11");
+    dlq_pg_query_free (&q);
+    dlq_pg_filter_groups (&q, &names, &f, NOW_MS, 20);
+    cr_expect_str_eq (q.sql.data, "WITH g AS (SELECT fingerprint, count(*) AS n, min(created_at) AS first_seen, "
+                      "max(created_at) AS last_seen, json_agg(DISTINCT stream_name) AS streams, "
+                      "max(id::text) AS sample" WHERE_NOW " AND stream_name = $2 GROUP BY fingerprint "
+                      "ORDER BY n DESC, last_seen DESC, fingerprint LIMIT $3::int8) SELECT g.fingerprint, g.n, "
+                      MS ("g.first_seen") ", " MS ("g.last_seen") ", g.streams, s.error_type, s.error_message, "
+                      "g.sample FROM g JOIN " ODD_TABLE " AS s ON s.id = g.sample::uuid "
+                      "ORDER BY g.n DESC, g.last_seen DESC, g.fingerprint");
+    expect_query_param (&q, 3, "20");
+    dlq_pg_query_free (&q);
+    dlq_event_filter_free (&f);
+}
+
+Test (pg_filter, sixteen_metadata_pairs_and_every_filter_fit)
+{
+    dlq_buf_t request = DLQ_BUF_INIT;
+    dlq_buf_puts (&request, "{\"streamName\":\"s\",\"status\":\"P\",\"errorType\":\"E\","
+                            "\"fingerprint\":\"0123456789abcdef\","
+                            "\"createdAfter\":\"2026-01-01T00:00:00Z\",\"createdBefore\":\"2027-01-01T00:00:00Z\","
+                            "\"attemptsMin\":0,\"attemptsMax\":9,\"messageContains\":\"m\",\"metadata\":{");
+    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
+        dlq_buf_printf (&request, "%s\"k%d\":%d", i ? "," : "", i, i);
+    dlq_buf_puts (&request, "}}");
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    filter_of (request.data, &f);
+    dlq_pg_names_t names = odd_names ();
+    dlq_pg_query_t q = DLQ_PG_QUERY_INIT;
+    dlq_pg_after_t after = { .created_us = 0, .id = "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182" };
+    dlq_pg_filter_list (&q, &names, &f, NOW_MS, &after, 2);
+    cr_expect_eq (q.count, DLQ_PG_FILTER_PARAMS_MAX);
+    char last [16];
+    snprintf (last, sizeof last, "LIMIT $%d::int8", DLQ_PG_FILTER_PARAMS_MAX);
+    cr_expect_not_null (strstr (q.sql.data, last), "%s", q.sql.data);
+    dlq_pg_query_free (&q);
+    dlq_event_filter_free (&f);
+    dlq_buf_free (&request);
 }

@@ -5,6 +5,7 @@
 
 #include "dlq_json.h"
 #include "dlq_time.h"
+#include "fingerprint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -109,7 +110,29 @@ put_time_member (builder_t *b, dlq_pg_param_t p, const dlq_json_value_t *obj, co
     return DLQ_PG_FORMAT_OK;
 }
 
-/* The error member: type (required), message, stackTrace. */
+/* The text of string member name of obj, or NULL (length 0). */
+static const char *
+string_of (const dlq_json_value_t *obj, const char *name, size_t *len)
+{
+    const dlq_json_value_t *v = dlq_json_get (obj, name);
+    bool text = v && v->type == DLQ_JSON_STRING;
+    *len = text ? v->len : 0;
+    return text ? v->str : NULL;
+}
+
+/* The fingerprint of the error member (type a string, as checked). */
+static void
+put_fingerprint (builder_t *b, const dlq_json_value_t *error, const dlq_json_value_t *type)
+{
+    size_t message_len, stack_len;
+    const char *message = string_of (error, "message", &message_len);
+    const char *stack = string_of (error, "stackTrace", &stack_len);
+    dlq_fingerprint_t fp;
+    dlq_fingerprint_of (type->str, message, message_len, stack, stack_len, &fp);    /* str ends with a NUL */
+    put_text (b, DLQ_PG_PARAM_FINGERPRINT, fp.hex, DLQ_FINGERPRINT_HEX_LEN);
+}
+
+/* The error member: type (required), message, stackTrace, and its fingerprint. */
 static dlq_pg_format_result_t
 put_error (builder_t *b, const dlq_json_value_t *root)
 {
@@ -118,9 +141,12 @@ put_error (builder_t *b, const dlq_json_value_t *root)
     if (!type || type->type != DLQ_JSON_STRING)
         return invalid (b, "no string ", "error.type");
     put_text (b, DLQ_PG_PARAM_ERROR_TYPE, type->str, type->len);
-    if (put_string_member (b, DLQ_PG_PARAM_ERROR_MESSAGE, error, "message", "error.message") != DLQ_PG_FORMAT_OK)
+    if (put_string_member (b, DLQ_PG_PARAM_ERROR_MESSAGE, error, "message", "error.message") != DLQ_PG_FORMAT_OK
+        || put_string_member (b, DLQ_PG_PARAM_ERROR_STACKTRACE, error, "stackTrace", "error.stackTrace")
+           != DLQ_PG_FORMAT_OK)
         return DLQ_PG_FORMAT_INVALID;
-    return put_string_member (b, DLQ_PG_PARAM_ERROR_STACKTRACE, error, "stackTrace", "error.stackTrace");
+    put_fingerprint (b, error, type);
+    return DLQ_PG_FORMAT_OK;
 }
 
 /* The values taken from the event's own fields. */
@@ -134,6 +160,8 @@ put_event_fields (builder_t *b, const dlq_sink_event_t *event)
     char attempts [16];
     int n = snprintf (attempts, sizeof attempts, "%" PRId32, event->attempts);
     put_text (b, DLQ_PG_PARAM_ATTEMPTS, attempts, (size_t) n);
+    const char *status = event->status ? event->status : "PENDING";
+    put_text (b, DLQ_PG_PARAM_STATUS, status, strlen (status));
     put_time (b, DLQ_PG_PARAM_FIRST_ATTEMPT_AT, event->first_attempt_at);
     put_time (b, DLQ_PG_PARAM_CREATED_AT, event->created_at);
     put_time (b, DLQ_PG_PARAM_EXPIRES_AT, event->expires_at);

@@ -37,6 +37,8 @@ typedef enum {
     DLQ_PG_PARAM_CREATED_AT,
     DLQ_PG_PARAM_EXPIRES_AT,
     DLQ_PG_PARAM_METADATA,          /* compact JSON object */
+    DLQ_PG_PARAM_STATUS,            /* the event's status (PENDING when it has none) */
+    DLQ_PG_PARAM_FINGERPRINT,       /* the error's fingerprint (fingerprint.h), 16 hex digits */
     DLQ_PG_PARAM_COUNT
 } dlq_pg_param_t;
 
@@ -70,8 +72,11 @@ typedef enum {
 } dlq_pg_format_result_t;
 
 /* Fill row (its previous values are dropped) from event: the id, stream,
- * operation type, attempts and timestamps from the event's fields, the
- * JSON-valued fields, error.* and lastAttemptAt from its body. Absent
+ * operation type, status, attempts and timestamps from the event's
+ * fields, the JSON-valued fields, error.* and lastAttemptAt from its
+ * body, and the fingerprint of its error.* as the body has them (a
+ * stack trace the stream policy removed before delivery is not part of
+ * it: the gateway's own fingerprint, taken before, may differ). Absent
  * fields (or JSON null) are NULL. INVALID, with why in err, when the body
  * is not a JSON object, has no error.type string, or names another id;
  * row is then empty. The row must not outlive event (the payload is the

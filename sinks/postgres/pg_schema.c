@@ -94,34 +94,60 @@ begin_locked (dlq_pg_conn_t *conn, const char *schema, const char *table, int64_
     return ok;
 }
 
+/* The version to migrate from, given the recorded one: 0 when the table
+ * is missing (it was dropped: it is created again), 1 when the lock table
+ * of version 2 is (created again, with version 2's other idempotent
+ * steps). A version newer than the sink's is left as it is. */
+static int
+effective_version (int recorded, bool table_exists, bool lock_exists)
+{
+    if (recorded > DLQ_PG_SCHEMA_VERSION)
+        return recorded;
+    if (!table_exists)
+        return 0;
+    return recorded >= 2 && !lock_exists ? 1 : recorded;
+}
+
+/* True when the one-boolean result r says "t". */
+static bool
+is_true (const PGresult *r)
+{
+    return strcmp (PQgetvalue (r, 0, 0), "t") == 0;
+}
+
 /* Create the schema, then dlq_schema_version if need be; read the table's
- * version: 0 when it has none, or when the table itself is missing (it
- * was dropped: it is created again). */
+ * version (effective_version). */
 static bool
 read_version (dlq_pg_conn_t *conn, const dlq_pg_names_t *names, bool schema_exists, const char *table,
               int64_t deadline, int *version, dlq_pg_error_t *error)
 {
-    dlq_buf_t qualified = DLQ_BUF_INIT;
+    dlq_buf_t qualified = DLQ_BUF_INIT, lock = DLQ_BUF_INIT;
     dlq_pg_sql_qualified (&qualified, names);
+    dlq_pg_sql_qualified_lock (&lock, names);
     const char *const v_table [] = { table }, *const v_qualified [] = { qualified.data };
-    int l_table [1], l_qualified [1];
+    const char *const v_lock [] = { lock.data };
+    int l_table [1], l_qualified [1], l_lock [1];
     lengths_of (v_table, l_table, 1);
     lengths_of (v_qualified, l_qualified, 1);
+    lengths_of (v_lock, l_lock, 1);
     batch_t b = BATCH_INIT;
     if (!schema_exists)
         dlq_pg_sql_create_schema (add (&b, 0, NULL, NULL), names);
     dlq_pg_sql_create_version_table (add (&b, 0, NULL, NULL), names);
     dlq_pg_sql_select_version (add (&b, 1, v_table, l_table), names);
     dlq_pg_sql_table_exists (add (&b, 1, v_qualified, l_qualified));
-    PGresult *results [4];
+    dlq_pg_sql_table_exists (add (&b, 1, v_lock, l_lock));
+    PGresult *results [5];
     bool ok = run (conn, &b, results, deadline, error);
-    const PGresult *select = ok ? results [b.count - 2] : NULL, *exists = ok ? results [b.count - 1] : NULL;
-    *version = select && PQntuples (select) > 0 ? atoi (PQgetvalue (select, 0, 0)) : 0;
-    if (exists && *version <= DLQ_PG_SCHEMA_VERSION && strcmp (PQgetvalue (exists, 0, 0), "t") != 0)
-        *version = 0;
+    if (ok) {
+        const PGresult *select = results [b.count - 3];
+        int recorded = PQntuples (select) > 0 ? atoi (PQgetvalue (select, 0, 0)) : 0;
+        *version = effective_version (recorded, is_true (results [b.count - 2]), is_true (results [b.count - 1]));
+    }
     dlq_pg_results_clear (results, b.count);
     batch_free (&b);
     dlq_buf_free (&qualified);
+    dlq_buf_free (&lock);
     return ok;
 }
 

@@ -6,8 +6,10 @@
  *  schema.table. Under them: create the schema if it does not exist, create
  *  dlq_schema_version if it does not exist, read the table's version, and
  *  run the migrations from that version up to DLQ_PG_SCHEMA_VERSION
- *  (version 1 creates the table and its indexes, IF NOT EXISTS), recording
- *  the new version. A table at a newer version than this sink's is an
+ *  (version 1 creates the table and its indexes; version 2 adds the
+ *  workbench's columns, its lock table and indexes; every step IF NOT
+ *  EXISTS), recording the new version. A missing table (or lock table) is
+ *  created again by running its migrations once more. A table at a newer version than this sink's is an
  *  error, and nothing is changed.
  */
 #ifndef DLQ_PG_SCHEMA_H

@@ -1,7 +1,8 @@
 /*  pg_sink — the instance of the postgres sink plugin, shared by its
  *  parts: pg_sink.c (settings, init, connection and table setup, the
- *  entry), pg_deliver.c (deliver) and pg_store.c (the store calls).
- *  Internal to the plugin.
+ *  entry), pg_deliver.c (deliver), pg_store.c (the store calls),
+ *  pg_query.c and pg_workbench.c (the workbench calls), pg_call.c (what
+ *  the query calls share). Internal to the plugin.
  */
 #ifndef DLQ_PG_SINK_H
 #define DLQ_PG_SINK_H
@@ -40,7 +41,7 @@ typedef struct {
     size_t                  *slot;          /* rows [k] is events [slot [k]] */
     const char             **values;        /* every row's parameters, flat */
     int                     *lengths;
-    size_t                   capacity;      /* of rows, slot; values and lengths hold 16 times that */
+    size_t                   capacity;      /* of rows, slot; values and lengths hold DLQ_PG_PARAM_COUNT times that */
     dlq_pg_inserts_t         inserts;       /* the INSERT texts and prepared statements */
     char                     last_error [512];
 } dlq_pg_sink_t;

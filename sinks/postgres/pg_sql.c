@@ -18,6 +18,8 @@ static const char *const index_suffix [DLQ_PG_INDEX_COUNT] = {
     [DLQ_PG_INDEX_CREATED]      = "created_at_idx",
     [DLQ_PG_INDEX_LIST]         = "stream_created_id_idx",
     [DLQ_PG_INDEX_EXPIRES]      = "expires_at_idx",
+    [DLQ_PG_INDEX_STREAM_STATUS_RETRY] = "stream_status_retry_idx",
+    [DLQ_PG_INDEX_FINGERPRINT]  = "fingerprint_idx",
 };
 
 /* The indexed columns (and predicate) of each index. */
@@ -29,6 +31,8 @@ static const char *const index_columns [DLQ_PG_INDEX_COUNT] = {
     [DLQ_PG_INDEX_CREATED]      = "(created_at)",
     [DLQ_PG_INDEX_LIST]         = "(stream_name, created_at DESC, id DESC)",
     [DLQ_PG_INDEX_EXPIRES]      = "(expires_at) WHERE expires_at IS NOT NULL",
+    [DLQ_PG_INDEX_STREAM_STATUS_RETRY] = "(stream_name, status, retry_after)",
+    [DLQ_PG_INDEX_FINGERPRINT]  = "(fingerprint, created_at DESC, id DESC)",
 };
 
 /* FNV-1a, 32 bits. */
@@ -41,10 +45,11 @@ fnv1a (const char *text)
     return h;
 }
 
-void
-dlq_pg_index_name (const char *table, dlq_pg_index_t which, char *out)
+/* "<table>_<suffix>" into out, shortened with a hash of table when longer
+ * than DLQ_PG_NAME_MAX bytes (dlq_pg_index_name). */
+static void
+derived_name (const char *table, const char *suffix, char *out)
 {
-    const char *suffix = index_suffix [which];
     size_t len = strlen (table), suffix_len = strlen (suffix);
     char hash [12] = "_";
     if (len + 1 + suffix_len > DLQ_PG_NAME_MAX) {
@@ -59,6 +64,18 @@ dlq_pg_index_name (const char *table, dlq_pg_index_t which, char *out)
     memcpy (out + len + hash_len, suffix, suffix_len + 1);
 }
 
+void
+dlq_pg_index_name (const char *table, dlq_pg_index_t which, char *out)
+{
+    derived_name (table, index_suffix [which], out);
+}
+
+void
+dlq_pg_lock_table_name (const char *table, char *out)
+{
+    derived_name (table, DLQ_PG_LOCK_TABLE_SUFFIX, out);
+}
+
 int32_t
 dlq_pg_lock_key (const char *text)
 {
@@ -69,6 +86,12 @@ void
 dlq_pg_sql_qualified (dlq_buf_t *out, const dlq_pg_names_t *names)
 {
     dlq_buf_printf (out, "%s.%s", names->schema, names->table);
+}
+
+void
+dlq_pg_sql_qualified_lock (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_printf (out, "%s.%s", names->schema, names->lock_table);
 }
 
 /* ---- schema setup --------------------------------------------------------------- */
@@ -148,7 +171,16 @@ create_table_v1 (dlq_buf_t *out, const dlq_pg_names_t *names)
         "metadata JSONB)");
 }
 
-/* Step step of version 1: the table, then each index. */
+/* CREATE INDEX IF NOT EXISTS of index which. */
+static void
+create_index (dlq_buf_t *out, const dlq_pg_names_t *names, dlq_pg_index_t which)
+{
+    dlq_buf_printf (out, "CREATE INDEX IF NOT EXISTS %s ON ", names->index [which]);
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_printf (out, " %s", index_columns [which]);
+}
+
+/* Step step of version 1: the table, then each of its indexes. */
 static bool
 migration_v1 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
 {
@@ -157,11 +189,45 @@ migration_v1 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
         create_table_v1 (out, names);
         return true;
     }
-    if (step > DLQ_PG_INDEX_COUNT)
+    if (step > DLQ_PG_INDEX_V1_COUNT)
         return false;
-    dlq_buf_printf (out, "CREATE INDEX IF NOT EXISTS %s ON ", names->index [step - 1]);
+    create_index (out, names, (dlq_pg_index_t) (step - 1));
+    return true;
+}
+
+/* Version 2's columns (instant: no default to compute per row; old rows
+ * keep fingerprint NULL) and the wider status (no rewrite). */
+static void
+alter_table_v2 (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "ALTER TABLE ");
     dlq_pg_sql_qualified (out, names);
-    dlq_buf_printf (out, " %s", index_columns [step - 1]);
+    dlq_buf_puts (out, " ADD COLUMN IF NOT EXISTS replay_count INT NOT NULL DEFAULT 0, "
+                       "ADD COLUMN IF NOT EXISTS fingerprint TEXT, "
+                       "ALTER COLUMN status TYPE VARCHAR(32)");
+}
+
+/* The scheduler's lock table: one row per stream whose pass was taken. */
+static void
+create_lock_table (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "CREATE TABLE IF NOT EXISTS ");
+    dlq_pg_sql_qualified_lock (out, names);
+    dlq_buf_puts (out, " (stream_name TEXT PRIMARY KEY, owner TEXT NOT NULL, locked_until TIMESTAMPTZ NOT NULL)");
+}
+
+/* Step step of version 2: the columns, the lock table, the new indexes. */
+static bool
+migration_v2 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
+{
+    if (step == 0)
+        alter_table_v2 (out, names);
+    else if (step == 1)
+        create_lock_table (out, names);
+    else if (step - 2 < DLQ_PG_INDEX_COUNT - DLQ_PG_INDEX_V1_COUNT)
+        create_index (out, names, (dlq_pg_index_t) (DLQ_PG_INDEX_V1_COUNT + step - 2));
+    else
+        return false;
     return true;
 }
 
@@ -170,18 +236,19 @@ dlq_pg_sql_migration (dlq_buf_t *out, const dlq_pg_names_t *names, int version, 
 {
     switch (version) {
         case 1:  return migration_v1 (out, names, step);
+        case 2:  return migration_v2 (out, names, step);
         default: return false;
     }
 }
 
 /* ---- delivery --------------------------------------------------------------------- */
 
-/* One column of the INSERT: its name, the parameter it takes (or a
- * constant) and the cast of that parameter. */
+/* One column of the INSERT: its name, the parameter it takes and the
+ * cast of that parameter (one parameter may feed two columns). */
 typedef struct {
-    const char *name;
-    int         param;          /* a dlq_pg_param_t, or -1 for constant */
-    const char *cast;           /* or the constant */
+    const char     *name;
+    dlq_pg_param_t  param;
+    const char     *cast;
 } insert_column_t;
 
 static const insert_column_t insert_columns [] = {
@@ -196,13 +263,15 @@ static const insert_column_t insert_columns [] = {
     { "error_type",       DLQ_PG_PARAM_ERROR_TYPE,       "" },
     { "error_message",    DLQ_PG_PARAM_ERROR_MESSAGE,    "" },
     { "error_stacktrace", DLQ_PG_PARAM_ERROR_STACKTRACE, "" },
-    { "status",           -1,                            "'PENDING'" },
+    { "status",           DLQ_PG_PARAM_STATUS,           "" },
     { "attempts",         DLQ_PG_PARAM_ATTEMPTS,         "::int4" },
     { "first_attempt_at", DLQ_PG_PARAM_FIRST_ATTEMPT_AT, "::timestamptz" },
     { "last_attempt_at",  DLQ_PG_PARAM_LAST_ATTEMPT_AT,  "::timestamptz" },
     { "created_at",       DLQ_PG_PARAM_CREATED_AT,       "::timestamptz" },
     { "expires_at",       DLQ_PG_PARAM_EXPIRES_AT,       "::timestamptz" },
     { "metadata",         DLQ_PG_PARAM_METADATA,         "::jsonb" },
+    { "fingerprint",      DLQ_PG_PARAM_FINGERPRINT,      "" },
+    { "retry_after",      DLQ_PG_PARAM_CREATED_AT,       "::timestamptz" },
 };
 
 #define INSERT_COLUMNS (sizeof insert_columns / sizeof insert_columns [0])
@@ -217,10 +286,7 @@ insert_tuple (dlq_buf_t *out, size_t r)
         const insert_column_t *col = &insert_columns [c];
         if (c > 0)
             dlq_buf_putc (out, ',');
-        if (col->param < 0)
-            dlq_buf_puts (out, col->cast);
-        else
-            dlq_buf_printf (out, "$%zu%s", first + (size_t) col->param, col->cast);
+        dlq_buf_printf (out, "$%zu%s", first + (size_t) col->param, col->cast);
     }
     dlq_buf_putc (out, ')');
 }
@@ -295,4 +361,107 @@ dlq_pg_sql_sweep (dlq_buf_t *out, const dlq_pg_names_t *names)
     dlq_pg_sql_qualified (out, names);
     dlq_buf_puts (out, " WHERE expires_at <= $1::timestamptz LIMIT $2::int8) RETURNING 1) "
                        "SELECT count(*) FROM gone");
+}
+
+/* ---- workbench: replay state and claim ------------------------------------------ */
+
+void
+dlq_pg_sql_ms (dlq_buf_t *out, const char *column)
+{
+    dlq_buf_printf (out, "CASE WHEN isfinite(%s) THEN floor(extract(epoch FROM %s) * 1000)::int8 "
+                    "WHEN %s > 'epoch' THEN 9223372036854775807 ELSE -9223372036854775807 END",
+                    column, column, column);
+}
+
+/* The columns of a replay state: status, retry_count, replay_count, retry_after in ms. */
+static void
+state_columns (dlq_buf_t *out)
+{
+    dlq_buf_puts (out, "status, retry_count, replay_count, ");
+    dlq_pg_sql_ms (out, "retry_after");
+}
+
+void
+dlq_pg_sql_state (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "SELECT ");
+    state_columns (out);
+    dlq_buf_puts (out, " FROM ");
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_puts (out, " WHERE id = $1::uuid AND ");
+    unexpired (out, 2);
+}
+
+const char *
+dlq_pg_mark_status (dlq_sink_mark_t mark)
+{
+    switch (mark) {
+        case DLQ_SINK_MARK_RESOLVED:    return "SUCCEEDED";
+        case DLQ_SINK_MARK_FAILED:      return "PENDING";
+        case DLQ_SINK_MARK_QUARANTINED: return "QUARANTINED";
+        default:                        return NULL;
+    }
+}
+
+/* The SET list of mark (without updated_at). */
+static void
+mark_set (dlq_buf_t *out, dlq_sink_mark_t mark)
+{
+    if (dlq_pg_mark_status (mark))
+        dlq_buf_puts (out, "status = $3, payload = jsonb_set(payload, '{status}', to_jsonb($3::text)), ");
+    if (mark == DLQ_SINK_MARK_FAILED)
+        dlq_buf_puts (out, "retry_count = retry_count + 1, ");
+    if (mark == DLQ_SINK_MARK_REPLAYED)
+        dlq_buf_puts (out, "replay_count = replay_count + 1, ");
+    if (mark == DLQ_SINK_MARK_FAILED || mark == DLQ_SINK_MARK_REPLAYED)
+        dlq_buf_puts (out, "retry_after = $4::timestamptz, ");
+}
+
+void
+dlq_pg_sql_mark (dlq_buf_t *out, const dlq_pg_names_t *names, dlq_sink_mark_t mark)
+{
+    dlq_buf_puts (out, "UPDATE ");
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_puts (out, " SET ");
+    mark_set (out, mark);
+    dlq_buf_puts (out, "updated_at = now() WHERE id = $1::uuid AND ");
+    unexpired (out, 2);
+    dlq_buf_puts (out, " RETURNING ");
+    state_columns (out);
+    dlq_buf_puts (out, ", payload_text");
+}
+
+void
+dlq_pg_sql_set_text (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "UPDATE ");
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_puts (out, " SET payload_text = $2 WHERE id = $1::uuid");
+}
+
+void
+dlq_pg_sql_take_pass (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "INSERT INTO ");
+    dlq_pg_sql_qualified_lock (out, names);
+    dlq_buf_puts (out, " AS l (stream_name, owner, locked_until) VALUES ($1, $2, $3::timestamptz) "
+                       "ON CONFLICT (stream_name) DO UPDATE SET owner = EXCLUDED.owner, "
+                       "locked_until = EXCLUDED.locked_until "
+                       "WHERE l.locked_until <= $4::timestamptz OR l.owner = EXCLUDED.owner RETURNING l.owner");
+}
+
+void
+dlq_pg_sql_claim (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "WITH picked AS (SELECT id FROM ");
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_puts (out, " WHERE stream_name = $1 AND status = 'PENDING' AND retry_count < $2::int4 "
+                       "AND retry_after <= $3::timestamptz AND ");
+    unexpired (out, 3);
+    dlq_buf_puts (out, " ORDER BY created_at, id LIMIT $4::int8 FOR UPDATE SKIP LOCKED), "
+                       "leased AS (UPDATE ");
+    dlq_pg_sql_qualified (out, names);
+    dlq_buf_puts (out, " AS e SET retry_after = $5::timestamptz, updated_at = now() FROM picked "
+                       "WHERE e.id = picked.id RETURNING e.replay_count, e.payload_text, e.created_at, e.id) "
+                       "SELECT replay_count, payload_text FROM leased ORDER BY created_at, id");
 }

@@ -10,10 +10,10 @@
  *  "<created_at in µs since the epoch>.<id>" of the page's last row, parsed
  *  strictly (anything else is BAD_CURSOR).
  *
- *  Each call connects if need be (connect_timeout_ms) and waits for its
- *  answer up to statement_timeout_ms (the server cancels the statement
- *  then) plus a grace. last_error says why a call failed.
+ *  Each call connects if need be and runs as pg_call.h says; last_error
+ *  says why a call failed.
  */
+#include "pg_call.h"
 #include "pg_sink.h"
 
 #include "dlq_json.h"
@@ -22,76 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Most rows one LIST page may ask for. */
-#define LIST_LIMIT_MAX 1000000
-
-/* ---- helpers --------------------------------------------------------------- */
-
-/* When a store call stops waiting for its answer. */
-static int64_t
-call_deadline (const dlq_pg_sink_t *self)
-{
-    return self->host->mono_ms () + self->connect_timeout_ms + self->statement_timeout_ms + DLQ_PG_GRACE_MS;
-}
-
-/* Record why call what failed (last_error), and log it: at debug level,
- * since the gateway logs a failed query with last_error, but as a warning
- * for the sweep, which runs in the background. Returns ERROR. */
-static dlq_sink_status_t
-fail (dlq_pg_sink_t *self, const char *what, const dlq_pg_error_t *error)
-{
-    snprintf (self->last_error, sizeof self->last_error, "postgres %s: %s%s%s", what,
-              error->sqlstate, error->sqlstate [0] ? " " : "", error->message);
-    bool background = strcmp (what, "sweep") == 0;
-    self->host->log (self->config, background ? DLQ_SINK_LOG_WARN : DLQ_SINK_LOG_DEBUG, "%s", self->last_error);
-    dlq_pg_sink_failed (self, error);
-    return DLQ_SINK_STATUS_ERROR;
-}
-
-/* Lengths of n NUL-terminated parameter values. */
-static void
-lengths_of (const char *const *values, int *lengths, int n)
-{
-    for (int i = 0; i < n; i++)
-        lengths [i] = (int) strlen (values [i]);
-}
-
-/* Connect and set the table up if need be, before the call's SQL is
- * built (the quoted names are known from the first connection on). */
-static bool
-ready (dlq_pg_sink_t *self, const char *what)
-{
-    dlq_pg_error_t error;
-    if (dlq_pg_sink_ready (self, call_deadline (self), &error))
-        return true;
-    fail (self, what, &error);
-    return false;
-}
-
-/* Run one statement with n text values; its result into *result (caller
- * clears). ERROR (recorded) on failure. */
-static dlq_sink_status_t
-query (dlq_pg_sink_t *self, const char *what, const dlq_buf_t *sql, const char *const *values, int n,
-       PGresult **result)
-{
-    int lengths [8];
-    lengths_of (values, lengths, n);
-    dlq_pg_error_t error;
-    dlq_pg_stmt_t stmt = { .sql = sql->data, .nparams = n, .values = values, .lengths = lengths };
-    if (!dlq_pg_conn_run (self->conn, &stmt, 1, result, call_deadline (self), &error)) {
-        dlq_pg_results_clear (result, 1);
-        return fail (self, what, &error);
-    }
-    return DLQ_SINK_STATUS_OK;
-}
-
-/* Append a string to a host buffer. */
-static void
-put (const dlq_pg_sink_t *self, dlq_sink_buf_t *out, const char *data, size_t len)
-{
-    self->host->append (out, data, len);
-}
 
 /* ---- get ------------------------------------------------------------------------ */
 
@@ -102,7 +32,7 @@ pg_get (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_ou
     dlq_pg_sink_t *self = instance;
     if (!dlq_pg_uuid_valid (id, false))
         return DLQ_SINK_STATUS_NOT_FOUND;
-    if (!ready (self, "get"))
+    if (!dlq_pg_call_ready (self, "get"))
         return DLQ_SINK_STATUS_ERROR;
     char now [DLQ_PG_TIME_LEN];
     dlq_pg_format_time (now_ms, now);
@@ -110,38 +40,17 @@ pg_get (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_ou
     dlq_buf_t sql = DLQ_BUF_INIT;
     dlq_pg_sql_get (&sql, &self->names);
     PGresult *result = NULL;
-    dlq_sink_status_t status = query (self, "get", &sql, values, 2, &result);
+    dlq_sink_status_t status = dlq_pg_call_query (self, "get", sql.data, values, 2, &result);
     dlq_buf_free (&sql);
     if (status == DLQ_SINK_STATUS_OK && PQntuples (result) == 0)
         status = DLQ_SINK_STATUS_NOT_FOUND;
     if (status == DLQ_SINK_STATUS_OK)
-        put (self, event_out, PQgetvalue (result, 0, 0), (size_t) PQgetlength (result, 0, 0));
+        dlq_pg_call_put (self, event_out, PQgetvalue (result, 0, 0), (size_t) PQgetlength (result, 0, 0));
     PQclear (result);
     return status;
 }
 
 /* ---- list ------------------------------------------------------------------------ */
-
-/* Write a page: the first shown rows of r as a JSON array, and the
- * cursor after the last of them when more rows came. */
-static void
-write_page (const dlq_pg_sink_t *self, const PGresult *r, size_t shown, bool more,
-            dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out)
-{
-    put (self, events_out, "[", 1);
-    for (size_t i = 0; i < shown; i++) {
-        if (i > 0)
-            put (self, events_out, ",", 1);
-        put (self, events_out, PQgetvalue (r, (int) i, 0), (size_t) PQgetlength (r, (int) i, 0));
-    }
-    put (self, events_out, "]", 1);
-    if (!more || shown == 0)
-        return;
-    char cursor [DLQ_PG_CURSOR_LEN];
-    int64_t created_us = strtoll (PQgetvalue (r, (int) shown - 1, 1), NULL, 10);
-    dlq_pg_cursor_format (created_us, PQgetvalue (r, (int) shown - 1, 2), cursor);
-    put (self, cursor_out, cursor, strlen (cursor));
-}
 
 /* One page of a stream's unexpired events, newest first. */
 static dlq_sink_status_t
@@ -155,9 +64,9 @@ pg_list (void *instance, const char *stream, size_t limit, const char *cursor, i
     if (after && !(dlq_pg_cursor_parse (cursor, &after_us, after_id)
                    && dlq_pg_format_time_us (after_us, after_time)))
         return DLQ_SINK_STATUS_BAD_CURSOR;
-    if (!ready (self, "list"))
+    if (!dlq_pg_call_ready (self, "list"))
         return DLQ_SINK_STATUS_ERROR;
-    size_t page = limit < 1 ? 1 : limit > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : limit;
+    size_t page = dlq_pg_call_page_size (limit);
     char now [DLQ_PG_TIME_LEN], fetch [24];
     dlq_pg_format_time (now_ms, now);
     snprintf (fetch, sizeof fetch, "%zu", page + 1);
@@ -165,13 +74,10 @@ pg_list (void *instance, const char *stream, size_t limit, const char *cursor, i
     dlq_buf_t sql = DLQ_BUF_INIT;
     dlq_pg_sql_list (&sql, &self->names, after);
     PGresult *result = NULL;
-    dlq_sink_status_t status = query (self, "list", &sql, values, after ? 5 : 3, &result);
+    dlq_sink_status_t status = dlq_pg_call_query (self, "list", sql.data, values, after ? 5 : 3, &result);
     dlq_buf_free (&sql);
-    if (status == DLQ_SINK_STATUS_OK) {
-        size_t rows = (size_t) PQntuples (result);
-        size_t shown = limit == 0 ? 0 : rows < page ? rows : page;
-        write_page (self, result, shown, rows > page, events_out, cursor_out);
-    }
+    if (status == DLQ_SINK_STATUS_OK)
+        dlq_pg_call_write_page (self, result, limit, events_out, cursor_out);
     PQclear (result);
     return status;
 }
@@ -193,7 +99,7 @@ write_streams (const dlq_pg_sink_t *self, const PGresult *r, dlq_sink_buf_t *out
         *events += strtoll (PQgetvalue (r, i, 1), NULL, 10);
     }
     dlq_buf_putc (&json, '}');
-    put (self, out, json.data, json.len);
+    dlq_pg_call_put (self, out, json.data, json.len);
     dlq_buf_free (&json);
 }
 
@@ -202,7 +108,7 @@ static dlq_sink_status_t
 pg_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, int64_t *bytes_out)
 {
     dlq_pg_sink_t *self = instance;
-    if (!ready (self, "stats"))
+    if (!dlq_pg_call_ready (self, "stats"))
         return DLQ_SINK_STATUS_ERROR;
     dlq_buf_t streams = DLQ_BUF_INIT, size = DLQ_BUF_INIT;
     dlq_pg_sql_stats (&streams, &self->names);
@@ -215,7 +121,7 @@ pg_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, int6
     };
     PGresult *results [2];
     dlq_pg_error_t error;
-    bool ok = dlq_pg_conn_run (self->conn, stmts, 2, results, call_deadline (self), &error);
+    bool ok = dlq_pg_conn_run (self->conn, stmts, 2, results, dlq_pg_call_deadline (self), &error);
     if (ok) {
         write_streams (self, results [0], streams_out, events_out);
         *bytes_out = strtoll (PQgetvalue (results [1], 0, 0), NULL, 10);
@@ -223,7 +129,7 @@ pg_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, int6
     dlq_pg_results_clear (results, 2);
     dlq_buf_free (&streams);
     dlq_buf_free (&size);
-    return ok ? DLQ_SINK_STATUS_OK : fail (self, "stats", &error);
+    return ok ? DLQ_SINK_STATUS_OK : dlq_pg_call_fail (self, "stats", &error);
 }
 
 /* Delete up to max_rows expired events; how many, or -1. */
@@ -233,7 +139,7 @@ pg_sweep (void *instance, int64_t now_ms, int64_t max_rows)
     dlq_pg_sink_t *self = instance;
     if (max_rows <= 0)
         return 0;
-    if (!ready (self, "sweep"))
+    if (!dlq_pg_call_ready (self, "sweep"))
         return -1;
     char now [DLQ_PG_TIME_LEN], rows [24];
     dlq_pg_format_time (now_ms, now);
@@ -242,7 +148,7 @@ pg_sweep (void *instance, int64_t now_ms, int64_t max_rows)
     dlq_buf_t sql = DLQ_BUF_INIT;
     dlq_pg_sql_sweep (&sql, &self->names);
     PGresult *result = NULL;
-    dlq_sink_status_t status = query (self, "sweep", &sql, values, 2, &result);
+    dlq_sink_status_t status = dlq_pg_call_query (self, "sweep", sql.data, values, 2, &result);
     dlq_buf_free (&sql);
     int64_t deleted = status == DLQ_SINK_STATUS_OK ? strtoll (PQgetvalue (result, 0, 0), NULL, 10) : -1;
     PQclear (result);
