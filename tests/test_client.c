@@ -389,12 +389,171 @@ answer_groups (fake_t *fake, request_t *req)
                     "\"Order <hex> not found\",\"sampleId\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\"}]}");
 }
 
+/* The replay jobs of answer_replay: A runs to DONE, F ends DONE with
+ * failed events, C is cancelled on its way. */
+#define JOB_A "0190f1d2-6c4e-7a01-8b2c-00000000000a"
+#define JOB_F "0190f1d2-6c4e-7a01-8b2c-00000000000f"
+#define JOB_C "0190f1d2-6c4e-7a01-8b2c-00000000000c"
+#define JOB_TOTAL 5
+
+/* REPLAY.STATUS calls the fake has answered for a job so far (the job
+ * moves one event on with each), and the body of the last REPLAY (the
+ * fake's thread writes both; a test reads them after fake_stop, or
+ * after the dlqctl it ran has exited). */
+static int status_calls;
+static char replay_body [1024];
+
+/* A job as the gateway reports it. */
+static void
+job_json (char *out, size_t size, const char *id, const char *state, int done, int failed, const char *last_error)
+{
+    snprintf (out, size, "{\"job\":\"%s\",\"state\":\"%s\",\"target\":\"endpoint\",\"rate\":50,\"total\":%d,"
+              "\"done\":%d,\"replayed\":%d,\"skipped\":0,\"quarantined\":0,\"failed\":%d,"
+              "\"createdAt\":\"2026-06-09T14:32:13.500Z\",\"updatedAt\":\"2026-06-09T14:32:14.500Z\"%s%s%s}",
+              id, state, JOB_TOTAL, done, done - failed, failed, last_error ? ",\"lastError\":\"" : "",
+              last_error ? last_error : "", last_error ? "\"" : "");
+}
+
+/* The job id in a request body {"job":"..."}, or "". */
+static void
+body_job_id (const request_t *req, char out [40])
+{
+    const char *at = strstr (req->body, "\"job\":\"");
+    snprintf (out, 40, "%.36s", at ? at + 7 : "");
+}
+
+/* REPLAY: a dry run of 3 events (2 in the sample; none for stream
+ * "mute"), or a new job (F for stream payments, C for stream stop, A
+ * otherwise); target endpoint of stream "closed" is refused. */
+static void
+answer_replay_start (fake_t *fake, request_t *req)
+{
+    char job [1024];
+    snprintf (replay_body, sizeof replay_body, "%s", req->body);
+    const char *id = strstr (req->body, "\"streamName\":\"payments\"") ? JOB_F
+                   : strstr (req->body, "\"streamName\":\"stop\"") ? JOB_C : JOB_A;
+    if (strstr (req->body, "\"streamName\":\"closed\""))
+        fake_reply (fake, req, "ERR", "{\"code\":\"INVALID_REQUEST\",\"message\":\"no replay endpoint\","
+                    "\"field\":\"target\"}");
+    else
+    if (strstr (req->body, "\"status\":\"mute\""))
+        fake_reply (fake, req, "OK", strstr (req->body, "\"dryRun\":true") ? "{\"dryRun\":true}" : "{\"job\":\"x\"}");
+    else
+    if (strstr (req->body, "\"dryRun\":true"))
+        fake_reply (fake, req, "OK",
+                    "{\"dryRun\":true,\"count\":3,\"sample\":[{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\","
+                    "\"streamName\":\"orders\",\"error\":{\"type\":\"java.net.SocketTimeoutException\"},"
+                    "\"status\":\"PENDING\"},{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\",\"streamName\":"
+                    "\"payments\",\"error\":{\"type\":\"com.acme.NotFound\"},\"status\":\"DLQ\"}]}");
+    else {
+        job_json (job, sizeof job, id, "RUNNING", 0, 0, NULL);
+        fake_reply (fake, req, "OK", job);
+    }
+}
+
+/* REPLAY.STATUS of a job: one event further on each call, then DONE (F
+ * with 2 failed), or CANCELLED after 2 calls (C). */
+static void
+answer_job_status (fake_t *fake, request_t *req, const char *id)
+{
+    char job [1024];
+    int done = ++status_calls < JOB_TOTAL ? status_calls : JOB_TOTAL;
+    bool cancelled = strcmp (id, JOB_C) == 0 && done >= 2;
+    const char *state = cancelled ? "CANCELLED" : done == JOB_TOTAL ? "DONE" : "RUNNING";
+    bool f = strcmp (id, JOB_F) == 0;
+    job_json (job, sizeof job, id, state, cancelled ? 2 : done, f && done == JOB_TOTAL ? 2 : 0,
+              f ? "stream payments has no replay_route" : NULL);
+    fake_reply (fake, req, "OK", job);
+}
+
+/* REPLAY.STATUS {}: jobs A (done) and C (cancelled); {"job":...}: as
+ * answer_job_status; an unknown job is NOT_FOUND. */
+static void
+answer_replay_status (fake_t *fake, request_t *req)
+{
+    char id [40], a [1024], c [1024], body [2100];
+    body_job_id (req, id);
+    if (strcmp (req->body, "{}") == 0) {
+        job_json (a, sizeof a, JOB_A, "DONE", JOB_TOTAL, 0, NULL);
+        job_json (c, sizeof c, JOB_C, "CANCELLED", 2, 0, NULL);
+        snprintf (body, sizeof body, "{\"jobs\":[%s,%s]}", c, a);
+        fake_reply (fake, req, "OK", body);
+    }
+    else
+    if (strcmp (id, JOB_A) == 0 || strcmp (id, JOB_F) == 0 || strcmp (id, JOB_C) == 0)
+        answer_job_status (fake, req, id);
+    else
+        fake_reply (fake, req, "ERR", "{\"code\":\"NOT_FOUND\",\"message\":\"no such job\",\"field\":\"job\"}");
+}
+
+/* REPLAY.PAUSE / RESUME / CANCEL: the job in the state asked for, except
+ * that job A is DONE (INVALID_STATE) and other jobs than A, F, C are not
+ * known. */
+static void
+answer_replay_move (fake_t *fake, request_t *req)
+{
+    char id [40], job [1024];
+    body_job_id (req, id);
+    const char *state = strcmp (req->verb, "REPLAY.PAUSE") == 0 ? "PAUSED"
+                      : strcmp (req->verb, "REPLAY.RESUME") == 0 ? "RUNNING" : "CANCELLED";
+    if (strcmp (id, JOB_A) == 0)
+        fake_reply (fake, req, "ERR", "{\"code\":\"INVALID_STATE\",\"message\":\"job is DONE\"}");
+    else
+    if (strcmp (id, JOB_F) == 0 || strcmp (id, JOB_C) == 0) {
+        job_json (job, sizeof job, id, state, 2, 0, NULL);
+        fake_reply (fake, req, "OK", job);
+    }
+    else
+        fake_reply (fake, req, "ERR", "{\"code\":\"NOT_FOUND\",\"message\":\"no such job\",\"field\":\"job\"}");
+}
+
+/* RESOLVE / FAIL: the event's state after it; id "nosuch" is NOT_FOUND,
+ * id "mute" gets a reply without the counts. */
+static void
+answer_outcome (fake_t *fake, request_t *req)
+{
+    bool resolve = strcmp (req->verb, "RESOLVE") == 0;
+    if (strstr (req->body, "\"nosuch\""))
+        fake_reply (fake, req, "ERR", "{\"code\":\"NOT_FOUND\",\"message\":\"no such event\",\"field\":\"id\"}");
+    else
+    if (strstr (req->body, "\"mute\""))
+        fake_reply (fake, req, "OK", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"status\":\"PENDING\"}");
+    else
+        fake_reply (fake, req, "OK", resolve
+                    ? "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"status\":\"SUCCEEDED\",\"retryCount\":0,"
+                      "\"replayCount\":1,\"retryAfter\":\"2026-06-09T14:42:13.500Z\"}"
+                    : "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"status\":\"PENDING\",\"retryCount\":2,"
+                      "\"replayCount\":1,\"retryAfter\":\"2026-06-09T14:34:13.500Z\"}");
+}
+
+/* The replay verbs; false when verb is not one. */
+static bool
+answer_replay (fake_t *fake, request_t *req)
+{
+    if (strcmp (req->verb, "REPLAY") == 0)
+        answer_replay_start (fake, req);
+    else
+    if (strcmp (req->verb, "REPLAY.STATUS") == 0)
+        answer_replay_status (fake, req);
+    else
+    if (strncmp (req->verb, "REPLAY.", 7) == 0)
+        answer_replay_move (fake, req);
+    else
+    if (strcmp (req->verb, "RESOLVE") == 0 || strcmp (req->verb, "FAIL") == 0)
+        answer_outcome (fake, req);
+    else
+        return false;
+    return true;
+}
+
 /* A gateway that stores every PUT and answers the query verbs with fixed
- * bodies, REDELIVER as answer_redeliver, COUNT as answer_count and GROUPS
- * as answer_groups. */
+ * bodies, REDELIVER as answer_redeliver, COUNT as answer_count, GROUPS
+ * as answer_groups and the replay verbs as answer_replay. */
 static void
 answer_queries (fake_t *fake, request_t *req)
 {
+    if (answer_replay (fake, req))
+        return;
     if (strcmp (req->verb, "PUT") == 0)
         fake_reply_stored (fake, req, false);
     else
@@ -425,8 +584,8 @@ answer_queries (fake_t *fake, request_t *req)
 /* What dlqctl's tests talk to: PUTs are stored, except that an event of
  * error type "bad" is rejected and one of stream "dup" is a duplicate; a
  * LIST page has one event and a next cursor; a pong tells maxMessageBytes;
- * STATS tells two sinks, and GET of event "e2" its deliveries to them;
- * the rest as answer_queries. */
+ * STATS tells two sinks, GET of event "e2" its deliveries to them and GET
+ * of "e3" its replay state; the rest as answer_queries. */
 static void
 dlqctl_gateway (fake_t *fake, request_t *req)
 {
@@ -455,6 +614,11 @@ dlqctl_gateway (fake_t *fake, request_t *req)
                     "\"lastErrorAt\":\"2026-06-09T14:32:13.500Z\",\"counters\":{\"calls\":8}},"
                     "\"archive\":{\"type\":\"jsonl\",\"backlog\":12,\"delivered\":0,\"retrying\":0,\"failed\":0,"
                     "\"redelivered\":1234567,\"circuit\":\"closed\",\"counters\":{}}}}");
+    else
+    if (strcmp (req->verb, "GET") == 0 && strstr (req->body, "\"e3\""))
+        fake_reply (fake, req, "OK",
+                    "{\"event\":{\"id\":\"e3\",\"status\":\"PENDING\"},\"replay\":{\"retryCount\":2,\"replayCount\":1,"
+                    "\"retryAfter\":\"2026-06-09T14:34:13.500Z\"}}");
     else
     if (strcmp (req->verb, "GET") == 0 && strstr (req->body, "\"e2\""))
         fake_reply (fake, req, "OK",
@@ -1108,6 +1272,332 @@ Test (client, uuid_v7_is_well_formed_and_ordered)
     }
 }
 
+/* ---- replay ----------------------------------------------------------------- */
+
+static const char *const two_ids [] = {
+    "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", "0190f1d2-6c4e-7a01-8b2c-3d4e5f60718\"",
+};
+
+Test (client, replay_sends_the_selection_and_reads_the_job)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_filter_t *f = full_filter ();
+    dlq_client_selection_t by_filter = { .filter = f };
+    dlq_client_job_t job;
+    memset (&job, 0x55, sizeof job);
+    cr_assert_eq (dlq_client_replay (client, &by_filter, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_OK,
+                  "%s", dlq_client_error_message (client));
+    cr_assert_str_eq (fake->last_verb, "REPLAY");
+    cr_assert_str_eq (fake->last_body, "{" FULL_FILTER_JSON ",\"target\":\"route\"}");
+    cr_assert_str_eq (job.id, JOB_A);
+    cr_assert_eq (job.state, DLQ_CLIENT_JOB_RUNNING);
+    cr_assert_eq (job.target, DLQ_CLIENT_TARGET_ENDPOINT);
+    cr_assert_eq (job.rate, 50);
+    cr_assert_eq (job.total, JOB_TOTAL);
+    cr_assert_eq (job.done + job.replayed + job.skipped + job.quarantined + job.failed, 0);
+    cr_assert_str_eq (job.created_at, "2026-06-09T14:32:13.500Z");
+    cr_assert_str_eq (job.updated_at, "2026-06-09T14:32:14.500Z");
+    cr_assert_str_eq (job.last_error, "", "no lastError: empty");
+
+    dlq_client_selection_t by_ids = { .ids = two_ids, .id_count = 2 };
+    cr_assert_eq (dlq_client_replay (client, &by_ids, DLQ_CLIENT_TARGET_ENDPOINT, 250, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"ids\":[\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\","
+                      "\"0190f1d2-6c4e-7a01-8b2c-3d4e5f60718\\\"\"],\"target\":\"endpoint\",\"rate\":250}");
+    dlq_client_selection_t all = { .all = true };
+    cr_assert_eq (dlq_client_replay (client, &all, DLQ_CLIENT_TARGET_ROUTE, -3, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"all\":true,\"target\":\"route\"}", "a rate below 1: the default");
+    dlq_client_filter_clear (f);
+    dlq_client_filter_set_stream (f, "payments");
+    dlq_client_selection_t both = { .filter = f, .ids = two_ids, .id_count = 1, .all = true };
+    cr_assert_eq (dlq_client_replay (client, &both, DLQ_CLIENT_TARGET_ROUTE, 1, &job), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"payments\",\"ids\":[\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"],"
+                      "\"all\":true,\"target\":\"route\",\"rate\":1}", "all sent as given: the gateway judges");
+    cr_assert_str_eq (job.id, JOB_F);
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, replay_dry_run_returns_the_count_and_the_sample)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_filter_t *f = dlq_client_filter_new ();
+    dlq_client_filter_set_error_type (f, "com.acme.NotFound");
+    dlq_client_selection_t selection = { .filter = f };
+    int64_t count = -1;
+    char *body = NULL;
+    size_t len = 0;
+    cr_assert_eq (dlq_client_replay_dry_run (client, &selection, DLQ_CLIENT_TARGET_ENDPOINT, 2, &count, &body, &len),
+                  DLQ_CLIENT_OK, "%s", dlq_client_error_message (client));
+    cr_assert_str_eq (fake->last_body, "{\"errorType\":\"com.acme.NotFound\",\"target\":\"endpoint\",\"dryRun\":true,"
+                      "\"sample\":2}");
+    cr_assert_eq (count, 3);
+    cr_assert_eq (strncmp (body, "{\"dryRun\":true,\"count\":3,\"sample\":[{\"id\":", 41), 0, "%s", body);
+    cr_assert_eq (len, strlen (body));
+    free (body);
+    cr_assert_eq (dlq_client_replay_dry_run (client, &selection, DLQ_CLIENT_TARGET_ROUTE, -1, &count, NULL, NULL),
+                  DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"errorType\":\"com.acme.NotFound\",\"target\":\"route\",\"dryRun\":true}",
+                      "no sample: the gateway's default");
+    cr_assert_eq (dlq_client_replay_dry_run (client, &selection, DLQ_CLIENT_TARGET_ROUTE, 0, NULL, NULL, NULL),
+                  DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"errorType\":\"com.acme.NotFound\",\"target\":\"route\",\"dryRun\":true,"
+                      "\"sample\":0}");
+    dlq_client_filter_set_status (f, "mute");
+    count = -1;
+    cr_assert_eq (dlq_client_replay_dry_run (client, &selection, DLQ_CLIENT_TARGET_ROUTE, 1, &count, &body, NULL),
+                  DLQ_CLIENT_ERR_PROTOCOL);
+    cr_assert_str_eq (dlq_client_error_message (client), "dry-run REPLAY reply without a \"count\"");
+    cr_assert_eq (count, -1, "untouched on failure");
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, replay_refuses_what_cannot_be_sent)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    const char *with_null [] = { "a", NULL };
+    dlq_client_selection_t no_ids = { .id_count = 2 };
+    dlq_client_selection_t null_id = { .ids = with_null, .id_count = 2 };
+    dlq_client_selection_t all = { .all = true };
+    dlq_client_job_t job;
+    cr_assert_eq (dlq_client_replay (client, NULL, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay (client, &no_ids, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay (client, &null_id, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay (client, &all, (dlq_client_target_t) 7, 0, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay (NULL, &all, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay_dry_run (client, &null_id, DLQ_CLIENT_TARGET_ROUTE, 0, NULL, NULL, NULL),
+                  DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay_status (client, NULL, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay_pause (client, NULL, &job), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_replay_jobs (client, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_resolve (client, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_client_fail (NULL, "x", NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (fake->received, 0, "nothing sent for bad arguments");
+
+    dlq_client_filter_t *f = dlq_client_filter_new ();
+    dlq_client_filter_set_status (f, "mute");
+    dlq_client_selection_t mute = { .filter = f };
+    cr_assert_eq (dlq_client_replay (client, &mute, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_PROTOCOL);
+    cr_assert_str_eq (dlq_client_error_message (client), "reply is not a replay job");
+    dlq_client_filter_set_status (f, NULL);
+    dlq_client_filter_set_stream (f, "closed");
+    cr_assert_eq (dlq_client_replay (client, &mute, DLQ_CLIENT_TARGET_ENDPOINT, 0, &job), DLQ_CLIENT_ERR_SERVER);
+    cr_assert_str_eq (dlq_client_error_code (client), "INVALID_REQUEST");
+    cr_assert_str_eq (dlq_client_error_field (client), "target");
+    dlq_client_filter_destroy (&f);
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, replay_jobs_are_followed_and_moved)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_job_t job;
+    for (int i = 1; i <= JOB_TOTAL; i++) {
+        cr_assert_eq (dlq_client_replay_status (client, JOB_F, &job), DLQ_CLIENT_OK,
+                      "%s", dlq_client_error_message (client));
+        cr_assert_eq (job.done, i);
+    }
+    cr_assert_str_eq (fake->last_verb, "REPLAY.STATUS");
+    cr_assert_str_eq (fake->last_body, "{\"job\":\"" JOB_F "\"}");
+    cr_assert_eq (job.state, DLQ_CLIENT_JOB_DONE);
+    cr_assert_eq (job.failed, 2);
+    cr_assert_eq (job.replayed, 3);
+    cr_assert_str_eq (job.last_error, "stream payments has no replay_route");
+
+    char *body = NULL;
+    size_t len = 0;
+    cr_assert_eq (dlq_client_replay_jobs (client, &body, &len), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{}");
+    cr_assert_eq (strncmp (body, "{\"jobs\":[{\"job\":\"" JOB_C "\",\"state\":\"CANCELLED\"", 63), 0, "%s", body);
+    cr_assert_eq (len, strlen (body));
+    free (body);
+
+    static const struct {
+        dlq_client_result_t (*move) (dlq_client_t *, const char *, dlq_client_job_t *);
+        const char            *verb;
+        dlq_client_job_state_t state;
+        const char            *state_name;
+    } moves [] = {
+        { dlq_client_replay_pause,  "REPLAY.PAUSE",  DLQ_CLIENT_JOB_PAUSED,    "PAUSED" },
+        { dlq_client_replay_resume, "REPLAY.RESUME", DLQ_CLIENT_JOB_RUNNING,   "RUNNING" },
+        { dlq_client_replay_cancel, "REPLAY.CANCEL", DLQ_CLIENT_JOB_CANCELLED, "CANCELLED" },
+    };
+    for (size_t i = 0; i < sizeof moves / sizeof moves [0]; i++) {
+        cr_assert_eq (moves [i].move (client, JOB_C, &job), DLQ_CLIENT_OK, "%s", moves [i].verb);
+        cr_assert_str_eq (fake->last_verb, moves [i].verb);
+        cr_assert_str_eq (fake->last_body, "{\"job\":\"" JOB_C "\"}");
+        cr_assert_eq (job.state, moves [i].state);
+        cr_assert_str_eq (dlq_client_job_state_name (job.state), moves [i].state_name);
+        cr_assert_eq (moves [i].move (client, JOB_A, &job), DLQ_CLIENT_ERR_SERVER);
+        cr_assert_str_eq (dlq_client_error_code (client), "INVALID_STATE");
+        cr_assert_str_eq (dlq_client_error_message (client), "job is DONE");
+        cr_assert_eq (moves [i].move (client, "0190f1d2-6c4e-7a01-8b2c-000000000000", NULL), DLQ_CLIENT_ERR_SERVER);
+        cr_assert_str_eq (dlq_client_error_code (client), "NOT_FOUND");
+        cr_assert_str_eq (dlq_client_error_field (client), "job");
+    }
+    cr_assert_str_eq (dlq_client_job_state_name (DLQ_CLIENT_JOB_DONE), "DONE");
+    cr_assert_str_eq (dlq_client_job_state_name ((dlq_client_job_state_t) 9), "UNKNOWN");
+    cr_assert_str_eq (dlq_client_target_name (DLQ_CLIENT_TARGET_ENDPOINT), "endpoint");
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+Test (client, resolve_and_fail_report_the_event_state)
+{
+    fake_t *fake = fake_start (answer_queries, 1000);
+    dlq_client_t *client = fast_client (fake->endpoint);
+    dlq_client_event_state_t state;
+    cr_assert_eq (dlq_client_resolve (client, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", &state), DLQ_CLIENT_OK,
+                  "%s", dlq_client_error_message (client));
+    cr_assert_str_eq (fake->last_verb, "RESOLVE");
+    cr_assert_str_eq (fake->last_body, "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}");
+    cr_assert_str_eq (state.id, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182");
+    cr_assert_str_eq (state.status, "SUCCEEDED");
+    cr_assert_eq (state.retry_count, 0);
+    cr_assert_eq (state.replay_count, 1);
+    cr_assert_str_eq (state.retry_after, "2026-06-09T14:42:13.500Z");
+    cr_assert_eq (dlq_client_fail (client, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", &state), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_verb, "FAIL");
+    cr_assert_str_eq (state.status, "PENDING");
+    cr_assert_eq (state.retry_count, 2);
+    cr_assert_eq (dlq_client_fail (client, "nosuch", &state), DLQ_CLIENT_ERR_SERVER);
+    cr_assert_str_eq (dlq_client_error_code (client), "NOT_FOUND");
+    cr_assert_eq (dlq_client_resolve (client, "mute", NULL), DLQ_CLIENT_ERR_PROTOCOL);
+    cr_assert_str_eq (dlq_client_error_message (client), "reply is not an event's replay state");
+    dlq_client_destroy (&client);
+    fake_stop (fake);
+    fake_destroy (&fake);
+}
+
+/* ---- the replay receiver ------------------------------------------------------ */
+
+/* A PUSH socket bound on a loopback port, as the gateway's replay
+ * endpoint; its endpoint into endpoint (64 bytes). */
+static void *
+push_start (void *ctx, char *endpoint)
+{
+    void *push = zmq_socket (ctx, ZMQ_PUSH);
+    int linger = 0;
+    zmq_setsockopt (push, ZMQ_LINGER, &linger, sizeof linger);
+    cr_assert_eq (zmq_bind (push, "tcp://127.0.0.1:*"), 0);
+    size_t size = 64;
+    zmq_getsockopt (push, ZMQ_LAST_ENDPOINT, endpoint, &size);
+    return push;
+}
+
+/* Send count frames (NUL-terminated texts, sent without the NUL). */
+static void
+push_frames (void *push, const char *const *frames, int count)
+{
+    for (int i = 0; i < count; i++)
+        cr_assert_geq (zmq_send (push, frames [i], strlen (frames [i]), i + 1 < count ? ZMQ_SNDMORE : 0), 0);
+}
+
+Test (client, replay_receiver_takes_three_frames)
+{
+    void *ctx = zmq_ctx_new ();
+    char endpoint [64];
+    void *push = push_start (ctx, endpoint);
+    dlq_replay_receiver_t *r = dlq_replay_receiver_new (endpoint);
+    cr_assert_not_null (r);
+    char job [DLQ_CLIENT_ID_SIZE], id [DLQ_CLIENT_ID_SIZE], *event = NULL;
+    size_t len = 0;
+    int64_t start = now_ms ();
+    cr_assert_eq (dlq_replay_receiver_recv (r, 100, job, id, &event, &len), DLQ_CLIENT_ERR_TIMEOUT);
+    cr_assert_geq (now_ms () - start, 90, "waited for the timeout");
+    cr_assert_eq (dlq_replay_receiver_recv (r, 0, job, id, &event, &len), DLQ_CLIENT_ERR_TIMEOUT);
+
+    const char *const good [] = { JOB_A, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182",
+                                  "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"metadata\":{\"replayOf\":"
+                                  "\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"replayCount\":1}}" };
+    const char *const two [] = { "schedule", "x" };
+    const char *const four [] = { "schedule", "x", "{}", "more" };
+    const char *const long_id [] = { "0190f1d2-6c4e-7a01-8b2c-3d4e5f6071820", "x", "{}" };
+    const char *const scheduled [] = { "schedule", "0190f1d2-6c4e-7a01-8b2c-3d4e5f607183", "{}" };
+    push_frames (push, good, 3);
+    push_frames (push, two, 2);
+    push_frames (push, four, 4);
+    push_frames (push, long_id, 3);
+    push_frames (push, scheduled, 3);
+
+    cr_assert_eq (dlq_replay_receiver_recv (r, 5000, job, id, &event, &len), DLQ_CLIENT_OK);
+    cr_assert_str_eq (job, JOB_A);
+    cr_assert_str_eq (id, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182");
+    cr_assert_str_eq (event, good [2]);
+    cr_assert_eq (len, strlen (good [2]));
+    free (event);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq (dlq_replay_receiver_recv (r, 5000, job, id, &event, NULL), DLQ_CLIENT_ERR_PROTOCOL,
+                      "malformed message %d dropped", i);
+    cr_assert_eq (dlq_replay_receiver_recv (r, -1, job, id, &event, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (job, "schedule");
+    cr_assert_str_eq (id, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607183");
+    cr_assert_str_eq (event, "{}");
+    free (event);
+    cr_assert_eq (dlq_replay_receiver_recv (r, 0, NULL, id, &event, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_eq (dlq_replay_receiver_recv (NULL, 0, job, id, &event, NULL), DLQ_CLIENT_ERR_ARGS);
+    dlq_replay_receiver_destroy (&r);
+    cr_assert_null (r);
+    dlq_replay_receiver_destroy (&r);
+    dlq_replay_receiver_destroy (NULL);
+    cr_assert_null (dlq_replay_receiver_new ("nonsense"));
+    cr_assert_null (dlq_replay_receiver_new (NULL));
+    zmq_close (push);
+    zmq_ctx_term (ctx);
+}
+
+/* Two receivers share the events (round-robin), as workers do. */
+Test (client, replay_receivers_share_the_events)
+{
+    void *ctx = zmq_ctx_new ();
+    char endpoint [64];
+    void *push = push_start (ctx, endpoint);
+    dlq_replay_receiver_t *r [2] = { dlq_replay_receiver_new (endpoint), dlq_replay_receiver_new (endpoint) };
+    char job [DLQ_CLIENT_ID_SIZE], id [DLQ_CLIENT_ID_SIZE], *event;
+    /* Both connected before sending: one message each, through each. */
+    const char *const probe [] = { "p", "p", "{}" };
+    int64_t until = now_ms () + 5000;
+    bool got [2] = { false, false };
+    while (!(got [0] && got [1]) && now_ms () < until) {
+        push_frames (push, probe, 3);
+        for (int i = 0; i < 2; i++)
+            if (dlq_replay_receiver_recv (r [i], 20, job, id, &event, NULL) == DLQ_CLIENT_OK) {
+                got [i] = true;
+                free (event);
+            }
+    }
+    cr_assert (got [0] && got [1], "both receivers connected");
+    for (int i = 0; i < 2; i++)
+        while (dlq_replay_receiver_recv (r [i], 100, job, id, &event, NULL) == DLQ_CLIENT_OK)
+            free (event);
+    const char *const message [] = { "j", "e", "{}" };
+    for (int i = 0; i < 10; i++)
+        push_frames (push, message, 3);
+    int counts [2] = { 0, 0 };
+    for (int i = 0; i < 2; i++)
+        while (dlq_replay_receiver_recv (r [i], 300, job, id, &event, NULL) == DLQ_CLIENT_OK) {
+            counts [i]++;
+            free (event);
+        }
+    cr_assert_eq (counts [0] + counts [1], 10);
+    cr_assert_eq (counts [0], 5, "round-robin: %d and %d", counts [0], counts [1]);
+    dlq_replay_receiver_destroy (&r [0]);
+    dlq_replay_receiver_destroy (&r [1]);
+    zmq_close (push);
+    zmq_ctx_term (ctx);
+}
+
 /* ---- dlqctl against the fake gateway --------------------------------------- */
 
 Test (dlqctl, put_reports_rejected_lines_and_a_summary)
@@ -1269,7 +1759,7 @@ Test (dlqctl, redeliver_prints_the_count_and_sends_the_filter)
     end_usage_checks (fake, sent, dir);
 }
 
-Test (dlqctl, stats_and_get_show_the_sinks)
+Test (dlqctl, stats_and_get_show_the_sinks_and_the_replay_state)
 {
     fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
@@ -1288,6 +1778,10 @@ Test (dlqctl, stats_and_get_show_the_sinks)
         "s        retrying   2         2026-06-09T14:32:13.500Z  timeout\n"
         "archive  delivered  1         -                         -\n", "");
     expect_dlqctl (dir, fake, "get e2 --json", 0, "{\"id\":\"e2\"}\n", "");
+    expect_dlqctl (dir, fake, "get e3", 0,
+        "{\n  \"id\": \"e3\",\n  \"status\": \"PENDING\"\n}\n"
+        "\n"
+        "replay: retry count 2, replay count 1, retry after 2026-06-09T14:34:13.500Z\n", "");
     fake_stop (fake);
     fake_destroy (&fake);
     test_rmtree (dir);
@@ -1388,4 +1882,208 @@ Test (dlqctl, groups_prints_what_is_failing)
     expect_dlqctl (dir, fake, "groups --all", 64, NULL, NULL);
     expect_dlqctl (dir, fake, "groups --help", 0, NULL, "");
     end_usage_checks (fake, sent, dir);
+}
+
+Test (dlqctl, replay_dry_run_prints_the_count_and_the_sample)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "replay --stream orders --dry-run --sample 2", 0,
+        "3 events would be replayed\n"
+        "ID                                    STREAM    STATUS   ERROR TYPE\n"
+        "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  orders    PENDING  java.net.SocketTimeoutException\n"
+        "0190f1d2-6c4e-7a01-8b2c-3d4e5f607183  payments  DLQ      com.acme.NotFound\n", "");
+    cr_assert_str_eq (fake->last_verb, "REPLAY");
+    cr_assert_str_eq (fake->last_body, "{\"streamName\":\"orders\",\"target\":\"route\",\"dryRun\":true,\"sample\":2}");
+    expect_dlqctl (dir, fake, "replay --all --dry-run --target endpoint --json", 0, NULL, "");
+    cr_assert_str_eq (fake->last_body, "{\"all\":true,\"target\":\"endpoint\",\"dryRun\":true}");
+    expect_dlqctl (dir, fake, "replay --status mute --dry-run", 2, "",
+                   "dlqctl: PROTOCOL: dry-run REPLAY reply without a \"count\"\n");
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, replay_follows_the_job_with_plain_lines)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "-e %s replay --ids a,b --id c --target endpoint --rate 50", fake->endpoint);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stdout: %s\nstderr: %s", out, err);
+    cr_assert_str_eq (replay_body, "{\"ids\":[\"a\",\"b\",\"c\"],\"target\":\"endpoint\",\"rate\":50}");
+    cr_assert_str_eq (err, "");
+    const char *start = "job " JOB_A ": replaying 5 events to endpoint at 50 events/s\n"
+                        "0/5 (0%), 0.0 events/s, 00:00 elapsed, ETA --:--\n";
+    cr_assert_eq (strncmp (out, start, strlen (start)), 0, "%s", out);
+    cr_assert_null (strchr (out, '\r'), "no carriage returns when not on a terminal: %s", out);
+    cr_assert_not_null (strstr (out, "\n5/5 (100%), "), "the last figures: %s", out);
+    const char *summary = strstr (out, "\njob " JOB_A " DONE: 5 replayed, 0 skipped, 0 quarantined, 0 failed of 5 in 00:0");
+    cr_assert_not_null (summary, "the summary line: %s", out);
+    cr_assert_eq (strchr (summary + 1, '\n') [1], '\0', "the summary comes last: %s", out);
+    cr_assert_not_null (strstr (summary, " events/s)\n"), "%s", out);
+    free (out);
+    free (err);
+    fake_stop (fake);
+    cr_assert_str_eq (fake->last_verb, "REPLAY.STATUS");
+    cr_assert_str_eq (fake->last_body, "{\"job\":\"" JOB_A "\"}");
+    cr_assert_geq (status_calls, JOB_TOTAL, "polled until DONE");
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, replay_with_failed_events_or_cancelled_exits_1)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], args [512], *out, *err;
+    test_tmpdir (dir);
+    snprintf (args, sizeof args, "-e %s replay --stream payments", fake->endpoint);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 1, "stdout: %s\nstderr: %s", out, err);
+    cr_assert_str_eq (err, "dlqctl: 2 events could not be replayed: stream payments has no replay_route\n");
+    cr_assert_not_null (strstr (out, "\njob " JOB_F " DONE: 3 replayed, 0 skipped, 0 quarantined, 2 failed of 5 in "),
+                        "%s", out);
+    free (out);
+    free (err);
+    snprintf (args, sizeof args, "-e %s replay --stream stop", fake->endpoint);
+    cr_assert_eq (dlqctl_run (dir, args, &out, &err), 1, "stdout: %s\nstderr: %s", out, err);
+    cr_assert_str_eq (err, "dlqctl: job " JOB_C " was cancelled\n");
+    cr_assert_not_null (strstr (out, "\njob " JOB_C " CANCELLED: 2 replayed, 0 skipped, 0 quarantined, 0 failed of 5"),
+                        "%s", out);
+    free (out);
+    free (err);
+    expect_dlqctl (dir, fake, "replay --stream closed --target endpoint", 1, "",
+                   "dlqctl: INVALID_REQUEST: no replay endpoint (target)\n");
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, replay_detach_and_json)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], running [1024], done [1024], want [2100];
+    test_tmpdir (dir);
+    job_json (running, sizeof running, JOB_A, "RUNNING", 0, 0, NULL);
+    job_json (done, sizeof done, JOB_A, "DONE", JOB_TOTAL, 0, NULL);
+    expect_dlqctl (dir, fake, "replay --all --detach", 0, JOB_A "\n", "");
+    cr_assert_eq (status_calls, 0, "not followed");
+    snprintf (want, sizeof want, "%s\n", running);
+    expect_dlqctl (dir, fake, "replay --all --detach --json", 0, want, "");
+    snprintf (want, sizeof want, "%s\n%s\n", running, done);
+    expect_dlqctl (dir, fake, "replay --all --json", 0, want, "");
+    cr_assert_str_eq (replay_body, "{\"all\":true,\"target\":\"route\"}");
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+Test (dlqctl, replay_status_pause_resume_cancel)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], job [1024], want [1100];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "replay status", 0,
+        "JOB                                   STATE      TARGET    RATE  DONE  TOTAL  REPLAYED  SKIPPED  "
+        "QUARANTINED  FAILED  CREATED AT                LAST ERROR\n"
+        JOB_C "  CANCELLED  endpoint  50    2     5      2         0        0            0       "
+        "2026-06-09T14:32:13.500Z  -\n"
+        JOB_A "  DONE       endpoint  50    5     5      5         0        0            0       "
+        "2026-06-09T14:32:13.500Z  -\n", "");
+    cr_assert_str_eq (fake->last_verb, "REPLAY.STATUS");
+    cr_assert_str_eq (fake->last_body, "{}");
+    expect_dlqctl (dir, fake, "replay status --json", 0, NULL, "");
+    expect_dlqctl (dir, fake, "replay status " JOB_F, 0,
+        "job          " JOB_F "\n"
+        "state        RUNNING\n"
+        "target       endpoint\n"
+        "rate         50 events/s\n"
+        "progress     1/5 (20%)\n"
+        "replayed     1\n"
+        "skipped      0\n"
+        "quarantined  0\n"
+        "failed       0\n"
+        "created at   2026-06-09T14:32:13.500Z\n"
+        "updated at   2026-06-09T14:32:14.500Z\n"
+        "last error   stream payments has no replay_route\n", "");
+    job_json (job, sizeof job, JOB_F, "RUNNING", 2, 0, "stream payments has no replay_route");
+    snprintf (want, sizeof want, "%s\n", job);
+    expect_dlqctl (dir, fake, "replay status --json " JOB_F, 0, want, "");
+
+    expect_dlqctl (dir, fake, "replay pause " JOB_C, 0, "job " JOB_C " PAUSED: 2/5 done\n", "");
+    cr_assert_str_eq (fake->last_verb, "REPLAY.PAUSE");
+    cr_assert_str_eq (fake->last_body, "{\"job\":\"" JOB_C "\"}");
+    expect_dlqctl (dir, fake, "replay resume " JOB_C, 0, "job " JOB_C " RUNNING: 2/5 done\n", "");
+    cr_assert_str_eq (fake->last_verb, "REPLAY.RESUME");
+    job_json (job, sizeof job, JOB_C, "CANCELLED", 2, 0, NULL);
+    snprintf (want, sizeof want, "%s\n", job);
+    expect_dlqctl (dir, fake, "replay cancel --json " JOB_C, 0, want, "");
+    cr_assert_str_eq (fake->last_verb, "REPLAY.CANCEL");
+    expect_dlqctl (dir, fake, "replay resume " JOB_A, 1, "", "dlqctl: INVALID_STATE: job is DONE\n");
+    expect_dlqctl (dir, fake, "replay cancel 0190f1d2-6c4e-7a01-8b2c-000000000000", 1, "",
+                   "dlqctl: NOT_FOUND: no such job (job)\n");
+    expect_dlqctl (dir, fake, "replay status 0190f1d2-6c4e-7a01-8b2c-000000000000", 1, "",
+                   "dlqctl: NOT_FOUND: no such job (job)\n");
+    int sent = fake->received;
+    expect_dlqctl (dir, fake, "replay pause", 64, "",
+                   "dlqctl: replay pause: wants exactly one job id\nTry 'dlqctl replay pause --help'.\n");
+    expect_dlqctl (dir, fake, "replay status a b", 64, "",
+                   "dlqctl: replay status: wants one job id at most\nTry 'dlqctl replay status --help'.\n");
+    expect_dlqctl (dir, fake, "replay cancel --help", 0, NULL, "");
+    expect_dlqctl (dir, fake, "replay status --help", 0, NULL, "");
+    end_usage_checks (fake, sent, dir);
+}
+
+Test (dlqctl, resolve_and_fail_print_the_event_state)
+{
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256];
+    test_tmpdir (dir);
+    expect_dlqctl (dir, fake, "resolve 0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", 0,
+                   "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182 SUCCEEDED (retry count 0, replay count 1,"
+                   " retry after 2026-06-09T14:42:13.500Z)\n", "");
+    cr_assert_str_eq (fake->last_verb, "RESOLVE");
+    cr_assert_str_eq (fake->last_body, "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}");
+    expect_dlqctl (dir, fake, "fail --json 0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", 0,
+                   "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"status\":\"PENDING\",\"retryCount\":2,"
+                   "\"replayCount\":1,\"retryAfter\":\"2026-06-09T14:34:13.500Z\"}\n", "");
+    cr_assert_str_eq (fake->last_verb, "FAIL");
+    expect_dlqctl (dir, fake, "fail nosuch", 1, "", "dlqctl: NOT_FOUND: no such event (id)\n");
+    expect_dlqctl (dir, fake, "resolve mute", 2, "", "dlqctl: PROTOCOL: reply is not an event's replay state\n");
+    int sent = fake->received;
+    expect_dlqctl (dir, fake, "resolve", 64, "",
+                   "dlqctl: resolve: wants exactly one event id\nTry 'dlqctl resolve --help'.\n");
+    expect_dlqctl (dir, fake, "fail a b", 64, NULL, NULL);
+    expect_dlqctl (dir, fake, "fail --help", 0, NULL, "");
+    end_usage_checks (fake, sent, dir);
+}
+
+Test (dlqctl, replay_usage_errors_send_nothing)
+{
+    static const struct {
+        const char *args, *message;
+    } cases [] = {
+        { "replay", "give filters, --ids / --id, or --all to replay every event" },
+        { "replay --target endpoint --rate 5", "give filters, --ids / --id, or --all to replay every event" },
+        { "replay --stream orders --id a", "give filters or ids, not both" },
+        { "replay --all --sample 3", "--sample goes with --dry-run" },
+        { "replay --all --dry-run --detach", "--dry-run replays nothing: no --detach with it" },
+        { "replay --all --dry-run --rate 5", "--dry-run replays nothing: no --rate with it" },
+        { "replay --all --rate 0", "--rate wants a number from 1 to 100000, not '0'" },
+        { "replay --all --dry-run --sample 101", "--sample wants a number from 0 to 100, not '101'" },
+        { "replay --all --target sink", "--target wants route or endpoint, not 'sink'" },
+        { "replay --ids a,", "--ids wants ids separated by commas, not 'a,'" },
+        { "replay --ids ''", "--ids wants ids separated by commas, not ''" },
+        { "replay --all extra", "unexpected argument 'extra'" },
+        { "replay --all --limit 5", "unknown or incomplete option '--limit'" },
+    };
+    fake_t *fake = fake_start (dlqctl_gateway, 1000);
+    char dir [256], want [512];
+    test_tmpdir (dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        snprintf (want, sizeof want, "dlqctl: replay: %s\nTry 'dlqctl replay --help'.\n", cases [i].message);
+        expect_dlqctl (dir, fake, cases [i].args, 64, "", want);
+    }
+    expect_dlqctl (dir, fake, "replay --help", 0, NULL, "");
+    end_usage_checks (fake, 0, dir);
 }

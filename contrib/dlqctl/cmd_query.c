@@ -20,7 +20,9 @@ static const char get_usage [] =
     "it with --json). When the gateway has sinks, a table of the event's\n"
     "deliveries follows: for each sink of its chain the STATE (pending,\n"
     "delivered, retrying or failed), ATTEMPTS, NEXT ATTEMPT (retrying) and\n"
-    "LAST ERROR.\n";
+    "LAST ERROR. When the gateway keeps replay state, a last line tells the\n"
+    "event's retry count (FAILs reported by workers), replay count and when\n"
+    "it is due again ('dlqctl replay', 'dlqctl resolve', 'dlqctl fail').\n";
 
 static const char list_usage [] =
     "usage: dlqctl list [FILTERS] [--limit N] [--cursor C] [--all]\n"
@@ -59,30 +61,13 @@ static const char ping_usage [] =
     "Check that the gateway answers, and show its version, the largest\n"
     "message it accepts and the round trip time.\n";
 
-/* Parse the arguments of a command that takes only --help, the global
- * options and operands; returns the index of the first operand, or -1
- * with *status set. */
-static int
-parse_plain (dlqctl_t *ctl, int argc, char **argv, const char *usage, int *status)
-{
-    static const struct option options [] = {
-        DLQCTL_COMMON_LONG_OPTIONS
-    };
-    int opt;
-    optind = 0;
-    while ((opt = getopt_long (argc, argv, "h" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1)
-        if (!dlqctl_common_option (ctl, argv [0], usage, opt, argv, status))
-            return -1;
-    return optind;
-}
-
 /* The start of a command that takes no operands (stats, ping): parse its
  * options, refuse operands and connect. Returns true when the command goes
  * on; false with *status set to the exit status to leave with. */
 static bool
 start_without_operands (dlqctl_t *ctl, int argc, char **argv, const char *usage, int *status)
 {
-    int first = parse_plain (ctl, argc, argv, usage, status);
+    int first = dlqctl_parse_operands (ctl, argv [0], argc, argv, usage, status);
     if (first < 0)
         return false;
     if (first < argc) {
@@ -95,8 +80,23 @@ start_without_operands (dlqctl_t *ctl, int argc, char **argv, const char *usage,
 
 /* ---- get ------------------------------------------------------------- */
 
-/* Pretty-print the event of a GET reply, then its deliveries when the
- * gateway tells them. */
+/* "replay: retry count R, replay count N, retry after T" from GET's
+ * "replay" member (a gateway whose primary keeps replay state). */
+static void
+print_replay_state (const dlq_json_value_t *replay)
+{
+    static const char *const paths [3] = { "retryCount", "replayCount", "retryAfter" };
+    dlq_buf_t text [3];
+    const char *cells [3];
+    json_view_cells (replay, paths, 3, text, cells);
+    printf ("\nreplay: retry count %s, replay count %s, retry after %s\n",
+            cells [0] ? cells [0] : "-", cells [1] ? cells [1] : "-", cells [2] ? cells [2] : "-");
+    for (int i = 0; i < 3; i++)
+        dlq_buf_free (&text [i]);
+}
+
+/* Pretty-print the event of a GET reply, then its deliveries and its
+ * replay state when the gateway tells them. */
 static int
 show_event (const char *reply, size_t len)
 {
@@ -105,6 +105,7 @@ show_event (const char *reply, size_t len)
         return DLQCTL_EXIT_NO_ANSWER;
     const dlq_json_value_t *root = dlq_json_root (doc);
     const dlq_json_value_t *deliveries = dlq_json_get (root, "deliveries");
+    const dlq_json_value_t *replay = dlq_json_get (root, "replay");
     dlq_buf_t out = DLQ_BUF_INIT;
     json_view_pretty (&out, dlq_json_get (root, "event"), 2);
     dlq_buf_putc (&out, '\n');
@@ -112,6 +113,8 @@ show_event (const char *reply, size_t len)
     dlq_buf_free (&out);
     if (deliveries)
         sinks_print_deliveries (deliveries);
+    if (replay && replay->type == DLQ_JSON_OBJECT)
+        print_replay_state (replay);
     dlq_json_doc_destroy (&doc);
     return DLQCTL_EXIT_OK;
 }
@@ -120,7 +123,7 @@ int
 cmd_get (dlqctl_t *ctl, int argc, char **argv)
 {
     int status = DLQCTL_EXIT_OK;
-    int first = parse_plain (ctl, argc, argv, get_usage, &status);
+    int first = dlqctl_parse_operands (ctl, argv [0], argc, argv, get_usage, &status);
     if (first < 0)
         return status;
     if (argc - first != 1)

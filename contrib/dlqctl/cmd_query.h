@@ -7,8 +7,9 @@
 
 #include "dlqctl.h"
 
-/* get ID: the stored event, pretty-printed, and a table of its deliveries
- * when the gateway has sinks (the event alone, raw, with --json). */
+/* get ID: the stored event, pretty-printed, a table of its deliveries
+ * when the gateway has sinks and its replay state when the gateway keeps
+ * one (the event alone, raw, with --json). */
 int cmd_get (dlqctl_t *ctl, int argc, char **argv);
 
 /* list [FILTERS] [--limit N] [--cursor C] [--all]: a table of the events

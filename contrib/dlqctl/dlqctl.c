@@ -3,11 +3,14 @@
  *      dlqctl [--endpoint E] [--json] [--timeout MS] COMMAND [ARGS]
  *
  *  Parses the global options, connects a libdlq client and hands over to
- *  the command (cmd_put.c, cmd_query.c, cmd_workbench.c, cmd_sinks.c).
+ *  the command (cmd_put.c, cmd_query.c, cmd_workbench.c, cmd_sinks.c,
+ *  cmd_replay.c, cmd_jobs.c).
  */
 #include "dlqctl.h"
+#include "cmd_jobs.h"
 #include "cmd_put.h"
 #include "cmd_query.h"
+#include "cmd_replay.h"
 #include "cmd_sinks.h"
 #include "cmd_workbench.h"
 
@@ -36,8 +39,18 @@ static const char usage_text [] =
     "  redeliver --sink S [--stream X | --id ID]\n"
     "                              deliver again what failed for good at a sink\n"
     "  ping                        check that the gateway answers\n"
+    "  replay [FILTERS | --ids ID,... | --all] [--target route|endpoint]\n"
+    "         [--rate N] [--dry-run [--sample N]] [--detach]\n"
+    "                              send the events that match again, as a job\n"
+    "                              followed with a progress bar until it ends\n"
+    "  replay status [JOB]         the replay jobs, or one of them\n"
+    "  replay pause|resume|cancel JOB\n"
+    "                              pause, resume or cancel a replay job\n"
+    "  resolve ID                  report a replayed event processed (SUCCEEDED)\n"
+    "  fail ID                     report a replayed event failed (PENDING, due\n"
+    "                              again after a backoff)\n"
     "\n"
-    "FILTERS (list, count, groups; every one given must match):\n"
+    "FILTERS (list, count, groups, replay; every one given must match):\n"
     "  --stream S, --status S, --error-type T, --fingerprint F,\n"
     "  --since ISO, --until ISO (createdAt >= / <), --attempts-min N,\n"
     "  --attempts-max N, --meta KEY=VALUE (repeatable), --message TEXT;\n"
@@ -54,9 +67,11 @@ static const char usage_text [] =
     "  -V, --version      show the version\n"
     "The options -e, -j and -t may also follow the command.\n"
     "\n"
-    "exit status: 0 success, 1 the gateway rejected something, 2 no usable\n"
-    "answer (timeout, transport or protocol error), 64 usage error,\n"
-    "66 input file not readable.\n";
+    "exit status: 0 success, 1 the gateway rejected something (an ERR reply\n"
+    "such as NOT_FOUND or INVALID_STATE; rejected lines of put; a replay job\n"
+    "with failed events, or cancelled), 2 no usable answer (timeout,\n"
+    "transport or protocol error), 64 usage error, 66 input file not\n"
+    "readable, 130 interrupted while following a replay (the job goes on).\n";
 
 typedef struct {
     const char *name;
@@ -72,6 +87,9 @@ static const command_t commands [] = {
     { "stats",     cmd_stats     },
     { "ping",      cmd_ping      },
     { "redeliver", cmd_redeliver },
+    { "replay",    cmd_replay    },
+    { "resolve",   cmd_resolve   },
+    { "fail",      cmd_fail      },
 };
 
 dlqctl_exit_t
@@ -160,6 +178,20 @@ dlqctl_common_option (dlqctl_t *ctl, const char *command, const char *usage,
             *status = dlqctl_usage_error (command, "unknown or incomplete option '%s'", argv [optind - 1]);
             return false;
     }
+}
+
+int
+dlqctl_parse_operands (dlqctl_t *ctl, const char *command, int argc, char **argv, const char *usage, int *status)
+{
+    static const struct option options [] = {
+        DLQCTL_COMMON_LONG_OPTIONS
+    };
+    int opt;
+    optind = 0;
+    while ((opt = getopt_long (argc, argv, "h" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1)
+        if (!dlqctl_common_option (ctl, command, usage, opt, argv, status))
+            return -1;
+    return optind;
 }
 
 /* Parse the options before the command; returns the index of the command

@@ -2,8 +2,10 @@
  *  every command sees, exit statuses, and error reporting.
  *
  *  Exit statuses: 0 success; 1 the gateway rejected something (an ERR
- *  reply, or rejected lines in `put`); 2 no usable answer (timeout,
- *  transport or protocol error); 64 usage error; 66 input not readable.
+ *  reply, rejected lines in `put`, a followed replay job that ended with
+ *  failed events or cancelled); 2 no usable answer (timeout, transport or
+ *  protocol error); 64 usage error; 66 input not readable; 130 following
+ *  a replay job interrupted (replay_watch.h).
  */
 #ifndef DLQCTL_H
 #define DLQCTL_H
@@ -68,6 +70,14 @@ dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
  * set to the exit status to leave with at once. */
 bool dlqctl_common_option (dlqctl_t *ctl, const char *command, const char *usage,
                            int opt, char **argv, int *status);
+
+/* Parse the options of a command that takes only --help, the global
+ * options and operands (argv[0] is the command's word; command is its
+ * name in messages, e.g. "replay status"). Returns the index in argv of
+ * the first operand (operands are moved after the options), or -1 with
+ * *status set to the exit status to leave with. */
+int dlqctl_parse_operands (dlqctl_t *ctl, const char *command, int argc, char **argv, const char *usage,
+                           int *status);
 
 /* Parse a decimal integer in [min, max] from text; false when it is not
  * one. */

@@ -94,13 +94,23 @@ attempts_option (dlq_client_filter_t *filter, const char *command, int opt, cons
     return FILTER_ARGS_OK;
 }
 
+/* A command's own option handler and its state. */
+typedef struct {
+    filter_args_own_fn *fn;
+    void               *state;
+} own_options_t;
+
 /* Apply one option that getopt_long returned; FILTER_ARGS_OK, or the exit
  * status to leave with. */
 static int
-apply_option (dlqctl_t *ctl, filter_args_t *args, const char *usage, int opt, char **argv)
+apply_option (dlqctl_t *ctl, filter_args_t *args, const char *usage, const own_options_t *own, int opt,
+              char **argv)
 {
     const char *command = argv [0];
-    int status = FILTER_ARGS_OK;
+    int status = own->fn ? own->fn (own->state, command, opt, optarg) : FILTER_ARGS_NOT_MINE;
+    if (status != FILTER_ARGS_NOT_MINE)
+        return status;
+    status = FILTER_ARGS_OK;
     for (size_t i = 0; i < sizeof text_options / sizeof text_options [0]; i++)
         if (text_options [i].opt == opt) {
             text_options [i].set (args->filter, optarg);
@@ -132,6 +142,14 @@ int
 filter_args_parse (dlqctl_t *ctl, int argc, char **argv, const struct option *options, const char *usage,
                    filter_args_t *args)
 {
+    return filter_args_parse_own (ctl, argc, argv, options, usage, NULL, NULL, args);
+}
+
+int
+filter_args_parse_own (dlqctl_t *ctl, int argc, char **argv, const struct option *options, const char *usage,
+                       filter_args_own_fn *own_fn, void *state, filter_args_t *args)
+{
+    own_options_t own = { own_fn, state };
     char optstring [64];
     short_options (options, optstring, sizeof optstring);
     memset (args, 0, sizeof *args);
@@ -139,7 +157,7 @@ filter_args_parse (dlqctl_t *ctl, int argc, char **argv, const struct option *op
     int opt;
     optind = 0;
     while ((opt = getopt_long (argc, argv, optstring, options, NULL)) != -1) {
-        int status = apply_option (ctl, args, usage, opt, argv);
+        int status = apply_option (ctl, args, usage, &own, opt, argv);
         if (status != FILTER_ARGS_OK)
             return status;
     }

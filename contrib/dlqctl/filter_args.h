@@ -1,6 +1,7 @@
 /*  filter_args — the options of dlqctl's failure workbench commands
- *  (list, count, groups): the filters, made into a libdlq filter, and the
- *  page options of list and groups.
+ *  (list, count, groups, replay): the filters, made into a libdlq filter,
+ *  the page options of list and groups, and a hook for a command's own
+ *  options (replay's).
  *
  *  Each command gives getopt_long its own option table, made of
  *  FILTER_ARGS_LONG_OPTIONS, the page options it takes and
@@ -71,6 +72,17 @@ typedef struct {
 /* What filter_args_parse returns when the command goes on. */
 #define FILTER_ARGS_OK (-1)
 
+/* What a command's own option handler returns for an option that is not
+ * its own (parsing then treats it as a common option, or an unknown one). */
+#define FILTER_ARGS_NOT_MINE (-2)
+
+/* A command's handler of its own options (those beyond the filters, the
+ * page options and the common ones): called with each option getopt_long
+ * returned and its argument (NULL when it takes none); returns
+ * FILTER_ARGS_OK when it took the option, FILTER_ARGS_NOT_MINE, or the
+ * exit status to leave with at once (after a usage error). */
+typedef int (filter_args_own_fn) (void *state, const char *command, int opt, const char *arg);
+
 /* Parse a workbench command's arguments (argv[0] is its name) with its
  * option table (whose entries with a letter for a value are the short
  * options: -s, -n, -c, -a, and -h, -e, -j, -t) into *args (free it with filter_args_free whatever this
@@ -79,6 +91,12 @@ typedef struct {
  * argument of the wrong form, an operand). */
 int filter_args_parse (dlqctl_t *ctl, int argc, char **argv, const struct option *options, const char *usage,
                        filter_args_t *args);
+
+/* filter_args_parse for a command with options of its own: each option
+ * goes to own (with state) first; those it does not take are handled as
+ * filter_args_parse does. */
+int filter_args_parse_own (dlqctl_t *ctl, int argc, char **argv, const struct option *options, const char *usage,
+                           filter_args_own_fn *own, void *state, filter_args_t *args);
 
 void filter_args_free (filter_args_t *args);
 

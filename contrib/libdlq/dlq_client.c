@@ -1,6 +1,7 @@
 /*  dlq_client — libdlq's public API: client objects, blocking calls,
  *  pipelined PUTs and their completions, on top of the request engine
- *  (dlqc_engine.h). Interpreting reply bodies happens here.
+ *  (dlqc_engine.h). Interpreting reply bodies happens here (the replay
+ *  verbs' bodies and replies in dlqc_replay.h).
  */
 #include "dlq_client.h"
 #include "dlqc_body.h"
@@ -8,6 +9,7 @@
 #include "dlqc_filter.h"
 #include "dlqc_json.h"
 #include "dlqc_mem.h"
+#include "dlqc_replay.h"
 #include "dlqc_uuid.h"
 
 #include <errno.h>
@@ -522,6 +524,156 @@ dlq_client_redeliver (dlq_client_t *self, const char *sink, const char *stream_n
     return result;
 }
 
+/* ---- replay ------------------------------------------------------- */
+
+/* Send a request whose OK reply is a job (the body is closed and freed)
+ * and read it into *job_out (when not NULL). */
+static dlq_client_result_t
+call_for_job (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlq_client_job_t *job_out)
+{
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_with (self, verb, request, &outcome);
+    dlq_client_job_t job;
+    if (result == DLQ_CLIENT_OK && !dlqc_replay_read_job (outcome.body, outcome.body_len, &job))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not a replay job");
+    if (result == DLQ_CLIENT_OK && job_out)
+        *job_out = job;
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+/* OK when a REPLAY with this selection and target can be sent; else
+ * ERR_ARGS, remembered when there is a client to remember it. */
+static dlq_client_result_t
+check_replay (dlq_client_t *self, const dlq_client_selection_t *selection, dlq_client_target_t target)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!dlqc_replay_selection_ok (selection) || !dlqc_replay_target_name (target))
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no selection, a NULL id or an unknown target");
+    return DLQ_CLIENT_OK;
+}
+
+dlq_client_result_t
+dlq_client_replay (dlq_client_t *self, const dlq_client_selection_t *selection, dlq_client_target_t target,
+                   int rate, dlq_client_job_t *job_out)
+{
+    dlq_client_result_t checked = check_replay (self, selection, target);
+    if (checked != DLQ_CLIENT_OK)
+        return checked;
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_replay_write (&request, selection, target, false, rate, -1);
+    return call_for_job (self, "REPLAY", &request, job_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_dry_run (dlq_client_t *self, const dlq_client_selection_t *selection, dlq_client_target_t target,
+                           int sample, int64_t *count_out, char **body_out, size_t *len_out)
+{
+    dlq_client_result_t checked = check_replay (self, selection, target);
+    if (checked != DLQ_CLIENT_OK)
+        return checked;
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_replay_write (&request, selection, target, true, 0, sample);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_with (self, "REPLAY", &request, &outcome);
+    int64_t count = -1;
+    if (result == DLQ_CLIENT_OK)
+        result = read_count (self, &outcome, "count", "dry-run REPLAY reply without a \"count\"", &count);
+    if (result == DLQ_CLIENT_OK && count_out)
+        *count_out = count;
+    if (result == DLQ_CLIENT_OK && body_out)
+        hand_over_body (&outcome, body_out, len_out);
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+/* A job verb's request, {"job":"<id>"}, sent; its job read. */
+static dlq_client_result_t
+job_verb (dlq_client_t *self, const char *verb, const char *job, dlq_client_job_t *job_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!job)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no job id");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "job", job);
+    return call_for_job (self, verb, &request, job_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_status (dlq_client_t *self, const char *job, dlq_client_job_t *job_out)
+{
+    return job_verb (self, "REPLAY.STATUS", job, job_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_jobs (dlq_client_t *self, char **body_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!body_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    return fetch (self, "REPLAY.STATUS", &request, body_out, len_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_pause (dlq_client_t *self, const char *job, dlq_client_job_t *job_out)
+{
+    return job_verb (self, "REPLAY.PAUSE", job, job_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_resume (dlq_client_t *self, const char *job, dlq_client_job_t *job_out)
+{
+    return job_verb (self, "REPLAY.RESUME", job, job_out);
+}
+
+dlq_client_result_t
+dlq_client_replay_cancel (dlq_client_t *self, const char *job, dlq_client_job_t *job_out)
+{
+    return job_verb (self, "REPLAY.CANCEL", job, job_out);
+}
+
+/* RESOLVE or FAIL {"id":"<id>"}: the event's state after it. */
+static dlq_client_result_t
+report_outcome (dlq_client_t *self, const char *verb, const char *id, dlq_client_event_state_t *state_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!id)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no event id");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "id", id);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_with (self, verb, &request, &outcome);
+    dlq_client_event_state_t state;
+    if (result == DLQ_CLIENT_OK && !dlqc_replay_read_event_state (outcome.body, outcome.body_len, &state))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not an event's replay state");
+    if (result == DLQ_CLIENT_OK && state_out)
+        *state_out = state;
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+dlq_client_result_t
+dlq_client_resolve (dlq_client_t *self, const char *id, dlq_client_event_state_t *state_out)
+{
+    return report_outcome (self, "RESOLVE", id, state_out);
+}
+
+dlq_client_result_t
+dlq_client_fail (dlq_client_t *self, const char *id, dlq_client_event_state_t *state_out)
+{
+    return report_outcome (self, "FAIL", id, state_out);
+}
+
 /* Read {"pong":true,"version":"...","protocol":N,"maxMessageBytes":M} into *pong. */
 static bool
 read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
@@ -686,6 +838,20 @@ uint64_t
 dlq_client_ignored_replies (const dlq_client_t *self)
 {
     return self->engine.ignored;
+}
+
+const char *
+dlq_client_job_state_name (dlq_client_job_state_t state)
+{
+    const char *name = dlqc_replay_state_name (state);
+    return name ? name : "UNKNOWN";
+}
+
+const char *
+dlq_client_target_name (dlq_client_target_t target)
+{
+    const char *name = dlqc_replay_target_name (target);
+    return name ? name : "unknown";
 }
 
 const char *

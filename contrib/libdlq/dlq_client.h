@@ -9,8 +9,10 @@
  *
  *  Two ways to talk to the gateway, usable on the same client:
  *
- *    * blocking calls (put, get, list, stats, ping, redeliver, and the
- *      failure workbench's list_filtered, count and groups) send one
+ *    * blocking calls (put, get, list, stats, ping, redeliver, the
+ *      failure workbench's list_filtered, count and groups, and the
+ *      replay verbs: replay, replay_dry_run, replay_status, replay_jobs,
+ *      replay_pause / _resume / _cancel, resolve and fail) send one
  *      request and wait for its reply;
  *    * pipelined PUTs: dlq_client_put_async() submits without waiting, up to
  *      a window of requests in flight (default 1000), and dlq_client_poll()
@@ -29,8 +31,15 @@
  *
  *  Errors the gateway reports (ERR replies) are never retried by the
  *  client: they come back as DLQ_CLIENT_ERR_SERVER with the gateway's
- *  code, message and field. Only UNAVAILABLE (nothing was stored: the
- *  store failed or the gateway is stopping) is worth retrying, later.
+ *  code (as text: "NOT_FOUND", "INVALID_STATE", ...; the client passes
+ *  on codes it does not know as they are), message and field. Only
+ *  UNAVAILABLE (nothing was stored: the store failed or the gateway is
+ *  stopping) is worth retrying, later.
+ *
+ *  Workers that process replayed events take them from the gateway's
+ *  replay endpoint with a dlq_replay_receiver_t (a PULL socket; see
+ *  "replay receiver" below) and report each outcome with
+ *  dlq_client_resolve() or dlq_client_fail() on a client.
  *
  *  A resent PUT is only idempotent when the event carries its own "id":
  *  the gateway then stores it once and answers the resend as a duplicate.
@@ -99,6 +108,68 @@ typedef struct dlq_client dlq_client_t;
 /* Which events a workbench query (dlq_client_list_filtered, _count,
  * _groups) is about: see "filters" below. */
 typedef struct dlq_client_filter dlq_client_filter_t;
+
+/* Where a replay job sends the events it replays. */
+typedef enum {
+    DLQ_CLIENT_TARGET_ROUTE = 0,    /* each event's stream's replay_route: a sink, or the endpoint */
+    DLQ_CLIENT_TARGET_ENDPOINT      /* the gateway's ZeroMQ replay endpoint, whatever the route */
+} dlq_client_target_t;
+
+/* The state of a replay job. */
+typedef enum {
+    DLQ_CLIENT_JOB_RUNNING = 0,     /* replaying, at its rate (or waiting for a worker) */
+    DLQ_CLIENT_JOB_PAUSED,          /* stopped until resumed */
+    DLQ_CLIENT_JOB_CANCELLED,       /* stopped for good before the end */
+    DLQ_CLIENT_JOB_DONE             /* every selected event handled */
+} dlq_client_job_state_t;
+
+/* Which events a replay is about: those that match filter (its members
+ * as for dlq_client_list_filtered), or the id_count events whose ids are
+ * in ids, or, with all set and no filter member, every event. Give
+ * filters or ids (not both: INVALID_REQUEST), or all: the gateway refuses
+ * a replay without a selection (INVALID_REQUEST, field "all"), so that a
+ * forgotten filter never replays the whole store. Nothing is kept: the
+ * filter and the ids are read during the call. */
+typedef struct {
+    const dlq_client_filter_t *filter;  /* NULL, or a filter (its members are sent) */
+    const char *const         *ids;     /* id_count event ids (1 to 10000), or NULL */
+    size_t                     id_count;
+    bool                       all;     /* every event (sent as "all": true) */
+} dlq_client_selection_t;
+
+/* A replay job, as the gateway reported it. done = replayed + skipped +
+ * quarantined + failed; skipped counts events already SUCCEEDED or
+ * QUARANTINED, quarantined those the loop guard (replay.max_replays)
+ * stopped, failed those that could not be replayed (last_error says
+ * why, e.g. a stream without a replay_route). Strings are truncated to
+ * their buffers; "" when the gateway did not send them. */
+typedef struct {
+    char                   id [DLQ_CLIENT_ID_SIZE];    /* the job's id (UUID) */
+    dlq_client_job_state_t state;
+    dlq_client_target_t    target;
+    int64_t                rate;            /* events per second, at most */
+    int64_t                total;           /* events selected */
+    int64_t                done;
+    int64_t                replayed;
+    int64_t                skipped;
+    int64_t                quarantined;
+    int64_t                failed;
+    char                   created_at [32]; /* ISO-8601, e.g. "2026-06-09T14:32:11.123Z" */
+    char                   updated_at [32];
+    char                   last_error [512];
+} dlq_client_job_t;
+
+/* An event's replay state after RESOLVE or FAIL (and in GET's "replay"). */
+typedef struct {
+    char    id [DLQ_CLIENT_ID_SIZE];    /* the event's id */
+    char    status [33];                /* its status now: "SUCCEEDED" after resolve, "PENDING" after fail */
+    int64_t retry_count;                /* FAILs reported so far */
+    int64_t replay_count;               /* times replayed so far */
+    char    retry_after [32];           /* when it is due again (ISO-8601); "" when not told */
+} dlq_client_event_state_t;
+
+/* A PULL socket on the gateway's replay endpoint: see "replay receiver". */
+typedef struct dlq_replay_receiver dlq_replay_receiver_t;
 
 /* What PING answered. */
 typedef struct {
@@ -262,6 +333,75 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_count (dlq_client_t *self, cons
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_groups (dlq_client_t *self, const dlq_client_filter_t *filter,
                                                          unsigned limit, char **body_out, size_t *len_out);
 
+/* ---- replay: send stored events again -----------------------------------
+ * A replay job sends the selected events, at most rate per second, to
+ * their stream's replay_route or to the replay endpoint (target); each
+ * replayed event is the stored one with metadata.replayOf (its id) and
+ * metadata.replayCount (1 the first time) added. The job is durable: it
+ * goes on across restarts of the gateway, whatever becomes of the client
+ * that made it. Job calls on an unknown job id are ERR_SERVER with code
+ * "NOT_FOUND"; a move a job's state does not allow (resuming a DONE job,
+ * ...) is code "INVALID_STATE". Calls with a job_out or state_out fill
+ * it (when not NULL) on OK; ERR_PROTOCOL when the reply does not hold
+ * one. */
+
+/* Start a replay job of the events selected, to target, at rate events
+ * per second (0 or less: the gateway's replay.rate). The job is RUNNING
+ * and durable when this returns OK; *job_out receives it as created.
+ * ERR_ARGS (nothing sent) when selection is NULL or has ids NULL with
+ * an id_count, or a NULL id, or target is not one of the enum. The
+ * gateway refuses filters and ids together, and a target of ENDPOINT
+ * when it has no replay.listen (INVALID_REQUEST, field "target"). */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay (dlq_client_t *self, const dlq_client_selection_t *selection,
+                                                         dlq_client_target_t target, int rate,
+                                                         dlq_client_job_t *job_out);
+
+/* What dlq_client_replay() would replay, without replaying anything: on
+ * OK *count_out (if not NULL) receives how many events are selected and
+ * *body_out (if not NULL) the raw reply body {"dryRun":true,"count":N,
+ * "sample":[<event>,...]} (NUL-terminated, owned by the caller: free()
+ * it; its length in *len_out if not NULL), with up to sample events
+ * (0 to 100; less than 0: the gateway's default, 10). ERR_PROTOCOL when
+ * the reply has no count. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_dry_run (dlq_client_t *self,
+                                                                 const dlq_client_selection_t *selection,
+                                                                 dlq_client_target_t target, int sample,
+                                                                 int64_t *count_out, char **body_out,
+                                                                 size_t *len_out);
+
+/* The job with this id, as it is now. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_status (dlq_client_t *self, const char *job,
+                                                                dlq_client_job_t *job_out);
+
+/* Every job (at most the 100 newest): on OK *body_out receives the raw
+ * reply body {"jobs":[<job>,...]}, newest first (NUL-terminated, owned by
+ * the caller: free() it; its length in *len_out if not NULL). Each job
+ * has the members of dlq_client_job_t: "job", "state", "target", "rate",
+ * "total", "done", "replayed", "skipped", "quarantined", "failed",
+ * "createdAt", "updatedAt" and, when set, "lastError". */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_jobs (dlq_client_t *self, char **body_out, size_t *len_out);
+
+/* Pause a RUNNING job, resume a PAUSED one, cancel a RUNNING or PAUSED
+ * one (for good). Asking for the state the job is in already is OK and
+ * changes nothing; any other move is INVALID_STATE. *job_out receives
+ * the job after the change. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_pause (dlq_client_t *self, const char *job,
+                                                               dlq_client_job_t *job_out);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_resume (dlq_client_t *self, const char *job,
+                                                                dlq_client_job_t *job_out);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_cancel (dlq_client_t *self, const char *job,
+                                                                dlq_client_job_t *job_out);
+
+/* A worker's report on a replayed event (by its id): resolve when it
+ * processed the event (status SUCCEEDED: never replayed again), fail when
+ * it did not (status PENDING, retry count + 1, due again after the
+ * gateway's backoff). *state_out receives the event's state after the
+ * change. An unknown id is ERR_SERVER with code "NOT_FOUND". */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_resolve (dlq_client_t *self, const char *id,
+                                                          dlq_client_event_state_t *state_out);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_fail (dlq_client_t *self, const char *id,
+                                                       dlq_client_event_state_t *state_out);
+
 /* Check that the gateway answers. On OK, *pong_out (if not NULL) receives
  * its version, protocol and the round trip time. ERR_PROTOCOL when the
  * reply is not a pong. */
@@ -375,7 +515,47 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_flush (dlq_client_t *self, int 
  * delivered (in flight, waiting to be sent, or completed and queued). */
 DLQ_CLIENT_EXPORT size_t dlq_client_outstanding (const dlq_client_t *self);
 
+/* ---- replay receiver ----------------------------------------------------
+ * The gateway binds a PUSH socket at replay.listen and sends each event a
+ * job replays to that endpoint as one message of three frames: [job id,
+ * or "schedule" for the scheduled passes] [event id] [event JSON, with
+ * its lineage]. Messages go round-robin to the connected receivers; while
+ * none is connected, jobs wait. A receiver is a PULL socket connected to
+ * that endpoint (reconnecting by itself); it belongs to one thread at a
+ * time. Process each event, then report the outcome with
+ * dlq_client_resolve() or dlq_client_fail(): an event not reported is
+ * due again once its lease (replay.lease_ms) runs out. */
+
+/* A receiver connected (asynchronously) to the replay endpoint, with its
+ * own ZeroMQ context. NULL with errno set when endpoint is NULL or
+ * malformed, or ZeroMQ cannot make the socket. */
+DLQ_CLIENT_EXPORT dlq_replay_receiver_t *dlq_replay_receiver_new (const char *endpoint);
+
+/* Wait up to timeout_ms (0: do not wait; -1: as long as it takes) for the
+ * next replayed event. On OK, job_out and id_out (DLQ_CLIENT_ID_SIZE
+ * bytes each) receive the job id (or "schedule") and the event id, and
+ * *event_out the event JSON (NUL-terminated, owned by the caller: free()
+ * it; its length in *len_out if not NULL). ERR_TIMEOUT when none came in
+ * time; ERR_PROTOCOL when a message that is not three frames, or whose
+ * ids do not fit, arrived (it is dropped: call again); ERR_TRANSPORT when
+ * ZeroMQ failed (errno says why); ERR_ARGS for a NULL argument. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_replay_receiver_recv (dlq_replay_receiver_t *self, int timeout_ms,
+                                                                char job_out [DLQ_CLIENT_ID_SIZE],
+                                                                char id_out [DLQ_CLIENT_ID_SIZE],
+                                                                char **event_out, size_t *len_out);
+
+/* Close the socket (messages received by ZeroMQ but not yet taken are
+ * dropped: the gateway sends those events again when their lease runs
+ * out), terminate the context and free the receiver. Accepts NULL; sets
+ * *self_p to NULL. */
+DLQ_CLIENT_EXPORT void dlq_replay_receiver_destroy (dlq_replay_receiver_t **self_p);
+
 /* ---- helpers ----------------------------------------------------------- */
+
+/* A job state ("RUNNING", "PAUSED", "CANCELLED", "DONE") or a target
+ * ("route", "endpoint") as the protocol spells it; static storage. */
+DLQ_CLIENT_EXPORT const char *dlq_client_job_state_name (dlq_client_job_state_t state);
+DLQ_CLIENT_EXPORT const char *dlq_client_target_name (dlq_client_target_t target);
 
 /* Write a new UUIDv7 (RFC 9562: unix time in ms, then a counter so ids
  * made by this process in the same ms still sort in creation order, then

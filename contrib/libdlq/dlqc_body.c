@@ -82,6 +82,19 @@ dlqc_body_literal (dlqc_body_t *self, const char *key, const char *text)
 }
 
 void
+dlqc_body_string_array (dlqc_body_t *self, const char *key, const char *const *values, size_t count)
+{
+    start_member (self, key);
+    append (self, "[", 1);
+    for (size_t i = 0; i < count; i++) {
+        if (i)
+            append (self, ",", 1);
+        append_escaped (self, values [i]);
+    }
+    append (self, "]", 1);
+}
+
+void
 dlqc_body_open (dlqc_body_t *self, const char *key)
 {
     start_member (self, key);

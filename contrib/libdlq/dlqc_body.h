@@ -32,6 +32,10 @@ void dlqc_body_int (dlqc_body_t *self, const char *key, int64_t value);
  * number, true, false, an escaped string). */
 void dlqc_body_literal (dlqc_body_t *self, const char *key, const char *text);
 
+/* Append "key":["v1","v2",...] with the count strings of values (each
+ * escaped). */
+void dlqc_body_string_array (dlqc_body_t *self, const char *key, const char *const *values, size_t count);
+
 /* Append "key":{ ; the members that follow go into this object until
  * dlqc_body_close. */
 void dlqc_body_open (dlqc_body_t *self, const char *key);

@@ -2,7 +2,8 @@
  *
  *  Replies from the gateway are small objects of which the client reads a
  *  few top-level members ("id", "duplicate", "code", "message", "field",
- *  "event", "version", "protocol", "pong", "requeued", "count"). This is a
+ *  "event", "version", "protocol", "pong", "requeued", "count", a replay
+ *  job's and an event state's members). This is a
  *  scanner for exactly that: find a member of the top-level object and say
  *  where its value lies, decode a string value, read an integer; plus the
  *  string escaper that request bodies are built with (dlqc_body.h). It checks
