@@ -16,6 +16,7 @@
 #include <zmq.h>
 
 #define ENDPOINT_HWM 1000               /* messages queued per connected worker */
+#define ENDPOINT_LINGER_MS 2000         /* at shutdown, time for queued replays to reach their worker */
 #define DELIVER_TIMEOUT_MS 30000
 
 struct dlq_replay_targets {
@@ -34,7 +35,7 @@ dlq_replay_targets_new (void *zmq_ctx, const dlqd_config_t *config, char *err, s
     if (!config->replay.listen)
         return self;
     self->push = zmq_socket (zmq_ctx, ZMQ_PUSH);
-    int hwm = ENDPOINT_HWM, linger = 0, immediate = 1;
+    int hwm = ENDPOINT_HWM, linger = ENDPOINT_LINGER_MS, immediate = 1;
     zmq_setsockopt (self->push, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt (self->push, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt (self->push, ZMQ_IMMEDIATE, &immediate, sizeof immediate);

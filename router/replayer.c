@@ -371,7 +371,8 @@ step_jobs (replayer_t *r)
 
 /* ---- scheduled passes ---------------------------------------------------------- */
 
-static void
+/* One pass of stream; false when another instance holds it. */
+static bool
 run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
 {
     const dlqd_replay_config_t *conf = &r->config->replay;
@@ -402,6 +403,7 @@ run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
     }
     dlq_json_doc_destroy (&doc);
     dlq_buf_free (&claimed);
+    return rc != DLQ_STORE_LOCKED;
 }
 
 static void
@@ -412,8 +414,10 @@ run_passes (replayer_t *r, int64_t mono)
         if (mono < r->next_pass [i])
             continue;
         const dlq_policy_t *policy = dlq_policy_table_lookup (r->config->policies, conf->scheduled [i]);
-        run_pass (r, conf->scheduled [i], &policy->schedule);
-        r->next_pass [i] = mono + policy->schedule.interval_ms;
+        /* A pass another gateway holds is looked at again every tenth of
+         * the interval, so one gateway takes over soon after another stops. */
+        bool ran = run_pass (r, conf->scheduled [i], &policy->schedule);
+        r->next_pass [i] = mono + (ran ? policy->schedule.interval_ms : policy->schedule.interval_ms / 10);
     }
 }
 

@@ -1,0 +1,237 @@
+/*  itest_replay_postgres — the workbench on a postgres primary through
+ *  dlqd, against the real PostgreSQL: filters, COUNT, RESOLVE / FAIL and a
+ *  REPLAY job answered from the table; and seed 002's scheduled replay run
+ *  by TWO dlqd instances on one table, both writing it and both running
+ *  the schedule: every event is replayed exactly once over all passes
+ *  (rows claimed with FOR UPDATE SKIP LOCKED, one pass at a time through
+ *  the lock table), and when the instance holding the passes stops, the
+ *  other takes over and finishes (both took passes).
+ */
+#include "dlq_json.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "pg_support.h"
+#include "sink_support.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#define N_EVENTS 600
+#define BATCH 40
+
+static pg_server_t pg;
+static char table [64];
+static test_dlqd_t a, b;
+static char endpoint_a [64], endpoint_b [64];
+static void *zctx;
+
+static void
+setup (void)
+{
+    memset (&a, 0, sizeof a);
+    memset (&b, 0, sizeof b);
+    test_tmpdir (a.dir);
+    test_tmpdir (b.dir);
+    cr_assert (pg_server_shared (&pg));
+    pg_table_name (table, sizeof table);
+    snprintf (endpoint_a, sizeof endpoint_a, "tcp://127.0.0.1:%d", test_free_port ());
+    snprintf (endpoint_b, sizeof endpoint_b, "tcp://127.0.0.1:%d", test_free_port ());
+    zctx = zmq_ctx_new ();
+}
+
+static void
+teardown (void)
+{
+    test_dlqd_cleanup (&a);
+    test_dlqd_cleanup (&b);
+    pg_server_stop (&pg);
+    zmq_ctx_term (zctx);
+}
+
+TestSuite (replay_postgres, .init = setup, .fini = teardown, .timeout = 300);
+
+/* dlqd d with the postgres sink as primary and in the chain; stream
+ * orders replayed to replay_endpoint, with schedule (may be ""). */
+static void
+start (test_dlqd_t *d, const char *owner, const char *replay_endpoint, const char *schedule)
+{
+    char extra [4096];
+    snprintf (extra, sizeof extra,
+              "sinks: { sql: { type = \"postgres\"; conninfo = \"%s\"; table = \"%s\"; }; };\n"
+              "primary = \"sql\";\n"
+              "defaults: { chain = [\"sql\"]; };\n"
+              "replay: { listen = \"%s\"; owner = \"%s\"; lease_ms = 3600000; rate = 10000; };\n"
+              "streams = ( { name = \"orders\"; replay_route = \"endpoint\"; %s } );\n",
+              pg.conninfo, table, replay_endpoint, owner, schedule);
+    cr_assert (test_dlqd_start (d, NULL, extra));
+}
+
+static int64_t
+count_of (const char *endpoint, const char *filters)
+{
+    char *reply = sink_request (endpoint, "COUNT", filters, "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), "count"), &n), "%s", reply);
+    dlq_json_doc_destroy (&doc);
+    free (reply);
+    return n;
+}
+
+/* Wait until the table holds want events of orders (the sink delivered). */
+static void
+wait_count (const char *endpoint, int64_t want)
+{
+    int64_t n = -1;
+    for (int i = 0; i < 300 && n != want; i++) {
+        n = count_of (endpoint, "{\"streamName\":\"orders\"}");
+        if (n != want) {
+            struct timespec ts = { 0, 50000000 };
+            nanosleep (&ts, NULL);
+        }
+    }
+    cr_assert_eq (n, want, "the postgres table has %lld events of orders", (long long) n);
+}
+
+static void *
+pull_open (const char *endpoint)
+{
+    void *pull = zmq_socket (zctx, ZMQ_PULL);
+    int timeout = 100, linger = 0;
+    zmq_setsockopt (pull, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
+    zmq_setsockopt (pull, ZMQ_LINGER, &linger, sizeof linger);
+    cr_assert_eq (zmq_connect (pull, endpoint), 0);
+    return pull;
+}
+
+/* One replayed event's id from pull, or false. */
+static bool
+pull_id (void *pull, char *id)
+{
+    zmq_msg_t frames [3];
+    for (int i = 0; i < 3; i++) {
+        zmq_msg_init (&frames [i]);
+        if (zmq_msg_recv (&frames [i], pull, 0) < 0) {
+            cr_assert_eq (i, 0);
+            zmq_msg_close (&frames [i]);
+            return false;
+        }
+    }
+    snprintf (id, DLQ_UUID_LEN + 1, "%.*s", (int) zmq_msg_size (&frames [1]), (char *) zmq_msg_data (&frames [1]));
+    for (int i = 0; i < 3; i++)
+        zmq_msg_close (&frames [i]);
+    return true;
+}
+
+static int
+index_of (char (*ids) [DLQ_UUID_LEN + 1], int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp (ids [i], id) == 0)
+            return i;
+    return -1;
+}
+
+/* Receive from both endpoints until want events came in all (or a quiet
+ * 3 s); per-event counts into seen, per instance into by_a / by_b. */
+static void
+collect (void *pull_a, void *pull_b, char (*ids) [DLQ_UUID_LEN + 1], int *seen, int want, int *by_a, int *by_b)
+{
+    int got = 0;
+    for (int quiet = 0; got < want && quiet < 15; ) {
+        char id [DLQ_UUID_LEN + 1];
+        bool from_a = pull_id (pull_a, id);
+        if (!from_a && !pull_id (pull_b, id)) {
+            quiet++;
+            continue;
+        }
+        quiet = 0;
+        int i = index_of (ids, N_EVENTS, id);
+        cr_assert_geq (i, 0, "replayed an unknown event %s", id);
+        seen [i]++;
+        got++;
+        *by_a += from_a;
+        *by_b += !from_a;
+    }
+}
+
+Test (replay_postgres, two_instances_replay_each_event_once)
+{
+    char schedule [256];
+    snprintf (schedule, sizeof schedule,
+              "schedule = { enabled = true; max_retries = 5; batch_size = %d; interval_ms = 200; };", BATCH);
+    start (&a, "instance-a", endpoint_a, schedule);
+    void *pull_a = pull_open (endpoint_a), *pull_b = pull_open (endpoint_b);
+    static char ids [N_EVENTS][DLQ_UUID_LEN + 1];
+    static int seen [N_EVENTS];
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, N_EVENTS, ids);
+    /* both gateways write the table; then both run the schedule */
+    start (&b, "instance-b", endpoint_b, schedule);
+    sink_put_bodies (a.endpoint, bodies, N_EVENTS / 2);
+    sink_put_bodies (b.endpoint, bodies + N_EVENTS / 2, N_EVENTS / 2);
+    sink_free_events (bodies, N_EVENTS);
+    int by_a = 0, by_b = 0;
+    collect (pull_a, pull_b, ids, seen, N_EVENTS / 3, &by_a, &by_b);
+    /* the gateway holding the passes stops: the other takes over */
+    test_dlqd_t *stopping = by_a >= by_b ? &a : &b;
+    cr_assert_eq (test_dlqd_signal_wait (stopping, 15), 0);
+    cr_log_info ("instance %s stopped after %d + %d events", stopping == &a ? "a" : "b", by_a, by_b);
+    collect (pull_a, pull_b, ids, seen, N_EVENTS - by_a - by_b, &by_a, &by_b);
+    collect (pull_a, pull_b, ids, seen, N_EVENTS, &by_a, &by_b);        /* anything more: a duplicate */
+    cr_log_info ("%d events replayed: %d by instance a, %d by instance b", by_a + by_b, by_a, by_b);
+    for (int i = 0; i < N_EVENTS; i++)
+        cr_expect_eq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
+    cr_expect_eq (by_a + by_b, N_EVENTS);
+    cr_expect_gt (by_a, 0, "instance a took passes");
+    cr_expect_gt (by_b, 0, "instance b took passes");
+    zmq_close (pull_a);
+    zmq_close (pull_b);
+}
+
+Test (replay_postgres, filters_resolve_fail_and_a_job_on_the_table)
+{
+    start (&a, "instance-a", endpoint_a, "");
+    char ids [20][DLQ_UUID_LEN + 1];
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, 20, ids);
+    sink_put_bodies (a.endpoint, bodies, 20);
+    sink_free_events (bodies, 20);
+    wait_count (a.endpoint, 20);
+    cr_expect_eq (count_of (a.endpoint, "{\"messageContains\":\"EVENT 1\"}"), 11);
+    cr_expect_eq (count_of (a.endpoint, "{\"metadata\":{\"n\":7}}"), 1);
+    char body [128];
+    snprintf (body, sizeof body, "{\"id\":\"%s\"}", ids [0]);
+    free (sink_request (a.endpoint, "RESOLVE", body, "OK"));
+    snprintf (body, sizeof body, "{\"id\":\"%s\"}", ids [1]);
+    char *failed = sink_request (a.endpoint, "FAIL", body, "OK");
+    cr_expect_not_null (strstr (failed, "\"retryCount\":1"), "%s", failed);
+    free (failed);
+    cr_expect_eq (count_of (a.endpoint, "{\"status\":\"SUCCEEDED\"}"), 1);
+    char *got = sink_get (a.endpoint, ids [0], "OK");
+    cr_expect_not_null (strstr (got, "\"status\":\"SUCCEEDED\""), "%s", got);
+    free (got);
+    void *pull = pull_open (endpoint_a);
+    char *reply = sink_request (a.endpoint, "REPLAY", "{\"streamName\":\"orders\",\"rate\":1000}", "OK");
+    cr_expect_not_null (strstr (reply, "\"total\":20"), "%s", reply);
+    free (reply);
+    int n = 0;
+    for (int quiet = 0; quiet < 30; ) {
+        char id [DLQ_UUID_LEN + 1];
+        if (pull_id (pull, id)) {
+            cr_expect_neq (strcmp (id, ids [0]), 0, "the resolved event is skipped");
+            n++;
+        }
+        else
+            quiet++;
+    }
+    cr_expect_eq (n, 19);
+    got = sink_get (a.endpoint, ids [5], "OK");
+    cr_expect_not_null (strstr (got, "\"replayCount\":1"), "%s", got);
+    free (got);
+    zmq_close (pull);
+}
