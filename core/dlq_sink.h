@@ -249,6 +249,55 @@ typedef struct {
                                 int64_t lease_until_ms, dlq_sink_buf_t *events_out);
 } dlq_sink_workbench_ops_t;
 
+/* ---- checkpoint calls (added after the workbench calls) -------------------
+ *
+ * A store that implements these keeps the workers' stream positions (seed
+ * 004's CheckpointStore) when it is the primary: CKPT.* verbs. */
+
+/* What a checkpoint write changes. */
+typedef enum {
+    DLQ_SINK_CKPT_SAVE = 0,     /* every field (absent ones become absent) */
+    DLQ_SINK_CKPT_SEEN,         /* last_seen_token and last_seen_at only */
+    DLQ_SINK_CKPT_PROCESSED     /* last_processed_token and last_processed_at only */
+} dlq_sink_ckpt_write_t;
+
+/* One checkpoint record. Tokens and metadata are compact JSON object text
+ * (a token is a BSON document in MongoDB extended JSON); NULL / NONE when
+ * absent. */
+typedef struct {
+    const char *stream_name;
+    const char *instance_id;
+    const char *last_seen_token;
+    int64_t     last_seen_at;           /* ms since epoch, or DLQ_SINK_TIME_NONE */
+    const char *last_processed_token;
+    int64_t     last_processed_at;
+    const char *metadata;
+    int64_t     updated_at;             /* set by the store on every write */
+} dlq_sink_checkpoint_t;
+
+typedef struct {
+    uint32_t struct_size;       /* sizeof (dlq_sink_checkpoint_ops_t) */
+    /* Upsert ckpt->stream_name as kind says (SEEN / PROCESSED must not
+     * touch any other field, also when they interleave: one targeted write,
+     * no read-modify-write; a missing record is created with the other
+     * fields absent), updated_at = now_ms; durable on return. record_out:
+     * the record after the write, as dlq_checkpoint_format (core) writes
+     * it. */
+    dlq_sink_status_t (*write) (void *instance, dlq_sink_ckpt_write_t kind, const dlq_sink_checkpoint_t *ckpt,
+                                int64_t now_ms, dlq_sink_buf_t *record_out);
+    /* The record of stream into record_out; NOT_FOUND when there is none. */
+    dlq_sink_status_t (*get) (void *instance, const char *stream, dlq_sink_buf_t *record_out);
+    /* Records whose stream name starts with prefix ("" : all), in byte
+     * order of the name, after cursor (NULL: from the first), at most
+     * limit: records_out a JSON array, cursor_out the next page's cursor
+     * (nothing on the last page). */
+    dlq_sink_status_t (*list) (void *instance, const char *prefix, size_t limit, const char *cursor,
+                               dlq_sink_buf_t *records_out, dlq_sink_buf_t *cursor_out);
+    /* Delete the record of stream; *deleted_out false when there was none
+     * (still OK). */
+    dlq_sink_status_t (*remove) (void *instance, const char *stream, bool *deleted_out);
+} dlq_sink_checkpoint_ops_t;
+
 /* ---- the entry ---------------------------------------------------------- */
 
 typedef struct {
@@ -292,6 +341,10 @@ typedef struct {
     /* Added after check (DLQ_SINK_OPS_HAS (ops, workbench)). NULL unless
      * the store serves the failure workbench (above); needs store. */
     const dlq_sink_workbench_ops_t *workbench;
+
+    /* Added after workbench (DLQ_SINK_OPS_HAS (ops, checkpoints)). NULL
+     * unless the store keeps checkpoints (above); needs store. */
+    const dlq_sink_checkpoint_ops_t *checkpoints;
 } dlq_sink_ops_t;
 
 /* Does this plugin's ops table have member (added after version 1's first

@@ -4,6 +4,7 @@
 #include "dlq_alloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 dlq_commit_batch_t *
 dlq_commit_batch_new (size_t capacity)
@@ -14,6 +15,10 @@ dlq_commit_batch_new (size_t capacity)
     self->identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->request_ids = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->duplicate = dlq_calloc (capacity, sizeof (bool));
+    self->ckpts = dlq_calloc (capacity, sizeof (dlq_ckpt_write_t));
+    self->ckpt_values = dlq_calloc (capacity, sizeof (dlq_checkpoint_t));
+    self->ckpt_identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
+    self->ckpt_request_ids = dlq_calloc (capacity, sizeof (zmq_msg_t));
     return self;
 }
 
@@ -31,10 +36,34 @@ dlq_commit_batch_add (dlq_commit_batch_t *self, dlq_event_t **event_p,
     self->duplicate [i] = false;
 }
 
+void
+dlq_commit_batch_add_ckpt (dlq_commit_batch_t *self, dlq_checkpoint_t *value, bool remove, int64_t now_ms,
+                           zmq_msg_t *identity, zmq_msg_t *request_id)
+{
+    size_t i = self->ckpt_count++;
+    self->ckpt_values [i] = *value;
+    memset (value, 0, sizeof *value);
+    dlq_ckpt_write_t *w = &self->ckpts [i];
+    dlq_buf_t reply = w->reply;             /* kept from an earlier use of the slot */
+    *w = (dlq_ckpt_write_t) { .remove = remove, .kind = self->ckpt_values [i].kind,
+                              .record = self->ckpt_values [i].record, .now_ms = now_ms, .reply = reply };
+    dlq_buf_reset (&w->reply);
+    zmq_msg_init (&self->ckpt_identities [i]);
+    zmq_msg_move (&self->ckpt_identities [i], identity);
+    zmq_msg_init (&self->ckpt_request_ids [i]);
+    zmq_msg_move (&self->ckpt_request_ids [i], request_id);
+}
+
+size_t
+dlq_commit_batch_size (const dlq_commit_batch_t *self)
+{
+    return self->count + self->ckpt_count;
+}
+
 bool
 dlq_commit_batch_full (const dlq_commit_batch_t *self)
 {
-    return self->count >= self->capacity;
+    return dlq_commit_batch_size (self) >= self->capacity;
 }
 
 void
@@ -45,7 +74,13 @@ dlq_commit_batch_clear (dlq_commit_batch_t *self)
         zmq_msg_close (&self->identities [i]);
         zmq_msg_close (&self->request_ids [i]);
     }
+    for (size_t i = 0; i < self->ckpt_count; i++) {
+        dlq_checkpoint_clear (&self->ckpt_values [i]);
+        zmq_msg_close (&self->ckpt_identities [i]);
+        zmq_msg_close (&self->ckpt_request_ids [i]);
+    }
     self->count = 0;
+    self->ckpt_count = 0;
     self->failed = false;
     self->error [0] = '\0';
 }
@@ -61,6 +96,12 @@ dlq_commit_batch_destroy (dlq_commit_batch_t **self_p)
     free (self->identities);
     free (self->request_ids);
     free (self->duplicate);
+    for (size_t i = 0; i < self->capacity; i++)
+        dlq_buf_free (&self->ckpts [i].reply);
+    free (self->ckpts);
+    free (self->ckpt_values);
+    free (self->ckpt_identities);
+    free (self->ckpt_request_ids);
     free (self);
     *self_p = NULL;
 }

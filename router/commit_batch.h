@@ -1,11 +1,15 @@
-/*  commit_batch — the PUTs of one group commit: each event with the
+/*  commit_batch — the writes of one group commit: PUTs (each event with the
  *  identity and request id to acknowledge it to, and, once committed, its
- *  duplicate flag. Moved between the front end and the committer thread by
- *  pointer; only one thread touches a batch at a time.
+ *  duplicate flag) and checkpoint writes (CKPT.SAVE / SEEN / PROCESSED /
+ *  DELETE on the embedded primary, each with its reply once committed).
+ *  Moved between the front end and the committer thread by pointer; only
+ *  one thread touches a batch at a time.
  */
 #ifndef COMMIT_BATCH_H
 #define COMMIT_BATCH_H
 
+#include "checkpoint.h"
+#include "embedded_checkpoints.h"
 #include "failed_event.h"
 
 #include <stdbool.h>
@@ -19,6 +23,11 @@ typedef struct {
     zmq_msg_t     *identities;      /* ROUTER identity of each event's client */
     zmq_msg_t     *request_ids;
     bool          *duplicate;       /* filled by the commit */
+    size_t             ckpt_count;
+    dlq_ckpt_write_t  *ckpts;       /* the checkpoint writes (their replies filled by the commit) */
+    dlq_checkpoint_t  *ckpt_values; /* what each write points into (owned) */
+    zmq_msg_t         *ckpt_identities;
+    zmq_msg_t         *ckpt_request_ids;
     bool           failed;          /* the commit failed: nothing was stored */
     char           error [256];     /* why, when failed */
 } dlq_commit_batch_t;
@@ -32,7 +41,17 @@ dlq_commit_batch_t *dlq_commit_batch_new (size_t capacity);
 void dlq_commit_batch_add (dlq_commit_batch_t *self, dlq_event_t **event_p,
                            zmq_msg_t *identity, zmq_msg_t *request_id);
 
-/* True when no more events fit. */
+/* Add a checkpoint write: the parsed request (moved in: *value is left
+ * empty), a delete of its stream when remove, with now_ms as its
+ * updated_at, and the messages to answer (moved in). The batch must not
+ * be full. */
+void dlq_commit_batch_add_ckpt (dlq_commit_batch_t *self, dlq_checkpoint_t *value, bool remove, int64_t now_ms,
+                                zmq_msg_t *identity, zmq_msg_t *request_id);
+
+/* Writes in the batch (events and checkpoint writes). */
+size_t dlq_commit_batch_size (const dlq_commit_batch_t *self);
+
+/* True when no more writes fit. */
 bool dlq_commit_batch_full (const dlq_commit_batch_t *self);
 
 /* Free the events and messages and empty the batch for reuse. */

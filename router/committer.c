@@ -39,10 +39,11 @@ commit (dlq_committer_t *self, dlq_embedded_t *store, void *tip, dlq_commit_batc
     dlq_ledger_update_t **updates = dlq_ledger_channel_take (self->ledger, &count, &last_ticket);
     char error [256] = "";
     int64_t last_seq = -1;
-    dlq_store_result_t rc = dlq_embedded_commit (store, batch ? batch->events : NULL,
-                                                 batch ? batch->count : 0,
-                                                 batch ? batch->duplicate : NULL,
-                                                 updates, count, &last_seq, error, sizeof error);
+    dlq_store_result_t rc = dlq_embedded_commit_all (store, batch ? batch->events : NULL,
+                                                     batch ? batch->count : 0,
+                                                     batch ? batch->duplicate : NULL, updates, count,
+                                                     batch ? batch->ckpts : NULL, batch ? batch->ckpt_count : 0,
+                                                     &last_seq, error, sizeof error);
     dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
     if (batch) {
         batch->failed = rc != DLQ_STORE_OK;

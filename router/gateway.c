@@ -19,6 +19,7 @@
 #include "failed_event.h"
 #include "protocol.h"
 #include "ledger_channel.h"
+#include "checkpoint_verbs.h"
 #include "query_service.h"
 #include "replayer.h"
 #include "sink_chain.h"
@@ -76,10 +77,28 @@ send_error (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id, con
     dlq_buf_free (&body);
 }
 
+/* Answer every checkpoint write of a batch the committer handed back. */
+static void
+acknowledge_checkpoints (dlq_gateway_t *self, dlq_commit_batch_t *batch)
+{
+    for (size_t i = 0; i < batch->ckpt_count; i++) {
+        if (batch->failed) {
+            dlq_error_t err;
+            dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not commit: %s; "
+                           "nothing was changed, send again", batch->error);
+            send_error (self, &batch->ckpt_identities [i], &batch->ckpt_request_ids [i], &err);
+            continue;
+        }
+        const dlq_buf_t *reply = &batch->ckpts [i].reply;
+        send_reply (self, &batch->ckpt_identities [i], &batch->ckpt_request_ids [i], true, reply->data, reply->len);
+    }
+}
+
 /* Acknowledge every PUT of a batch the committer handed back. */
 static void
 acknowledge (dlq_gateway_t *self, dlq_commit_batch_t *batch)
 {
+    acknowledge_checkpoints (self, batch);
     dlq_buf_t body = DLQ_BUF_INIT;
     uint64_t duplicates = 0;
     for (size_t i = 0; i < batch->count; i++) {
@@ -107,7 +126,7 @@ acknowledge (dlq_gateway_t *self, dlq_commit_batch_t *batch)
 static void
 maybe_commit (dlq_gateway_t *self, bool draining)
 {
-    if (self->committing || self->gathering->count == 0)
+    if (self->committing || dlq_commit_batch_size (self->gathering) == 0)
         return;
     int64_t age = dlq_time_mono_ms () - self->gather_started_ms;
     if (!draining && !dlq_commit_batch_full (self->gathering)
@@ -155,9 +174,34 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
     dlq_event_fingerprint (event);          /* before the policy may strip the stack trace */
     dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
     dlq_event_encode (event);
-    if (self->gathering->count == 0)
+    if (dlq_commit_batch_size (self->gathering) == 0)
         self->gather_started_ms = dlq_time_mono_ms ();
     dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);
+}
+
+/* A checkpoint write on the embedded primary: checked here, committed with
+ * the next group commit, answered when durable. */
+static void
+handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
+{
+    size_t len = zmq_msg_size (&frames [3]);
+    dlq_error_t err;
+    if (len > (size_t) self->config->max_message_bytes) {
+        dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is %zu bytes; the limit "
+                       "(gateway.max_message_bytes) is %lld", len,
+                       (long long) self->config->max_message_bytes);
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    dlq_checkpoint_t value;
+    bool remove = false;
+    if (dlq_ckpt_read_write (verb, zmq_msg_data (&frames [3]), len, &value, &remove, &err) != DLQ_OK) {
+        send_error (self, &frames [0], &frames [2], &err);
+        return;
+    }
+    if (dlq_commit_batch_size (self->gathering) == 0)
+        self->gather_started_ms = dlq_time_mono_ms ();
+    dlq_commit_batch_add_ckpt (self->gathering, &value, remove, dlq_time_now_ms (), &frames [0], &frames [2]);
 }
 
 /* PING's body is optional but, when present, must be {} (as for STATS). */
@@ -303,10 +347,14 @@ handle_request (dlq_gateway_t *self)
         if (verb == DLQ_VERB_REDELIVER)
             handle_redeliver (self, frames);
         else
+        if (dlq_ckpt_verb_writes (verb) && !self->config->primary_sink)
+            handle_ckpt_write (self, verb, frames);
+        else
         if (verb == DLQ_VERB_UNKNOWN) {
             dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
                            "LIST, COUNT, GROUPS, STATS, PING, REDELIVER, REPLAY, REPLAY.STATUS, REPLAY.PAUSE, "
-                           "REPLAY.RESUME, REPLAY.CANCEL, RESOLVE or FAIL (upper case)");
+                           "REPLAY.RESUME, REPLAY.CANCEL, RESOLVE, FAIL or CKPT.SAVE / SEEN / PROCESSED / GET / "
+                           "LIST / DELETE (upper case)");
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
@@ -364,7 +412,7 @@ poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, in
 static int64_t
 commit_timeout (dlq_gateway_t *self)
 {
-    if (self->committing || self->gathering->count == 0)
+    if (self->committing || dlq_commit_batch_size (self->gathering) == 0)
         return -1;
     int64_t left = self->gather_started_ms + self->config->commit_max_delay_ms - dlq_time_mono_ms ();
     return left > 0 ? left : 0;
@@ -394,7 +442,7 @@ drain (dlq_gateway_t *self)
             break;
     }
     maybe_commit (self, true);
-    while (self->committing || self->gathering->count || dlq_query_service_outstanding (self->queries)
+    while (self->committing || dlq_commit_batch_size (self->gathering) || dlq_query_service_outstanding (self->queries)
         || dlq_sink_chain_outstanding (self->sinks))
         poll_once (self, -1, false, true, -1);
 }

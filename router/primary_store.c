@@ -2,13 +2,16 @@
 #include "primary_store.h"
 
 #include "embedded_query.h"
+#include "embedded_checkpoints.h"
 #include "embedded_workbench.h"
 
 #include "dlq_alloc.h"
+#include "dlq_json.h"
 #include "sink_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct dlq_primary {
     dlq_embedded_t             *spool;      /* when the primary is the spool */
@@ -16,9 +19,21 @@ struct dlq_primary {
     const char                 *data_dir;
     const dlq_sink_ops_t       *ops;        /* else the sink's */
     const dlq_sink_workbench_ops_t *workbench;  /* the sink's workbench calls, or NULL */
+    const dlq_sink_checkpoint_ops_t *checkpoints;   /* its checkpoint calls, or NULL */
     void                       *instance;
     char                        error [512];
 };
+
+/* The sink's checkpoint table when it has one with every call. */
+static const dlq_sink_checkpoint_ops_t *
+checkpoints_of (const dlq_sink_ops_t *ops)
+{
+    if (!DLQ_SINK_OPS_HAS (ops, checkpoints) || !ops->checkpoints
+    ||  ops->checkpoints->struct_size < sizeof (dlq_sink_checkpoint_ops_t))
+        return NULL;
+    const dlq_sink_checkpoint_ops_t *c = ops->checkpoints;
+    return c->write && c->get && c->list && c->remove ? c : NULL;
+}
 
 /* The sink's workbench table when it has one with every call. */
 static const dlq_sink_workbench_ops_t *
@@ -43,6 +58,7 @@ dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool, char *err,
     }
     self->ops = dlq_sink_config_ops (config->primary_sink);
     self->workbench = workbench_of (self->ops);
+    self->checkpoints = checkpoints_of (self->ops);
     char why [256] = "";
     if (self->ops->init (dlq_sink_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
                          &self->instance, why, sizeof why) != DLQ_SINK_STATUS_OK) {
@@ -228,6 +244,51 @@ dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, i
         return DLQ_STORE_ERROR;
     return updated (self, dlq_embedded_claim (self->updater, stream, owner, pass_ms, max_retries, batch_size,
                                               now_ms, lease_until_ms, events_out));
+}
+
+bool
+dlq_primary_checkpoints (const dlq_primary_t *self)
+{
+    return self->spool != NULL || self->checkpoints != NULL;
+}
+
+dlq_store_result_t
+dlq_primary_ckpt_write (dlq_primary_t *self, const dlq_sink_checkpoint_t *record, dlq_sink_ckpt_write_t kind,
+                        bool remove, int64_t now_ms, dlq_buf_t *out)
+{
+    dlq_buf_reset (out);
+    if (!remove)
+        return result_of (self, self->checkpoints->write (self->instance, kind, record, now_ms, dlq_sink_buf (out)));
+    bool deleted = false;
+    dlq_store_result_t rc = result_of (self, self->checkpoints->remove (self->instance, record->stream_name,
+                                                                        &deleted));
+    if (rc == DLQ_STORE_OK) {
+        dlq_buf_puts (out, "{\"streamName\":");
+        dlq_json_write_string (out, record->stream_name, strlen (record->stream_name));
+        dlq_buf_printf (out, ",\"deleted\":%s}", deleted ? "true" : "false");
+    }
+    return rc;
+}
+
+dlq_store_result_t
+dlq_primary_ckpt_get (dlq_primary_t *self, const char *stream, dlq_buf_t *out)
+{
+    if (self->spool)
+        return dlq_embedded_ckpt_get (self->spool, stream, out);
+    dlq_buf_reset (out);
+    return result_of (self, self->checkpoints->get (self->instance, stream, dlq_sink_buf (out)));
+}
+
+dlq_store_result_t
+dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefix, size_t limit, const char *cursor,
+                       dlq_buf_t *records_out, dlq_buf_t *cursor_out)
+{
+    if (self->spool)
+        return dlq_embedded_ckpt_list (self->spool, prefix, limit, cursor, records_out, cursor_out);
+    dlq_buf_reset (records_out);
+    dlq_buf_reset (cursor_out);
+    return result_of (self, self->checkpoints->list (self->instance, prefix, limit, cursor,
+                                                     dlq_sink_buf (records_out), dlq_sink_buf (cursor_out)));
 }
 
 bool

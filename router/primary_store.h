@@ -63,6 +63,23 @@ dlq_store_result_t dlq_primary_claim (dlq_primary_t *self, const char *stream, c
                                       int32_t max_retries, size_t batch_size, int64_t now_ms,
                                       int64_t lease_until_ms, dlq_buf_t *events_out);
 
+/* Does this primary keep checkpoints (CKPT.*)? The spool does (its writes
+ * go through the committer); a sink store with the checkpoint calls. */
+bool dlq_primary_checkpoints (const dlq_primary_t *self);
+
+/* A checkpoint write on a SINK primary (the spool's are committed by the
+ * committer): the record's kind of write, or its deletion when remove;
+ * out gets the reply body (the record, or {"streamName":..,"deleted":b}). */
+dlq_store_result_t dlq_primary_ckpt_write (dlq_primary_t *self, const dlq_sink_checkpoint_t *record,
+                                           dlq_sink_ckpt_write_t kind, bool remove, int64_t now_ms,
+                                           dlq_buf_t *out);
+
+/* A record (NOT_FOUND when none), and a page of records, as
+ * dlq_embedded_ckpt_get / _list. */
+dlq_store_result_t dlq_primary_ckpt_get (dlq_primary_t *self, const char *stream, dlq_buf_t *out);
+dlq_store_result_t dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefix, size_t limit,
+                                          const char *cursor, dlq_buf_t *records_out, dlq_buf_t *cursor_out);
+
 /* True when this primary must be swept by the gateway: a sink store with a
  * sweep call (the spool is swept by the committer). */
 bool dlq_primary_sweeps (const dlq_primary_t *self);

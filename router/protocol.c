@@ -24,6 +24,12 @@ static const struct {
     { "REPLAY.CANCEL", DLQ_VERB_REPLAY_CANCEL },
     { "RESOLVE", DLQ_VERB_RESOLVE },
     { "FAIL", DLQ_VERB_FAIL },
+    { "CKPT.SAVE", DLQ_VERB_CKPT_SAVE },
+    { "CKPT.SEEN", DLQ_VERB_CKPT_SEEN },
+    { "CKPT.PROCESSED", DLQ_VERB_CKPT_PROCESSED },
+    { "CKPT.GET", DLQ_VERB_CKPT_GET },
+    { "CKPT.LIST", DLQ_VERB_CKPT_LIST },
+    { "CKPT.DELETE", DLQ_VERB_CKPT_DELETE },
 };
 
 dlq_verb_t
@@ -39,7 +45,7 @@ bool
 dlq_verb_body_optional (dlq_verb_t verb)
 {
     return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS || verb == DLQ_VERB_COUNT || verb == DLQ_VERB_GROUPS
-        || verb == DLQ_VERB_REPLAY_STATUS;
+        || verb == DLQ_VERB_REPLAY_STATUS || verb == DLQ_VERB_CKPT_LIST;
 }
 
 void

@@ -29,7 +29,13 @@ typedef enum {
     DLQ_VERB_REPLAY_RESUME,
     DLQ_VERB_REPLAY_CANCEL,
     DLQ_VERB_RESOLVE,
-    DLQ_VERB_FAIL
+    DLQ_VERB_FAIL,
+    DLQ_VERB_CKPT_SAVE,
+    DLQ_VERB_CKPT_SEEN,
+    DLQ_VERB_CKPT_PROCESSED,
+    DLQ_VERB_CKPT_GET,
+    DLQ_VERB_CKPT_LIST,
+    DLQ_VERB_CKPT_DELETE
 } dlq_verb_t;
 
 /* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */

@@ -13,6 +13,7 @@
 #include "embedded_store.h"
 #include "failed_event.h"
 #include "primary_store.h"
+#include "checkpoint_verbs.h"
 #include "protocol.h"
 #include "replay_verbs.h"
 #include "request_params.h"
@@ -436,6 +437,9 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
     request_t req;
     dlq_code_t code = parse_body (body, dlq_verb_body_optional (verb), &req, err);
     if (code == DLQ_OK) {
+        if (dlq_ckpt_verb (verb))
+            code = dlq_ckpt_verbs_answer (w->primary, verb, req.root, out, err);
+        else
         if (dlq_replay_verbs_handles (verb))
             code = dlq_replay_verbs_answer (w->replay, verb, req.root, out, err);
         else

@@ -573,7 +573,7 @@ Test (embedded_store, reopened_writer_keeps_data)
     cr_assert_gt (test_store_count (tmp_dir, "SELECT seq FROM events WHERE id = 'c'"),
                   test_store_count (tmp_dir, "SELECT seq FROM events WHERE id = 'b'"));
     cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM events"), 3);
-    cr_assert_eq (test_store_count (tmp_dir, "SELECT value FROM meta WHERE key = 'schema_version'"), 5);
+    cr_assert_eq (test_store_count (tmp_dir, "SELECT value FROM meta WHERE key = 'schema_version'"), 6);
     cr_assert_eq (test_store_count (tmp_dir, "PRAGMA page_size"), 8192);
     cr_assert_eq (test_store_count (tmp_dir, "PRAGMA application_id"), 0x646c7164);
     dlq_embedded_destroy (&store);

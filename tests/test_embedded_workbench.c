@@ -832,8 +832,8 @@ Test (embedded_workbench, an_updater_needs_an_existing_current_store)
     /* an older version waits for the writer's upgrade */
     test_store_exec (tmp_dir, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
     cr_assert_null (dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_UPDATER, err, sizeof err));
-    cr_assert_not_null (strstr (err, "schema version 4; an updater needs version 5"), "err: %s", err);
-    test_store_exec (tmp_dir, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+    cr_assert_not_null (strstr (err, "schema version 4; an updater needs version 6"), "err: %s", err);
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
 
     /* it writes the workbench's tables, not events: no append, no sweep */
     writer = open_store (DLQ_EMBEDDED_WRITER);

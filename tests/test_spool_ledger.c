@@ -1178,7 +1178,7 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
      * keeping the events and filling in their routing columns. */
     for (int round = 0; round < 2; round++) {
         store = open_store (DLQ_EMBEDDED_WRITER);
-        cr_assert_eq (schema_version (), 5);
+        cr_assert_eq (schema_version (), 6);
         cr_assert_eq (test_store_count (tmp_dir, "SELECT count(*) FROM sqlite_master WHERE name IN ('sink_state',"
                                  " 'deliveries', 'deliveries_by_state', 'deliveries_by_seq')"), 4);
         char *upgraded = schema_text ();
@@ -1252,7 +1252,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
         if (reader) {
             cr_assert_eq (schema_version (), 2, "a reader does not upgrade");
             store = open_store (DLQ_EMBEDDED_WRITER);
-            cr_assert_eq (schema_version (), 5);
+            cr_assert_eq (schema_version (), 6);
         }
     }
     char *upgraded = schema_text ();
@@ -1291,7 +1291,7 @@ Test (spool_ledger, a_version_2_file_is_upgraded_to_3_with_its_columns_filled)
     expect_columns (10, later);
     dlq_event_destroy (&later);
     dlq_embedded_destroy (&store);
-    cr_assert_eq (schema_version (), 5);
+    cr_assert_eq (schema_version (), 6);
     store = open_store (DLQ_EMBEDDED_READER);
     expect_spool (store, COUNT);
     dlq_embedded_destroy (&store);
@@ -1337,7 +1337,7 @@ Test (spool_ledger, the_upgrade_converts_first_attempt_at_to_the_exact_ms)
     for (int mode = DLQ_EMBEDDED_READER; mode >= DLQ_EMBEDDED_WRITER; mode--) {
         /* first a version 2 reader, then the upgraded file */
         dlq_embedded_t *store = open_store (mode);
-        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 5);
+        cr_assert_eq (schema_version (), mode == DLQ_EMBEDDED_READER ? 2 : 6);
         int64_t after = 0;
         for (int i = 0; i < COUNT; i += PAGE) {
             seen_events_t seen = { .count = 0 };
@@ -1360,13 +1360,13 @@ Test (spool_ledger, a_newer_version_is_refused)
 {
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_WRITER);
     dlq_embedded_destroy (&store);
-    test_store_exec (tmp_dir, "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    test_store_exec (tmp_dir, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
     for (int mode = DLQ_EMBEDDED_WRITER; mode <= DLQ_EMBEDDED_UPDATER; mode++) {
         char err [512] = "";
         store = dlq_embedded_open (tmp_dir, mode, err, sizeof err);
         cr_assert_null (store);
-        cr_assert_not_null (strstr (err, "schema version 6, newer"), "err: %s", err);
-        cr_assert_not_null (strstr (err, "supports (5)"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "schema version 7, newer"), "err: %s", err);
+        cr_assert_not_null (strstr (err, "supports (6)"), "err: %s", err);
     }
 }
 
@@ -1388,19 +1388,19 @@ counts_text (void)
 }
 
 /* A version 4 file as a version 4 writer left it: a new file with what
- * version 5 added taken off again (DROP COLUMN rewrites the rows without
+ * versions 5 and 6 added taken off again (DROP COLUMN rewrites the rows without
  * the columns and gives back the version 4 DDL text exactly). */
 static void
 downgrade_to_version_4 (void)
 {
-    test_store_exec (tmp_dir, "DROP TABLE replay_jobs; DROP TABLE scheduler_locks;"
+    test_store_exec (tmp_dir, "DROP TABLE checkpoints; DROP TABLE replay_jobs; DROP TABLE scheduler_locks;"
                               " ALTER TABLE events DROP COLUMN retry_after;"
                               " ALTER TABLE events DROP COLUMN replay_count;"
                               " ALTER TABLE events DROP COLUMN retry_count;"
                               " UPDATE meta SET value = '4' WHERE key = 'schema_version';");
 }
 
-Test (spool_ledger, a_version_4_file_is_upgraded_to_5_keeping_its_events)
+Test (spool_ledger, a_version_4_file_is_upgraded_to_6_keeping_its_events)
 {
     enum { COUNT = 6 };
     char *fresh = fresh_schema ();
@@ -1427,14 +1427,14 @@ Test (spool_ledger, a_version_4_file_is_upgraded_to_5_keeping_its_events)
     dlq_embedded_destroy (&store);
     char err [512] = "";
     cr_assert_null (dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_UPDATER, err, sizeof err));
-    cr_assert_not_null (strstr (err, "needs version 5"), "err: %s", err);
+    cr_assert_not_null (strstr (err, "needs version 6"), "err: %s", err);
     cr_assert_eq (schema_version (), 4, "neither upgrades");
 
     /* The writer upgrades it in place: the events, the ledger and the
      * counts as they were, the new columns at their defaults. */
     for (int round = 0; round < 2; round++) {
         store = open_store (DLQ_EMBEDDED_WRITER);
-        cr_assert_eq (schema_version (), 5);
+        cr_assert_eq (schema_version (), 6);
         char *upgraded = schema_text ();
         cr_assert_str_eq (upgraded, fresh, "an upgraded file has the schema of a new one");
         free (upgraded);

@@ -15,6 +15,7 @@
 #ifndef EMBEDDED_INTERNAL_H
 #define EMBEDDED_INTERNAL_H
 
+#include "embedded_checkpoints.h"
 #include "embedded_store.h"
 #include "spool_ledger.h"
 
@@ -32,13 +33,15 @@
  * parse bodies, 4 adds the columns and indexes of the workbench's filters
  * (fingerprint; embedded_query.h), 5 adds the replay state of events
  * (retry_count, replay_count, retry_after) and the tables scheduler_locks
- * and replay_jobs (embedded_workbench.h, embedded_jobs.h). SCHEMA_VERSION
+ * and replay_jobs (embedded_workbench.h, embedded_jobs.h), 6 adds the
+ * table checkpoints (embedded_checkpoints.h). SCHEMA_VERSION
  * is the newest this code knows. */
 #define SCHEMA_VERSION_LEDGER   2
 #define SCHEMA_VERSION_COLUMNS  3
 #define SCHEMA_VERSION_FILTERS  4
 #define SCHEMA_VERSION_REPLAY   5
-#define SCHEMA_VERSION          5
+#define SCHEMA_VERSION_CHECKPOINTS 6
+#define SCHEMA_VERSION          6
 
 /* The routing columns of version 3 as SQLite computes them from a stored
  * (canonical) body: the version 3 upgrade backfills old rows with them, and
@@ -136,6 +139,19 @@ typedef enum {
     JB_STMT_COUNT
 } job_stmt_id_t;
 
+/* The checkpoint statements of schema version 6: writing ones (the writer
+ * only: checkpoints are written in its commit), then reads. */
+typedef enum {
+    CK_SAVE,
+    CK_SEEN,
+    CK_PROCESSED,
+    CK_DELETE,
+    CK_FIRST_READ,
+    CK_GET = CK_FIRST_READ,
+    CK_LIST,
+    CK_STMT_COUNT
+} ckpt_stmt_id_t;
+
 struct dlq_embedded {
     sqlite3             *db;
     dlq_embedded_mode_t  mode;
@@ -146,6 +162,7 @@ struct dlq_embedded {
     sqlite3_stmt        *ledger [LS_STMT_COUNT];
     sqlite3_stmt        *workbench [WB_STMT_COUNT];
     sqlite3_stmt        *jobs [JB_STMT_COUNT];
+    sqlite3_stmt        *ckpt [CK_STMT_COUNT];
     const char         **names;                 /* commit's scratch: stream names of new rows */
     size_t               names_cap;
     char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
@@ -235,5 +252,10 @@ bool embedded_collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t lim
  * updaters. */
 bool embedded_workbench_prepare (dlq_embedded_t *self);
 bool embedded_jobs_prepare (dlq_embedded_t *self);
+bool embedded_ckpt_prepare (dlq_embedded_t *self);
+
+/* Apply count checkpoint writes inside the writer's open transaction
+ * (embedded_checkpoints.c); false with the error on the first failure. */
+bool embedded_ckpt_apply (dlq_embedded_t *self, dlq_ckpt_write_t *writes, size_t count);
 
 #endif

@@ -178,6 +178,21 @@ static const char schema_v5 [] =
     "CREATE INDEX replay_jobs_by_created ON replay_jobs (created_at, id);"
     "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
 
+/* Version 6 adds the workers' checkpoints (embedded_checkpoints.h): a new
+ * table, nothing else changes. */
+static const char schema_v6 [] =
+    "CREATE TABLE checkpoints ("
+    "  stream_name          TEXT    PRIMARY KEY,"
+    "  instance_id          TEXT,"
+    "  last_seen_token      TEXT,"
+    "  last_seen_at         INTEGER,"
+    "  last_processed_token TEXT,"
+    "  last_processed_at    INTEGER,"
+    "  metadata             TEXT,"
+    "  updated_at           INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "UPDATE meta SET value = '6' WHERE key = 'schema_version';";
+
 /* The list query: a range scan of events_by_stream, newest first. The
  * "after" form continues strictly below the cursor's (created_at, seq). It
  * is written as two range scans merged, not as "(created_at, seq) < (?, ?)":
@@ -358,7 +373,8 @@ prepare_all (dlq_embedded_t *self)
     return ok
         && embedded_ledger_prepare (self)
         && embedded_workbench_prepare (self)
-        && embedded_jobs_prepare (self);
+        && embedded_jobs_prepare (self)
+        && embedded_ckpt_prepare (self);
 }
 
 
@@ -511,6 +527,16 @@ upgrade_replay (dlq_embedded_t *self)
     return true;
 }
 
+/* Version 5 -> 6 (schema_v6). */
+static bool
+upgrade_checkpoints (dlq_embedded_t *self)
+{
+    if (!exec_sql (self, schema_v6, "cannot upgrade the schema to version 6"))
+        return false;
+    self->schema_version = SCHEMA_VERSION_CHECKPOINTS;
+    return true;
+}
+
 /* Version 2 -> 3 (schema_v3). */
 static bool
 upgrade_columns (dlq_embedded_t *self)
@@ -550,6 +576,8 @@ ensure_schema (dlq_embedded_t *self)
         ok = upgrade_filters (self);
     if (ok && self->schema_version < SCHEMA_VERSION_REPLAY)
         ok = upgrade_replay (self);
+    if (ok && self->schema_version < SCHEMA_VERSION_CHECKPOINTS)
+        ok = upgrade_checkpoints (self);
     if (ok)
         ok = exec_sql (self, "COMMIT", "cannot commit the schema");
     if (!ok && !sqlite3_get_autocommit (self->db))
@@ -744,6 +772,8 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
         sqlite3_finalize (self->stmt [id]);
     for (int id = 0; id < LS_STMT_COUNT; id++)
         sqlite3_finalize (self->ledger [id]);
+    for (int id = 0; id < CK_STMT_COUNT; id++)
+        sqlite3_finalize (self->ckpt [id]);
     for (int id = 0; id < WB_STMT_COUNT; id++)
         sqlite3_finalize (self->workbench [id]);
     for (int id = 0; id < JB_STMT_COUNT; id++)
@@ -969,15 +999,16 @@ check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
  * both. With no updates this is exactly the append of before schema v2: the
  * ledger part costs nothing then. */
 dlq_store_result_t
-dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
-                     bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
-                     int64_t *last_seq_out, char *err, size_t err_len)
+dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+                         bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
+                         dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                         int64_t *last_seq_out, char *err, size_t err_len)
 {
     if (!check_commit (self, events, count, updates, update_count)) {
         copy_message (err, err_len, self->errmsg);
         return DLQ_STORE_ERROR;
     }
-    if (count == 0 && update_count == 0) {
+    if (count == 0 && update_count == 0 && ckpt_count == 0) {
         if (last_seq_out && !embedded_ledger_last_seq (self, last_seq_out)) {
             copy_message (err, err_len, self->errmsg);
             return DLQ_STORE_ERROR;
@@ -991,6 +1022,7 @@ dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t co
     bool ok = step_done (self, ST_BEGIN, "commit: cannot begin")
            && (count == 0 || append_rows (self, events, count, duplicate))
            && embedded_ledger_apply (self, updates, update_count)
+           && embedded_ckpt_apply (self, ckpts, ckpt_count)
            && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
            && step_done (self, ST_COMMIT, "commit: cannot commit");
     embedded_stmt_release (self->stmt [ST_INSERT]);
@@ -1000,6 +1032,15 @@ dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t co
         return DLQ_STORE_ERROR;
     }
     return DLQ_STORE_OK;
+}
+
+dlq_store_result_t
+dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
+                     bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
+                     int64_t *last_seq_out, char *err, size_t err_len)
+{
+    return dlq_embedded_commit_all (self, events, count, duplicate, updates, update_count, NULL, 0,
+                                    last_seq_out, err, err_len);
 }
 
 dlq_store_result_t

@@ -24,6 +24,7 @@
 #ifndef SPOOL_LEDGER_H
 #define SPOOL_LEDGER_H
 
+#include "embedded_checkpoints.h"
 #include "embedded_store.h"
 #include "failed_event.h"
 
@@ -86,6 +87,16 @@ dlq_store_result_t dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const
                                         size_t count, bool *duplicate,
                                         dlq_ledger_update_t *const *updates, size_t update_count,
                                         int64_t *last_seq_out, char *err, size_t err_len);
+
+/* The same, with count checkpoint writes (embedded_checkpoints.h) applied
+ * in the same transaction, after the events and ledger updates, in order;
+ * each write's reply is filled in. On DLQ_STORE_ERROR nothing is stored
+ * (replies are then meaningless). */
+dlq_store_result_t dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events,
+                                            size_t count, bool *duplicate,
+                                            dlq_ledger_update_t *const *updates, size_t update_count,
+                                            dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                                            int64_t *last_seq_out, char *err, size_t err_len);
 
 /* The highest seq ever assigned (0 for an empty store), or -1 on error. */
 int64_t dlq_embedded_last_seq (dlq_embedded_t *self);

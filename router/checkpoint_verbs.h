@@ -1,0 +1,37 @@
+/*  checkpoint_verbs — the CKPT.* verbs (seed 004's CheckpointStore over the
+ *  wire; README, "Checkpoints"). On the embedded primary the writes
+ *  (SAVE, SEEN, PROCESSED, DELETE) are read by the front end and committed
+ *  with the next group commit, answered once durable; GET and LIST are
+ *  answered by a query thread from its reader. On a sink primary with the
+ *  checkpoint calls, a query thread answers every verb through them.
+ */
+#ifndef CHECKPOINT_VERBS_H
+#define CHECKPOINT_VERBS_H
+
+#include "checkpoint.h"
+#include "dlq_buf.h"
+#include "dlq_code.h"
+#include "dlq_json.h"
+#include "primary_store.h"
+#include "protocol.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Is verb a CKPT verb; one that writes? */
+bool dlq_ckpt_verb (dlq_verb_t verb);
+bool dlq_ckpt_verb_writes (dlq_verb_t verb);
+
+/* Read the body (len bytes) of write verb into value (cleared first) and
+ * *remove (CKPT.DELETE). DLQ_OK, or the error to answer (EMPTY_BODY,
+ * INVALID_JSON, INVALID_REQUEST, INVALID_TIMESTAMP, ...). */
+dlq_code_t dlq_ckpt_read_write (dlq_verb_t verb, const void *body, size_t len, dlq_checkpoint_t *value,
+                                bool *remove, dlq_error_t *err);
+
+/* Answer verb with its parsed request root (NULL: empty body) on a query
+ * thread: GET / LIST on any primary that keeps checkpoints, the writes on
+ * a sink primary. The OK body into out, or an error code with err. */
+dlq_code_t dlq_ckpt_verbs_answer (dlq_primary_t *primary, dlq_verb_t verb, const dlq_json_value_t *root,
+                                  dlq_buf_t *out, dlq_error_t *err);
+
+#endif

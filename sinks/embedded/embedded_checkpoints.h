@@ -1,0 +1,48 @@
+/*  embedded_checkpoints — the workers' stream positions (seed 004's
+ *  CheckpointStore) in the spool file, schema version 6:
+ *
+ *      checkpoints(stream_name TEXT PRIMARY KEY, instance_id TEXT,
+ *                  last_seen_token TEXT, last_seen_at INTEGER,
+ *                  last_processed_token TEXT, last_processed_at INTEGER,
+ *                  metadata TEXT, updated_at INTEGER NOT NULL) WITHOUT ROWID
+ *
+ *  Tokens and metadata are compact JSON text, times ms since the epoch.
+ *  Writes are applied by the writer inside its commit transaction
+ *  (dlq_embedded_commit_all, spool_ledger.h), so a checkpoint is durable
+ *  when the PUTs of the same group commit are, for one fsync. CKPT.SEEN and
+ *  CKPT.PROCESSED are each one upsert naming only their two columns (and
+ *  updated_at): they never overwrite each other's fields.
+ */
+#ifndef EMBEDDED_CHECKPOINTS_H
+#define EMBEDDED_CHECKPOINTS_H
+
+#include "dlq_buf.h"
+#include "dlq_sink.h"
+#include "embedded_store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One checkpoint write of a commit. */
+typedef struct {
+    bool                   remove;      /* CKPT.DELETE of record.stream_name */
+    dlq_sink_ckpt_write_t  kind;        /* else SAVE / SEEN / PROCESSED */
+    dlq_sink_checkpoint_t  record;      /* the stream name, and the values kind writes */
+    int64_t                now_ms;      /* updated_at */
+    dlq_buf_t              reply;       /* filled by the commit: the record after the
+                                         * write, or {"streamName":...,"deleted":bool} */
+} dlq_ckpt_write_t;
+
+/* The record of stream (its JSON, dlq_checkpoint_format) into out;
+ * DLQ_STORE_NOT_FOUND when there is none. Every connection. */
+dlq_store_result_t dlq_embedded_ckpt_get (dlq_embedded_t *self, const char *stream, dlq_buf_t *out);
+
+/* Records whose name starts with prefix ("" : all), in byte order, after
+ * cursor (a nextCursor of this call, NULL: from the first), at most limit:
+ * records_out gets a JSON array, cursor_out the next page's cursor (left
+ * empty on the last page). */
+dlq_store_result_t dlq_embedded_ckpt_list (dlq_embedded_t *self, const char *prefix, size_t limit,
+                                           const char *cursor, dlq_buf_t *records_out, dlq_buf_t *cursor_out);
+
+#endif
