@@ -213,6 +213,35 @@ def main():
         check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "all",
               "REPLAY without a selection is refused (%s)" % err)
         pull.close()
+
+        # checkpoints (README: CKPT.*)
+        status, err = c.call("CKPT.GET", {"streamName": "orders"})
+        check(status == "ERR" and err["code"] == "NOT_FOUND", "CKPT.GET of an unknown stream: NOT_FOUND")
+        status, rec = c.call("CKPT.SEEN", {"streamName": "orders", "token": {"_data": "0A"},
+                                           "timestamp": "2026-06-09T16:32:11+02:00"})
+        check(status == "OK" and rec["lastSeenToken"] == {"_data": "0A"}
+              and rec["lastSeenTimestamp"] == "2026-06-09T14:32:11.000Z" and "lastProcessedToken" not in rec,
+              "CKPT.SEEN creates the record with its pair only (%s)" % rec)
+        rids = [c.send("CKPT.PROCESSED" if i % 2 else "CKPT.SEEN",
+                       {"streamName": "orders", "token": {"_data": "%04d" % i}, "timestamp": "2026-06-09T14:00:00Z"})
+                for i in range(200)]
+        answered = [c.recv() for _ in rids]
+        check(all(st == "OK" for st, _, _ in answered), "200 pipelined SEEN / PROCESSED acked")
+        status, rec = c.call("CKPT.GET", {"streamName": "orders"})
+        check(rec["lastSeenToken"] == {"_data": "0198"} and rec["lastProcessedToken"] == {"_data": "0199"},
+              "each token is the last of its own kind (%s)" % rec)
+        status, rec = c.call("CKPT.SAVE", {"streamName": "orders", "instanceId": "w-1", "metadata": {"a": 1}})
+        check(status == "OK" and rec.get("instanceId") == "w-1" and "lastSeenToken" not in rec,
+              "CKPT.SAVE replaces every field (%s)" % rec)
+        status, page = c.call("CKPT.LIST", b"")
+        check(status == "OK" and [r["streamName"] for r in page["checkpoints"]] == ["orders"], "CKPT.LIST")
+        status, got = c.call("CKPT.DELETE", {"streamName": "orders"})
+        check(status == "OK" and got == {"streamName": "orders", "deleted": True}, "CKPT.DELETE")
+        status, got = c.call("CKPT.DELETE", {"streamName": "orders"})
+        check(status == "OK" and got["deleted"] is False, "CKPT.DELETE of nothing is not an error")
+        status, err = c.call("CKPT.SEEN", {"streamName": "orders", "token": "x", "timestamp": "2026-06-09T14:00:00Z"})
+        check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "token",
+              "a token that is not an object is refused (%s)" % err)
     finally:
         c.close()
         proc.send_signal(signal.SIGTERM)
