@@ -95,7 +95,7 @@ teardown (void)
         pg_plugin_unload (&plugin);
     if (db) {
         char sql [256];
-        snprintf (sql, sizeof sql, "DROP TABLE IF EXISTS \"%s\", \"%s_scheduler_lock\"", table, table);
+        snprintf (sql, sizeof sql, "DROP TABLE IF EXISTS \"%s\", \"%s_scheduler_lock\", \"%s_checkpoints\"", table, table, table);
         PQclear (PQexec (db, sql));
         snprintf (sql, sizeof sql, "DELETE FROM dlq_schema_version WHERE table_name = '%s'", table);
         PQclear (PQexec (db, sql));
@@ -973,7 +973,7 @@ Test (postgres_workbench, a_version_1_table_is_migrated_in_place)
     deliver (events + 1, 2);
     stored = 3;
     char *version = value_of ("SELECT version FROM dlq_schema_version WHERE table_name = $1", table);
-    cr_expect_str_eq (version, "2");
+    cr_expect_str_eq (version, "3");
     free (version);
     char *width = value_of ("SELECT character_maximum_length FROM information_schema.columns "
                             "WHERE table_name = $1 AND column_name = 'status'", table);

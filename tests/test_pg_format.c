@@ -3,14 +3,18 @@
  *  bodies, the status and the fingerprint), timestamps, chunks, the LIST
  *  cursor, the SQL text (placeholder numbering, quoted identifiers passed
  *  through, the versioned DDL, the workbench's state changes and claim),
- *  index and lock table names and lock keys, the SQLSTATE classes, the
- *  body's status rewritten in place, and the workbench's filters as SQL.
+ *  index, lock and checkpoint table names and lock keys, the SQLSTATE
+ *  classes, the body's status rewritten in place, the workbench's filters
+ *  as SQL, and the checkpoint calls' SQL and parameters (each kind of
+ *  write setting only its columns, the JSONB copies, LIST's prefix and
+ *  cursor).
  */
 #include "dlq_json.h"
 #include "event_support.h"
 #include "test_support.h"
 #include "failed_event.h"
 #include "fingerprint.h"
+#include "pg_ckpt_sql.h"
 #include "pg_filter.h"
 #include "pg_format.h"
 #include "pg_sql.h"
@@ -290,6 +294,7 @@ odd_names (void)
     for (int i = 0; i < DLQ_PG_INDEX_COUNT; i++)
         snprintf (names.index [i], sizeof names.index [i], "\"ix %d\"", i);
     snprintf (names.lock_table, sizeof names.lock_table, "\"DLQ; lock\"");
+    snprintf (names.ckpt_table, sizeof names.ckpt_table, "\"DLQ; ckpt\"");
     return names;
 }
 
@@ -564,7 +569,6 @@ Test (pg_sql, version_2_adds_the_columns_the_lock_table_and_the_indexes)
     dlq_buf_reset (&sql);
     cr_expect (!dlq_pg_sql_migration (&sql, &names, 2, sizeof steps / sizeof steps [0]));
     cr_expect_eq (sql.len, 0);
-    cr_expect_eq (DLQ_PG_SCHEMA_VERSION, 2);
     dlq_buf_free (&sql);
 }
 
@@ -583,7 +587,7 @@ Test (pg_sql, the_lock_table_name_fits_in_63_bytes)
 
 #define ODD_TABLE "\"my \"\"odd\"\" schema\".\"DLQ; DROP TABLE x\""
 #define MS(c) "CASE WHEN isfinite(" c ") THEN floor(extract(epoch FROM " c ") * 1000)::int8 " \
-              "WHEN " c " > 'epoch' THEN 9223372036854775807 ELSE -9223372036854775807 END"
+              "WHEN " c " > 'epoch' THEN 9223372036854775807 WHEN " c " < 'epoch' THEN -9223372036854775807 END"
 #define UNEXPIRED(n) "(expires_at IS NULL OR expires_at > $" #n "::timestamptz)"
 #define STATE "status, retry_count, replay_count, " MS ("retry_after")
 
@@ -776,4 +780,271 @@ Test (pg_filter, sixteen_metadata_pairs_and_every_filter_fit)
     dlq_pg_query_free (&q);
     dlq_event_filter_free (&f);
     dlq_buf_free (&request);
+}
+
+/* ---- checkpoints (version 3) ------------------------------------------------------------------ */
+
+#define CKPT_TABLE "\"my \"\"odd\"\" schema\".\"DLQ; ckpt\""
+#define RECORD "stream_name, instance_id, last_seen_token_text, " MS ("last_seen_ts") \
+               ", last_processed_token_text, " MS ("last_processed_ts") ", metadata_text, " MS ("updated_at")
+#define NOW_MS 1781015533500LL
+#define NOW_ISO "2026-06-09T14:32:13.500Z"
+
+Test (pg_sql, version_3_creates_the_checkpoint_table)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    cr_assert (dlq_pg_sql_migration (&sql, &names, 3, 0));
+    cr_expect_str_eq (sql.data, "CREATE TABLE IF NOT EXISTS " CKPT_TABLE " ("
+                      "stream_name TEXT COLLATE \"C\" PRIMARY KEY, instance_id TEXT, "
+                      "last_seen_token JSONB, last_seen_token_text TEXT, last_seen_ts TIMESTAMPTZ, "
+                      "last_processed_token JSONB, last_processed_token_text TEXT, last_processed_ts TIMESTAMPTZ, "
+                      "metadata JSONB, metadata_text TEXT, updated_at TIMESTAMPTZ NOT NULL)");
+    dlq_buf_reset (&sql);
+    cr_expect (!dlq_pg_sql_migration (&sql, &names, 3, 1), "one step");
+    cr_expect_eq (sql.len, 0);
+    cr_expect_eq (DLQ_PG_SCHEMA_VERSION, 3);
+    dlq_pg_sql_qualified_ckpt (&sql, &names);
+    cr_expect_str_eq (sql.data, CKPT_TABLE);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_sql, the_checkpoint_table_name_fits_in_63_bytes)
+{
+    char name [DLQ_PG_NAME_MAX + 1], other [DLQ_PG_NAME_MAX + 1];
+    dlq_pg_ckpt_table_name ("dlq_events", name);
+    cr_expect_str_eq (name, "dlq_events_checkpoints");
+    dlq_pg_ckpt_table_name ("a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_1", name);
+    dlq_pg_ckpt_table_name ("a_table_name_that_is_long_enough_to_need_a_hash_when_suffixed_2", other);
+    cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX, "%s", name);
+    cr_expect_str_neq (name, other);
+    cr_expect_eq (strcmp (name + strlen (name) - strlen ("_checkpoints"), "_checkpoints"), 0, "%s", name);
+    static const char utf8 [] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    dlq_pg_ckpt_table_name (utf8, name);
+    cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX);
+    cr_expect (dlq_utf8_valid (name, strlen (name), NULL), "%s is cut inside a character", name);
+}
+
+Test (pg_ckpt, seen_sets_only_its_token_its_timestamp_and_updated_at)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_ckpt_sql_write (&sql, &names, DLQ_SINK_CKPT_SEEN);
+    cr_expect_str_eq (sql.data, "INSERT INTO " CKPT_TABLE " (stream_name, last_seen_token, last_seen_token_text, "
+                      "last_seen_ts, updated_at) VALUES ($1, $2::jsonb, $3, $4::timestamptz, $5::timestamptz) "
+                      "ON CONFLICT (stream_name) DO UPDATE SET last_seen_token = EXCLUDED.last_seen_token, "
+                      "last_seen_token_text = EXCLUDED.last_seen_token_text, last_seen_ts = EXCLUDED.last_seen_ts, "
+                      "updated_at = EXCLUDED.updated_at RETURNING " RECORD);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_ckpt, processed_is_the_mirror)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_ckpt_sql_write (&sql, &names, DLQ_SINK_CKPT_PROCESSED);
+    cr_expect_str_eq (sql.data, "INSERT INTO " CKPT_TABLE " (stream_name, last_processed_token, "
+                      "last_processed_token_text, last_processed_ts, updated_at) "
+                      "VALUES ($1, $2::jsonb, $3, $4::timestamptz, $5::timestamptz) "
+                      "ON CONFLICT (stream_name) DO UPDATE SET last_processed_token = EXCLUDED.last_processed_token, "
+                      "last_processed_token_text = EXCLUDED.last_processed_token_text, "
+                      "last_processed_ts = EXCLUDED.last_processed_ts, "
+                      "updated_at = EXCLUDED.updated_at RETURNING " RECORD);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_ckpt, save_replaces_every_column)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_ckpt_sql_write (&sql, &names, DLQ_SINK_CKPT_SAVE);
+    cr_expect_str_eq (sql.data, "INSERT INTO " CKPT_TABLE " (stream_name, instance_id, last_seen_token, "
+                      "last_seen_token_text, last_seen_ts, last_processed_token, last_processed_token_text, "
+                      "last_processed_ts, metadata, metadata_text, updated_at) VALUES ($1, $2, $3::jsonb, $4, "
+                      "$5::timestamptz, $6::jsonb, $7, $8::timestamptz, $9::jsonb, $10, $11::timestamptz) "
+                      "ON CONFLICT (stream_name) DO UPDATE SET instance_id = EXCLUDED.instance_id, "
+                      "last_seen_token = EXCLUDED.last_seen_token, "
+                      "last_seen_token_text = EXCLUDED.last_seen_token_text, "
+                      "last_seen_ts = EXCLUDED.last_seen_ts, last_processed_token = EXCLUDED.last_processed_token, "
+                      "last_processed_token_text = EXCLUDED.last_processed_token_text, "
+                      "last_processed_ts = EXCLUDED.last_processed_ts, metadata = EXCLUDED.metadata, "
+                      "metadata_text = EXCLUDED.metadata_text, updated_at = EXCLUDED.updated_at RETURNING " RECORD);
+    dlq_buf_free (&sql);
+}
+
+Test (pg_ckpt, the_columns_each_kind_sets)
+{
+    /* S: SAVE, E: SEEN, P: PROCESSED, per column in dlq_pg_ckpt_column_t order */
+    static const char *const sets [DLQ_PG_CKPT_COLUMN_COUNT] = {
+        "SEP", "S", "SE", "SE", "SE", "SP", "SP", "SP", "S", "S", "SEP",
+    };
+    static const char kinds [] = "SEP";
+    for (int c = 0; c < DLQ_PG_CKPT_COLUMN_COUNT; c++)
+        for (int k = 0; k < 3; k++)
+            cr_expect_eq (dlq_pg_ckpt_sets ((dlq_sink_ckpt_write_t) k, (dlq_pg_ckpt_column_t) c),
+                          strchr (sets [c], kinds [k]) != NULL, "kind %c, column %d", kinds [k], c);
+    for (int c = 0; c < DLQ_PG_CKPT_COLUMN_COUNT; c++)
+        cr_expect (!dlq_pg_ckpt_sets ((dlq_sink_ckpt_write_t) 3, (dlq_pg_ckpt_column_t) c),
+                   "an unknown kind sets nothing");
+}
+
+/* Parameter i of p is text (NULL: SQL NULL). */
+static void
+expect_ckpt_param (const dlq_pg_ckpt_params_t *p, int i, const char *text)
+{
+    if (!text) {
+        cr_expect_null (p->values [i], "parameter %d is %s, want NULL", i + 1, p->values [i]);
+        return;
+    }
+    cr_assert_not_null (p->values [i], "parameter %d is NULL, want %s", i + 1, text);
+    cr_expect_str_eq (p->values [i], text, "parameter %d", i + 1);
+    cr_expect_eq (p->lengths [i], (int) strlen (text), "parameter %d's length", i + 1);
+}
+
+static const dlq_sink_checkpoint_t full_record = {
+    .stream_name = "orders", .instance_id = "worker-7",
+    .last_seen_token = "{\"_data\":\"82AA\"}", .last_seen_at = NOW_MS - 1000,
+    .last_processed_token = "{\"_data\":\"82BB\"}", .last_processed_at = -1,
+    .metadata = "{\"b\":1,\"a\":[true,null]}", .updated_at = 42,
+};
+
+Test (pg_ckpt, the_parameters_of_each_kind)
+{
+    dlq_pg_ckpt_params_t p;
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_SEEN, &full_record, NOW_MS);
+    cr_assert_eq (p.count, 5);
+    static const char *const seen [] = {
+        "orders", "{\"_data\":\"82AA\"}", "{\"_data\":\"82AA\"}", "2026-06-09T14:32:12.500Z", NOW_ISO,
+    };
+    for (int i = 0; i < 5; i++)
+        expect_ckpt_param (&p, i, seen [i]);
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_PROCESSED, &full_record, NOW_MS);
+    cr_assert_eq (p.count, 5);
+    static const char *const processed [] = {
+        "orders", "{\"_data\":\"82BB\"}", "{\"_data\":\"82BB\"}", "1969-12-31T23:59:59.999Z", NOW_ISO,
+    };
+    for (int i = 0; i < 5; i++)
+        expect_ckpt_param (&p, i, processed [i]);
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_SAVE, &full_record, NOW_MS);
+    cr_assert_eq (p.count, DLQ_PG_CKPT_COLUMN_COUNT);
+    static const char *const save [] = {
+        "orders", "worker-7", "{\"_data\":\"82AA\"}", "{\"_data\":\"82AA\"}", "2026-06-09T14:32:12.500Z",
+        "{\"_data\":\"82BB\"}", "{\"_data\":\"82BB\"}", "1969-12-31T23:59:59.999Z",
+        "{\"b\":1,\"a\":[true,null]}", "{\"b\":1,\"a\":[true,null]}", NOW_ISO,
+    };
+    for (int i = 0; i < DLQ_PG_CKPT_COLUMN_COUNT; i++)
+        expect_ckpt_param (&p, i, save [i]);
+}
+
+Test (pg_ckpt, absent_fields_are_null_and_updated_at_is_now)
+{
+    dlq_sink_checkpoint_t bare = {
+        .stream_name = "s", .last_seen_at = DLQ_SINK_TIME_NONE, .last_processed_at = DLQ_SINK_TIME_NONE,
+        .updated_at = DLQ_SINK_TIME_NONE,
+    };
+    dlq_pg_ckpt_params_t p;
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_SAVE, &bare, NOW_MS);
+    cr_assert_eq (p.count, DLQ_PG_CKPT_COLUMN_COUNT);
+    expect_ckpt_param (&p, DLQ_PG_CKPT_STREAM, "s");
+    for (int i = DLQ_PG_CKPT_INSTANCE; i < DLQ_PG_CKPT_UPDATED; i++)
+        expect_ckpt_param (&p, i, NULL);
+    expect_ckpt_param (&p, DLQ_PG_CKPT_UPDATED, NOW_ISO);
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_SEEN, &bare, NOW_MS);
+    cr_assert_eq (p.count, 5);
+    for (int i = 1; i < 4; i++)
+        expect_ckpt_param (&p, i, NULL);
+    expect_ckpt_param (&p, 4, NOW_ISO);
+}
+
+Test (pg_ckpt, jsonb_takes_the_text_unless_it_would_refuse_it)
+{
+    static const struct {
+        const char *json;
+        bool        holds;
+    } cases [] = {
+        { "{}", true },
+        { "{\"_data\":\"8265F0A1B2000000012B\"}", true },
+        { "{\"a\":\"\\u0001\\u001f\",\"b\":-0.5e-10,\"c\":[1,2.50,1E+300]}", true },
+        { "{\"a\":1e999,\"b\":1e-999,\"c\":1e0000000999}", true },
+        { "{\"a\":\"x\\u0000y\"}", false },
+        { "{\"a\\u0000\":1}", false },
+        { "{\"a\":\"\\\\u0000\"}", true },              /* a backslash, then u0000: no escape */
+        { "{\"a\":\"\\\\\\u0000\"}", false },
+        { "{\"a\":1e1000}", false },
+        { "{\"a\":2E-20000}", false },
+        { "{\"a\":\"1e99999\"}", true },                /* a string, not a number */
+        { "{\"a\":\"\\\"\",\"b\":1e+1000}", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++)
+        cr_expect_eq (dlq_pg_jsonb_holds (cases [i].json), cases [i].holds, "%s", cases [i].json);
+    dlq_buf_t digits = DLQ_BUF_INIT;
+    dlq_buf_puts (&digits, "{\"n\":");
+    for (int i = 0; i < 1000; i++)
+        dlq_buf_putc (&digits, '7');
+    dlq_buf_puts (&digits, "}");
+    cr_expect (dlq_pg_jsonb_holds (digits.data), "1000 digits");
+    dlq_buf_reset (&digits);
+    dlq_buf_puts (&digits, "{\"n\":");
+    for (int i = 0; i < 1001; i++)
+        dlq_buf_putc (&digits, '7');
+    dlq_buf_puts (&digits, "}");
+    cr_expect (!dlq_pg_jsonb_holds (digits.data), "1001 digits");
+    dlq_buf_free (&digits);
+
+    dlq_sink_checkpoint_t r = full_record;
+    r.last_seen_token = "{\"_data\":\"a\\u0000b\"}";
+    r.metadata = "{\"big\":1e99999}";
+    dlq_pg_ckpt_params_t p;
+    dlq_pg_ckpt_params (&p, DLQ_SINK_CKPT_SAVE, &r, NOW_MS);
+    expect_ckpt_param (&p, DLQ_PG_CKPT_SEEN_TOKEN, NULL);
+    expect_ckpt_param (&p, DLQ_PG_CKPT_SEEN_TEXT, "{\"_data\":\"a\\u0000b\"}");
+    expect_ckpt_param (&p, DLQ_PG_CKPT_PROCESSED_TOKEN, "{\"_data\":\"82BB\"}");
+    expect_ckpt_param (&p, DLQ_PG_CKPT_METADATA, NULL);
+    expect_ckpt_param (&p, DLQ_PG_CKPT_METADATA_TEXT, "{\"big\":1e99999}");
+}
+
+Test (pg_ckpt, get_list_and_remove)
+{
+    dlq_pg_names_t names = odd_names ();
+    dlq_buf_t sql = DLQ_BUF_INIT;
+    dlq_pg_ckpt_sql_get (&sql, &names);
+    cr_expect_str_eq (sql.data, "SELECT " RECORD " FROM " CKPT_TABLE " WHERE stream_name = $1");
+    static const struct {
+        bool        prefix, after;
+        const char *where;
+    } lists [] = {
+        { false, false, "" },
+        { true, false, " WHERE stream_name COLLATE \"C\" LIKE $2" },
+        { false, true, " WHERE stream_name COLLATE \"C\" > $2" },
+        { true, true, " WHERE stream_name COLLATE \"C\" LIKE $2 AND stream_name COLLATE \"C\" > $3" },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists [0]; i++) {
+        dlq_buf_reset (&sql);
+        dlq_pg_ckpt_sql_list (&sql, &names, lists [i].prefix, lists [i].after);
+        char want [2048];
+        snprintf (want, sizeof want, "SELECT " RECORD " FROM " CKPT_TABLE "%s ORDER BY stream_name COLLATE \"C\" "
+                  "LIMIT $1::int8", lists [i].where);
+        cr_expect_str_eq (sql.data, want, "prefix %d, after %d", lists [i].prefix, lists [i].after);
+    }
+    dlq_buf_reset (&sql);
+    dlq_pg_ckpt_sql_remove (&sql, &names);
+    cr_expect_str_eq (sql.data, "DELETE FROM " CKPT_TABLE " WHERE stream_name = $1 RETURNING stream_name");
+    dlq_buf_free (&sql);
+}
+
+Test (pg_ckpt, a_prefix_is_a_like_pattern_with_its_characters_escaped)
+{
+    static const char *const cases [][2] = {
+        { "orders", "orders%" },
+        { "a%b_c\\d", "a\\%b\\_c\\\\d%" },
+        { "%", "\\%%" },
+        { "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9%" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_buf_t out = DLQ_BUF_INIT;
+        dlq_pg_like_prefix (&out, cases [i][0]);
+        cr_expect_str_eq (out.data, cases [i][1]);
+        dlq_buf_free (&out);
+    }
 }

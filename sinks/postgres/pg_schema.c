@@ -94,18 +94,29 @@ begin_locked (dlq_pg_conn_t *conn, const char *schema, const char *table, int64_
     return ok;
 }
 
+/* Which of the version's tables exist (the recorded version trusted
+ * only as far as they do). */
+typedef struct {
+    bool table;
+    bool lock;              /* version 2's scheduler lock table */
+    bool ckpt;              /* version 3's checkpoint table */
+} tables_t;
+
 /* The version to migrate from, given the recorded one: 0 when the table
  * is missing (it was dropped: it is created again), 1 when the lock table
  * of version 2 is (created again, with version 2's other idempotent
- * steps). A version newer than the sink's is left as it is. */
+ * steps), 2 when the checkpoint table of version 3 is. A version newer
+ * than the sink's is left as it is. */
 static int
-effective_version (int recorded, bool table_exists, bool lock_exists)
+effective_version (int recorded, const tables_t *exists)
 {
     if (recorded > DLQ_PG_SCHEMA_VERSION)
         return recorded;
-    if (!table_exists)
+    if (!exists->table)
         return 0;
-    return recorded >= 2 && !lock_exists ? 1 : recorded;
+    if (recorded >= 2 && !exists->lock)
+        return 1;
+    return recorded >= 3 && !exists->ckpt ? 2 : recorded;
 }
 
 /* True when the one-boolean result r says "t". */
@@ -115,39 +126,50 @@ is_true (const PGresult *r)
     return strcmp (PQgetvalue (r, 0, 0), "t") == 0;
 }
 
+/* Add "whether the relation named qualified exists" to b. */
+static void
+add_exists (batch_t *b, const char *const *qualified, int *length)
+{
+    lengths_of (qualified, length, 1);
+    dlq_pg_sql_table_exists (add (b, 1, qualified, length));
+}
+
 /* Create the schema, then dlq_schema_version if need be; read the table's
  * version (effective_version). */
 static bool
 read_version (dlq_pg_conn_t *conn, const dlq_pg_names_t *names, bool schema_exists, const char *table,
               int64_t deadline, int *version, dlq_pg_error_t *error)
 {
-    dlq_buf_t qualified = DLQ_BUF_INIT, lock = DLQ_BUF_INIT;
+    dlq_buf_t qualified = DLQ_BUF_INIT, lock = DLQ_BUF_INIT, ckpt = DLQ_BUF_INIT;
     dlq_pg_sql_qualified (&qualified, names);
     dlq_pg_sql_qualified_lock (&lock, names);
+    dlq_pg_sql_qualified_ckpt (&ckpt, names);
     const char *const v_table [] = { table }, *const v_qualified [] = { qualified.data };
-    const char *const v_lock [] = { lock.data };
-    int l_table [1], l_qualified [1], l_lock [1];
+    const char *const v_lock [] = { lock.data }, *const v_ckpt [] = { ckpt.data };
+    int l_table [1], l_qualified [1], l_lock [1], l_ckpt [1];
     lengths_of (v_table, l_table, 1);
-    lengths_of (v_qualified, l_qualified, 1);
-    lengths_of (v_lock, l_lock, 1);
     batch_t b = BATCH_INIT;
     if (!schema_exists)
         dlq_pg_sql_create_schema (add (&b, 0, NULL, NULL), names);
     dlq_pg_sql_create_version_table (add (&b, 0, NULL, NULL), names);
     dlq_pg_sql_select_version (add (&b, 1, v_table, l_table), names);
-    dlq_pg_sql_table_exists (add (&b, 1, v_qualified, l_qualified));
-    dlq_pg_sql_table_exists (add (&b, 1, v_lock, l_lock));
-    PGresult *results [5];
+    add_exists (&b, v_qualified, l_qualified);
+    add_exists (&b, v_lock, l_lock);
+    add_exists (&b, v_ckpt, l_ckpt);
+    PGresult *results [6];
     bool ok = run (conn, &b, results, deadline, error);
     if (ok) {
-        const PGresult *select = results [b.count - 3];
+        const PGresult *select = results [b.count - 4];
         int recorded = PQntuples (select) > 0 ? atoi (PQgetvalue (select, 0, 0)) : 0;
-        *version = effective_version (recorded, is_true (results [b.count - 2]), is_true (results [b.count - 1]));
+        tables_t exists = { is_true (results [b.count - 3]), is_true (results [b.count - 2]),
+                            is_true (results [b.count - 1]) };
+        *version = effective_version (recorded, &exists);
     }
     dlq_pg_results_clear (results, b.count);
     batch_free (&b);
     dlq_buf_free (&qualified);
     dlq_buf_free (&lock);
+    dlq_buf_free (&ckpt);
     return ok;
 }
 

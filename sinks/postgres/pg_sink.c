@@ -1,7 +1,8 @@
 /*  pg_sink — the postgres sink plugin, type "postgres"
  *  (libdlq_sink_postgres.so): seed 002's dlq_events table extended with
  *  the FailedEvent's columns, written in batches, and a store that can be
- *  the primary and serve the failure workbench.
+ *  the primary and serve the failure workbench and the workers'
+ *  checkpoints (table "<table>_checkpoints").
  *
  *  Settings: conninfo (required; a libpq connection string or URI),
  *  schema ("public"), table ("dlq_events"), connect_timeout_ms (5000),
@@ -22,6 +23,7 @@
 #include "pg_sink.h"
 
 #include "dlq_alloc.h"
+#include "pg_checkpoint.h"
 #include "pg_schema.h"
 #include "pg_workbench.h"
 
@@ -63,8 +65,8 @@ quote (PGconn *pq, const char *name, char *out, dlq_pg_error_t *error)
     return true;
 }
 
-/* Quote the schema, table, index and lock table names, once (libpq needs
- * a connection to quote). */
+/* Quote the schema, table, index, lock table and checkpoint table names,
+ * once (libpq needs a connection to quote). */
 static bool
 name_objects (dlq_pg_sink_t *self, dlq_pg_error_t *error)
 {
@@ -79,9 +81,11 @@ name_objects (dlq_pg_sink_t *self, dlq_pg_error_t *error)
         if (!quote (pq, name, self->names.index [i], error))
             return false;
     }
-    char lock_table [DLQ_PG_NAME_MAX + 1];
+    char lock_table [DLQ_PG_NAME_MAX + 1], ckpt_table [DLQ_PG_NAME_MAX + 1];
     dlq_pg_lock_table_name (self->table, lock_table);
-    if (!quote (pq, lock_table, self->names.lock_table, error))
+    dlq_pg_ckpt_table_name (self->table, ckpt_table);
+    if (!quote (pq, lock_table, self->names.lock_table, error)
+    ||  !quote (pq, ckpt_table, self->names.ckpt_table, error))
         return false;
     dlq_pg_sql_qualified (&self->qualified, &self->names);
     self->named = true;
@@ -224,8 +228,8 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
     .type        = "postgres",
-    .description = "PostgreSQL: seed 002's dlq_events table with the FailedEvent's columns; answers queries "
-                   "and the failure workbench",
+    .description = "PostgreSQL: seed 002's dlq_events table with the FailedEvent's columns; answers queries, "
+                   "the failure workbench and the checkpoint calls",
     .settings    = pg_settings,
     .max_batch   = 0,
     .init        = pg_init,
@@ -234,4 +238,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .store       = &dlq_pg_store_ops,
     .check       = pg_check,
     .workbench   = &dlq_pg_workbench_ops,
+    .checkpoints = &dlq_pg_checkpoint_ops,
 };

@@ -1,8 +1,9 @@
 /*  pg_sink — the instance of the postgres sink plugin, shared by its
  *  parts: pg_sink.c (settings, init, connection and table setup, the
  *  entry), pg_deliver.c (deliver), pg_store.c (the store calls),
- *  pg_query.c and pg_workbench.c (the workbench calls), pg_call.c (what
- *  the query calls share). Internal to the plugin.
+ *  pg_query.c and pg_workbench.c (the workbench calls), pg_checkpoint.c
+ *  (the checkpoint calls), pg_call.c (what the query calls share).
+ *  Internal to the plugin.
  */
 #ifndef DLQ_PG_SINK_H
 #define DLQ_PG_SINK_H

@@ -76,6 +76,12 @@ dlq_pg_lock_table_name (const char *table, char *out)
     derived_name (table, DLQ_PG_LOCK_TABLE_SUFFIX, out);
 }
 
+void
+dlq_pg_ckpt_table_name (const char *table, char *out)
+{
+    derived_name (table, DLQ_PG_CKPT_TABLE_SUFFIX, out);
+}
+
 int32_t
 dlq_pg_lock_key (const char *text)
 {
@@ -92,6 +98,12 @@ void
 dlq_pg_sql_qualified_lock (dlq_buf_t *out, const dlq_pg_names_t *names)
 {
     dlq_buf_printf (out, "%s.%s", names->schema, names->lock_table);
+}
+
+void
+dlq_pg_sql_qualified_ckpt (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_printf (out, "%s.%s", names->schema, names->ckpt_table);
 }
 
 /* ---- schema setup --------------------------------------------------------------- */
@@ -231,12 +243,45 @@ migration_v2 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
     return true;
 }
 
+/* Version 3's checkpoint table (seed 004's Checkpoint): each token and the
+ * metadata as JSONB for SQL and as the exact text for the calls, whose
+ * answers must show them byte for byte. */
+static void
+create_ckpt_table (dlq_buf_t *out, const dlq_pg_names_t *names)
+{
+    dlq_buf_puts (out, "CREATE TABLE IF NOT EXISTS ");
+    dlq_pg_sql_qualified_ckpt (out, names);
+    dlq_buf_puts (out, " ("
+        "stream_name TEXT COLLATE \"C\" PRIMARY KEY, "
+        "instance_id TEXT, "
+        "last_seen_token JSONB, "
+        "last_seen_token_text TEXT, "
+        "last_seen_ts TIMESTAMPTZ, "
+        "last_processed_token JSONB, "
+        "last_processed_token_text TEXT, "
+        "last_processed_ts TIMESTAMPTZ, "
+        "metadata JSONB, "
+        "metadata_text TEXT, "
+        "updated_at TIMESTAMPTZ NOT NULL)");
+}
+
+/* Step step of version 3: the checkpoint table. */
+static bool
+migration_v3 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
+{
+    if (step > 0)
+        return false;
+    create_ckpt_table (out, names);
+    return true;
+}
+
 bool
 dlq_pg_sql_migration (dlq_buf_t *out, const dlq_pg_names_t *names, int version, size_t step)
 {
     switch (version) {
         case 1:  return migration_v1 (out, names, step);
         case 2:  return migration_v2 (out, names, step);
+        case 3:  return migration_v3 (out, names, step);
         default: return false;
     }
 }
@@ -369,8 +414,8 @@ void
 dlq_pg_sql_ms (dlq_buf_t *out, const char *column)
 {
     dlq_buf_printf (out, "CASE WHEN isfinite(%s) THEN floor(extract(epoch FROM %s) * 1000)::int8 "
-                    "WHEN %s > 'epoch' THEN 9223372036854775807 ELSE -9223372036854775807 END",
-                    column, column, column);
+                    "WHEN %s > 'epoch' THEN 9223372036854775807 WHEN %s < 'epoch' THEN -9223372036854775807 END",
+                    column, column, column, column);
 }
 
 /* The columns of a replay state: status, retry_count, replay_count, retry_after in ms. */

@@ -2,8 +2,9 @@
  *  already quoted identifiers (the sink quotes them with
  *  PQescapeIdentifier): the versioned DDL of the table, the multi-row
  *  INSERT, the queries of the store calls, the workbench's state changes
- *  and claim (the filtered queries are pg_filter's), and the names and
- *  lock keys derived from the table's name.
+ *  and claim (the filtered queries are pg_filter's, the checkpoint calls'
+ *  pg_ckpt_sql's), and the names and lock keys derived from the table's
+ *  name.
  *
  *  Every value is a parameter ($n). Parameters are declared text by the
  *  sink and cast here to their column's type, so one parameter may feed two
@@ -24,7 +25,7 @@
 
 /* The table's version this sink writes; an older table is migrated in
  * place, a newer one is an error. */
-#define DLQ_PG_SCHEMA_VERSION 2
+#define DLQ_PG_SCHEMA_VERSION 3
 
 /* The table that records each DLQ table's version, in the same schema. */
 #define DLQ_PG_VERSION_TABLE "dlq_schema_version"
@@ -58,12 +59,16 @@ typedef enum {
 /* The suffix of the scheduler's lock table: "<table>_scheduler_lock". */
 #define DLQ_PG_LOCK_TABLE_SUFFIX "scheduler_lock"
 
+/* The suffix of the checkpoint table: "<table>_checkpoints" (version 3). */
+#define DLQ_PG_CKPT_TABLE_SUFFIX "checkpoints"
+
 /* The quoted identifiers the SQL is made of. */
 typedef struct {
     char schema [DLQ_PG_QUOTED_MAX];
     char table [DLQ_PG_QUOTED_MAX];
     char index [DLQ_PG_INDEX_COUNT][DLQ_PG_QUOTED_MAX];
     char lock_table [DLQ_PG_QUOTED_MAX];    /* the scheduler's lock table, same schema */
+    char ckpt_table [DLQ_PG_QUOTED_MAX];    /* the checkpoint table, same schema */
 } dlq_pg_names_t;
 
 /* The name (unquoted) of index which of table, into out (at least
@@ -79,6 +84,11 @@ void dlq_pg_index_name (const char *table, dlq_pg_index_t which, char *out);
  * names are. */
 void dlq_pg_lock_table_name (const char *table, char *out);
 
+/* The name (unquoted) of table's checkpoint table, into out (at least
+ * DLQ_PG_NAME_MAX + 1 bytes): "<table>_checkpoints", shortened as index
+ * names are. */
+void dlq_pg_ckpt_table_name (const char *table, char *out);
+
 /* A 32-bit key (FNV-1a) of text, for pg_advisory_xact_lock (DLQ_PG_LOCK_CLASS, key). */
 int32_t dlq_pg_lock_key (const char *text);
 
@@ -87,6 +97,9 @@ void dlq_pg_sql_qualified (dlq_buf_t *out, const dlq_pg_names_t *names);
 
 /* "schema"."<table>_scheduler_lock". */
 void dlq_pg_sql_qualified_lock (dlq_buf_t *out, const dlq_pg_names_t *names);
+
+/* "schema"."<table>_checkpoints". */
+void dlq_pg_sql_qualified_ckpt (dlq_buf_t *out, const dlq_pg_names_t *names);
 
 /* ---- schema setup, run in one transaction --------------------------------- */
 
@@ -115,8 +128,10 @@ void dlq_pg_sql_set_version (dlq_buf_t *out, const dlq_pg_names_t *names);
  * (IF NOT EXISTS): 1 creates the table and its first indexes; 2 adds the
  * columns replay_count and fingerprint, widens status to VARCHAR(32) (a
  * FailedEvent's status has up to 32 characters; no rewrite), creates the
- * lock table and the workbench's indexes. False, appending nothing, when
- * the migration has no such step. */
+ * lock table and the workbench's indexes; 3 creates the checkpoint table
+ * (its stream_name in the "C" collation: the primary key's index is in
+ * byte order, for the checkpoint LIST's order, cursor and prefix). False,
+ * appending nothing, when the migration has no such step. */
 bool dlq_pg_sql_migration (dlq_buf_t *out, const dlq_pg_names_t *names, int version, size_t step);
 
 /* ---- delivery ------------------------------------------------------------- */
@@ -155,7 +170,7 @@ void dlq_pg_sql_sweep (dlq_buf_t *out, const dlq_pg_names_t *names);
 /* ---- workbench: replay state and claim ---------------------------------------- */
 
 /* An int8 of ms since the epoch for the timestamptz expression column
- * (+/-9223372036854775807 for +/-infinity). */
+ * (+/-9223372036854775807 for +/-infinity, NULL for NULL). */
 void dlq_pg_sql_ms (dlq_buf_t *out, const char *column);
 
 /* The replay state of id $1 unless it expired at $2: status,
