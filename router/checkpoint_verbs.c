@@ -151,7 +151,7 @@ static dlq_code_t
 do_write (dlq_primary_t *primary, dlq_verb_t verb, const dlq_json_value_t *root, dlq_buf_t *out,
           dlq_error_t *err)
 {
-    dlq_checkpoint_t value;
+    dlq_checkpoint_t value = { 0 };
     bool remove = false;
     dlq_code_t code = read_root (verb, root, &value, &remove, err);
     if (code != DLQ_OK)

@@ -179,6 +179,17 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
     dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);
 }
 
+/* FNV-1a of a client's ROUTER identity: its requests keyed to one worker. */
+static uint64_t
+identity_key (zmq_msg_t *identity)
+{
+    const unsigned char *p = zmq_msg_data (identity);
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < zmq_msg_size (identity); i++)
+        h = (h ^ p [i]) * 1099511628211ULL;
+    return h;
+}
+
 /* A checkpoint write on the embedded primary: checked here, committed with
  * the next group commit, answered when durable. */
 static void
@@ -357,6 +368,10 @@ handle_request (dlq_gateway_t *self)
                            "LIST / DELETE (upper case)");
             send_error (self, &frames [0], &frames [2], &err);
         }
+        else
+        if (dlq_ckpt_verb_writes (verb))            /* a sink primary's: in order per client */
+            dlq_query_service_submit_keyed (self->queries, frames,
+                                            identity_key (&frames [0]));
         else
             dlq_query_service_submit (self->queries, frames);
     }

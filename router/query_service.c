@@ -577,6 +577,14 @@ dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
 }
 
 void
+dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4], uint64_t key)
+{
+    worker_t *w = &self->workers [key % self->count];
+    w->outstanding++;
+    dlq_actor_send_request (dlq_actor_pipe (w->actor), frames);
+}
+
+void
 dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out)
 {
     dlq_actor_relay (dlq_actor_pipe (self->workers [i].actor), out);

@@ -14,6 +14,7 @@
 #include "sink_chain.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <zmq.h>
 
 typedef struct dlq_query_service dlq_query_service_t;
@@ -32,6 +33,11 @@ void *dlq_query_service_socket (dlq_query_service_t *self, size_t i);
 /* Forward a request to the least busy worker. The four messages move in
  * (they are left empty). */
 void dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4]);
+
+/* Forward a request to the worker key picks (the same key, the same
+ * worker), so requests with one key are answered in the order sent: e.g.
+ * a client's pipelined checkpoint writes on a sink primary. */
+void dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4], uint64_t key);
 
 /* Move one finished reply from worker i to out (a ROUTER socket). */
 void dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out);
