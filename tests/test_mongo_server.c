@@ -3,7 +3,10 @@
  *  and unordered with a duplicate _id, an unordered bulk with an injected
  *  DocumentValidationFailure, find with filters, sort, limit and batches
  *  fetched with getMore, killCursors when a cursor is dropped early,
- *  update, delete, count, createIndexes with a TTL and listIndexes, an
+ *  update, delete, count, regular expressions, findAndModify (sort,
+ *  new, fields, upsert meeting a taken _id, remove; clients racing for
+ *  documents each get their own), $group by a field with accumulators,
+ *  createIndexes with a TTL and listIndexes, an
  *  injected command failure with its error label, a dropped connection
  *  and the reconnection after it, the server going down and up, endSessions
  *  at client destroy, many clients at once, large messages, and malformed
@@ -441,7 +444,7 @@ Test (mongo_server, refuses_a_filter_it_does_not_evaluate)
 {
     mongoc_collection_t *coll = collection ("numbers");
     insert_numbered (coll, 3);
-    bson_t *filter = BCON_NEW ("tag", "{", "$regex", BCON_UTF8 ("^k"), "}");
+    bson_t *filter = BCON_NEW ("tag", "{", "$elemMatch", "{", "$eq", BCON_UTF8 ("k001"), "}", "}");
     mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (coll, filter, NULL, NULL);
     const bson_t *doc;
     bson_error_t error;
@@ -574,6 +577,352 @@ Test (mongo_server, updates_with_set_inc_and_upsert)
     bson_destroy (q2);
     bson_destroy (u);
     bson_destroy (q);
+    mongoc_collection_destroy (coll);
+}
+
+/* ------------------------------------------------------------------ */
+/*  Regular expressions                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Documents {_id: i, text: texts [i]}, and {_id: count, text: 5}. */
+static void
+insert_texts (mongoc_collection_t *coll, const char *const *texts, int count)
+{
+    bson_error_t error;
+    for (int i = 0; i <= count; i++) {
+        bson_t *doc = i < count ? BCON_NEW ("_id", BCON_INT32 (i), "text", BCON_UTF8 (texts [i]))
+                                : BCON_NEW ("_id", BCON_INT32 (i), "text", BCON_INT32 (5));
+        cr_assert (mongoc_collection_insert_one (coll, doc, NULL, NULL, &error), "%s", error.message);
+        bson_destroy (doc);
+    }
+}
+
+/* How many documents filter (taken) finds; the server's error code in
+ * *code (0: none). */
+static int
+find_count (mongoc_collection_t *coll, bson_t *filter, uint32_t *code)
+{
+    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (coll, filter, NULL, NULL);
+    const bson_t *doc;
+    bson_error_t error;
+    int n = 0;
+    while (mongoc_cursor_next (cursor, &doc))
+        n++;
+    *code = mongoc_cursor_error (cursor, &error) ? error.code : 0;
+    mongoc_cursor_destroy (cursor);
+    bson_destroy (filter);
+    return n;
+}
+
+static int
+regex_count (mongoc_collection_t *coll, const char *pattern, const char *options)
+{
+    uint32_t code;
+    bson_t *filter = options ? BCON_NEW ("text", "{", "$regex", BCON_UTF8 (pattern), "$options", BCON_UTF8 (options), "}")
+                             : BCON_NEW ("text", "{", "$regex", BCON_UTF8 (pattern), "}");
+    int n = find_count (coll, filter, &code);
+    cr_expect_eq (code, 0, "/%s/%s: error %u", pattern, options ? options : "", code);
+    return n;
+}
+
+static uint32_t
+regex_error (mongoc_collection_t *coll, const char *pattern, const char *options)
+{
+    uint32_t code;
+    bson_t *filter = options ? BCON_NEW ("text", "{", "$regex", BCON_UTF8 (pattern), "$options", BCON_UTF8 (options), "}")
+                             : BCON_NEW ("text", "{", "$regex", BCON_UTF8 (pattern), "}");
+    cr_expect_eq (find_count (coll, filter, &code), 0);
+    return code;
+}
+
+Test (mongo_server, matches_regular_expressions)
+{
+    static const char *const texts [] = { "Read timed out after 30 ms", "read TIMED OUT", "order (42) failed",
+                                          "a.b", "axb", "\xc3\x89" "chec", "line\nbreak" };
+    mongoc_collection_t *coll = collection ("texts");
+    insert_texts (coll, texts, 7);
+    cr_expect_eq (regex_count (coll, "timed out", NULL), 1, "case matters without the i option");
+    cr_expect_eq (regex_count (coll, "timed out", "i"), 2);
+    cr_expect_eq (regex_count (coll, "[tT][iI][mM][eE][dD] [oO]", NULL), 2, "classes");
+    cr_expect_eq (regex_count (coll, "\\(42\\)", NULL), 1, "escaped punctuation");
+    cr_expect_eq (regex_count (coll, "a\\.b", NULL), 1);
+    cr_expect_eq (regex_count (coll, "a.b", NULL), 2, "any character");
+    cr_expect_eq (regex_count (coll, "^read", NULL), 1, "anchored");
+    cr_expect_eq (regex_count (coll, "OUT$", NULL), 1);
+    cr_expect_eq (regex_count (coll, "\xc3\x89" "chec", NULL), 1, "UTF-8 bytes as they are");
+    cr_expect_eq (regex_count (coll, "\xc3\xa9" "chec", "i"), 0, "the i option folds ASCII letters only");
+    cr_expect_eq (regex_count (coll, "e\nb", NULL), 1, "a newline in the pattern");
+    cr_expect_eq (regex_count (coll, "", NULL), 7, "strings only: not the number");
+    uint32_t code;
+    cr_expect_eq (find_count (coll, BCON_NEW ("text", BCON_REGEX ("TIMED", "i")), &code), 2, "a regex value");
+    cr_expect_eq (find_count (coll, BCON_NEW ("text", "{", "$regex", BCON_REGEX ("TIMED", ""), "}"), &code), 1,
+                  "$regex with a regex value");
+    cr_expect_eq (find_count (coll, BCON_NEW ("text", "{", "$not", "{", "$regex", BCON_UTF8 ("timed"),
+                                              "$options", BCON_UTF8 ("i"), "}", "}"), &code), 6,
+                  "$not: the other five strings and the number");
+    cr_expect_eq (find_count (coll, BCON_NEW ("$or", "[", "{", "text", BCON_REGEX ("^a", ""), "}",
+                                              "{", "_id", BCON_INT32 (0), "}", "]"), &code), 3);
+    cr_expect_eq (regex_error (coll, "\\d", NULL), 238, "PCRE's classes are not POSIX's: NotImplemented");
+    cr_expect_eq (regex_error (coll, "(?i)x", NULL), 238);
+    cr_expect_eq (regex_error (coll, "x", "m"), 238);
+    cr_expect_eq (regex_error (coll, "(", NULL), 2, "does not compile: BadValue");
+    cr_expect_eq (find_count (coll, BCON_NEW ("text", "{", "$options", BCON_UTF8 ("i"), "}"), &code), 0);
+    cr_expect_eq (code, 2, "$options without $regex");
+    cr_expect_eq (find_count (coll, BCON_NEW ("text", "{", "$in", "[", BCON_REGEX ("a", ""), "]", "}"), &code), 0);
+    cr_expect_eq (code, 238, "a regex in $in");
+    mongoc_collection_destroy (coll);
+}
+
+/* ------------------------------------------------------------------ */
+/*  findAndModify                                                       */
+/* ------------------------------------------------------------------ */
+
+/* What findAndModify answered (a bson_t may not be copied: the caller
+ * keeps this in place and destroys reply). */
+typedef struct {
+    bool         ok;
+    bson_t       reply;
+    bson_error_t error;
+} modified_t;
+
+/* findAndModify on coll into m: query, sort (may be NULL), update (NULL:
+ * remove), fields (may be NULL), flags; the documents are taken. */
+static void
+find_and_modify (modified_t *m, mongoc_collection_t *coll, bson_t *query, bson_t *sort, bson_t *update,
+                 bson_t *fields, mongoc_find_and_modify_flags_t flags)
+{
+    mongoc_find_and_modify_opts_t *opts = mongoc_find_and_modify_opts_new ();
+    if (update)
+        mongoc_find_and_modify_opts_set_update (opts, update);
+    if (sort)
+        mongoc_find_and_modify_opts_set_sort (opts, sort);
+    if (fields)
+        mongoc_find_and_modify_opts_set_fields (opts, fields);
+    mongoc_find_and_modify_opts_set_flags (opts, flags | (update ? 0 : MONGOC_FIND_AND_MODIFY_REMOVE));
+    m->ok = mongoc_collection_find_and_modify_with_opts (coll, query, opts, &m->reply, &m->error);
+    mongoc_find_and_modify_opts_destroy (opts);
+    bson_t *taken [] = { query, sort, update, fields };
+    for (size_t i = 0; i < 4; i++)
+        if (taken [i])
+            bson_destroy (taken [i]);
+}
+
+Test (mongo_server, finds_and_modifies_one_document_in_sort_order)
+{
+    mongoc_collection_t *coll = collection ("numbers");
+    insert_numbered (coll, 10);
+    modified_t m;
+    find_and_modify (&m, coll, BCON_NEW ("even", BCON_BOOL (true)), BCON_NEW ("n", BCON_INT32 (-1)),
+                                    BCON_NEW ("$inc", "{", "n", BCON_INT32 (100), "}", "$set", "{", "tag",
+                                              BCON_UTF8 ("taken"), "}"), NULL, MONGOC_FIND_AND_MODIFY_RETURN_NEW);
+    cr_assert (m.ok, "%s", m.error.message);
+    cr_expect_eq (number_at (&m.reply, "value._id"), 8, "the greatest even n");
+    cr_expect_eq (number_at (&m.reply, "value.n"), 108, "new: the document after");
+    cr_expect_eq (number_at (&m.reply, "lastErrorObject.n"), 1);
+    bson_destroy (&m.reply);
+
+    find_and_modify (&m, coll, BCON_NEW ("even", BCON_BOOL (true), "tag", "{", "$ne", BCON_UTF8 ("taken"), "}"),
+                         BCON_NEW ("n", BCON_INT32 (-1)), BCON_NEW ("$set", "{", "tag", BCON_UTF8 ("taken"), "}"),
+                         BCON_NEW ("n", BCON_INT32 (1)), MONGOC_FIND_AND_MODIFY_NONE);
+    cr_assert (m.ok, "%s", m.error.message);
+    cr_expect_eq (number_at (&m.reply, "value._id"), 6);
+    cr_expect_eq (number_at (&m.reply, "value.n"), 6);
+    cr_expect_not (has_path (&m.reply, "value.tag"), "the projection: _id and n only");
+    bson_destroy (&m.reply);
+    bson_t *q = BCON_NEW ("_id", BCON_INT32 (6));
+    bson_t *six = mongo_server_find_one (server, DB, "numbers", q);
+    cr_expect_str_eq (string_at (six, "tag"), "taken", "not new: the reply had the document before");
+    bson_destroy (six);
+    bson_destroy (q);
+
+    find_and_modify (&m, coll, BCON_NEW ("n", BCON_INT32 (1000)), NULL,
+                         BCON_NEW ("$set", "{", "tag", BCON_UTF8 ("x"), "}"), NULL, MONGOC_FIND_AND_MODIFY_RETURN_NEW);
+    cr_assert (m.ok, "%s", m.error.message);
+    cr_expect_eq (number_at (&m.reply, "lastErrorObject.n"), 0, "no match");
+    bson_iter_t it;
+    cr_expect (bson_iter_init_find (&it, &m.reply, "value") && BSON_ITER_HOLDS_NULL (&it), "value: null");
+    bson_destroy (&m.reply);
+    mongoc_collection_destroy (coll);
+}
+
+Test (mongo_server, upserts_and_removes_with_find_and_modify)
+{
+    mongoc_collection_t *coll = collection ("numbers");
+    insert_numbered (coll, 5);
+    modified_t m;
+    find_and_modify (&m, coll, BCON_NEW ("_id", BCON_UTF8 ("lock"), "$or", "[", "{", "n", "{", "$lt",
+                                                    BCON_INT32 (0), "}", "}", "{", "owner", BCON_UTF8 ("a"), "}", "]"),
+                                    NULL, BCON_NEW ("$set", "{", "owner", BCON_UTF8 ("a"), "n", BCON_INT32 (5), "}"),
+                                    NULL, MONGOC_FIND_AND_MODIFY_RETURN_NEW | MONGOC_FIND_AND_MODIFY_UPSERT);
+    cr_assert (m.ok, "%s", m.error.message);
+    cr_expect_str_eq (string_at (&m.reply, "value._id"), "lock", "the query's equality on _id");
+    cr_expect_str_eq (string_at (&m.reply, "value.owner"), "a");
+    cr_expect_str_eq (string_at (&m.reply, "lastErrorObject.upserted"), "lock");
+    bson_destroy (&m.reply);
+
+    find_and_modify (&m, coll, BCON_NEW ("_id", BCON_UTF8 ("lock"), "$or", "[", "{", "n", "{", "$lt",
+                                         BCON_INT32 (0), "}", "}", "{", "owner", BCON_UTF8 ("b"), "}", "]"),
+                         NULL, BCON_NEW ("$set", "{", "owner", BCON_UTF8 ("b"), "}"), NULL,
+                         MONGOC_FIND_AND_MODIFY_RETURN_NEW | MONGOC_FIND_AND_MODIFY_UPSERT);
+    cr_expect_not (m.ok, "the query matches nothing, the upsert meets the _id");
+    cr_expect_eq (m.error.code, 11000, "DuplicateKey: %s", m.error.message);
+    bson_destroy (&m.reply);
+    bson_t *q = BCON_NEW ("_id", BCON_UTF8 ("lock"));
+    bson_t *lock = mongo_server_find_one (server, DB, "numbers", q);
+    cr_expect_str_eq (string_at (lock, "owner"), "a", "unchanged");
+    bson_destroy (lock);
+    bson_destroy (q);
+
+    find_and_modify (&m, coll, BCON_NEW ("_id", BCON_INT32 (2)), NULL, NULL, NULL, MONGOC_FIND_AND_MODIFY_NONE);
+    cr_assert (m.ok, "%s", m.error.message);
+    cr_expect_eq (number_at (&m.reply, "value.n"), 2, "remove: the document removed");
+    bson_destroy (&m.reply);
+    cr_expect_eq (mongo_server_count (server, DB, "numbers"), 5);
+    mongoc_collection_destroy (coll);
+}
+
+#define TAKERS   4
+#define TAKEN    400
+
+typedef struct {
+    int  ids [TAKEN];
+    int  count;
+    bool failed;
+} taker_t;
+
+/* Take unclaimed documents, lowest n first, until none is left. */
+static void *
+take_all (void *arg)
+{
+    taker_t *t = arg;
+    mongoc_client_t *own = new_client ("");
+    mongoc_collection_t *coll = mongoc_client_get_collection (own, DB, "work");
+    for (;;) {
+        modified_t m;
+    find_and_modify (&m, coll, BCON_NEW ("claimed", BCON_BOOL (false)), BCON_NEW ("n", BCON_INT32 (1)),
+                                        BCON_NEW ("$set", "{", "claimed", BCON_BOOL (true), "}"), NULL,
+                                        MONGOC_FIND_AND_MODIFY_RETURN_NEW);
+        bson_iter_t it;
+        bool got = m.ok && bson_iter_init (&it, &m.reply) && bson_iter_find_descendant (&it, "value._id", &it);
+        t->failed = t->failed || !m.ok;
+        if (got && t->count < TAKEN) {
+            t->ids [t->count++] = (int) bson_iter_as_int64 (&it);
+        }
+        bson_destroy (&m.reply);
+        if (!got)
+            break;
+    }
+    mongoc_collection_destroy (coll);
+    mongoc_client_destroy (own);
+    return NULL;
+}
+
+Test (mongo_server, find_and_modify_hands_each_document_to_one_client)
+{
+    mongoc_collection_t *coll = collection ("work");
+    bson_error_t error;
+    for (int i = 0; i < TAKEN; i++) {
+        bson_t *doc = BCON_NEW ("_id", BCON_INT32 (i), "n", BCON_INT32 ((i * 37) % TAKEN), "claimed", BCON_BOOL (false));
+        cr_assert (mongoc_collection_insert_one (coll, doc, NULL, NULL, &error), "%s", error.message);
+        bson_destroy (doc);
+    }
+    static taker_t takers [TAKERS];
+    pthread_t threads [TAKERS];
+    memset (takers, 0, sizeof takers);
+    for (int i = 0; i < TAKERS; i++)
+        cr_assert_eq (pthread_create (&threads [i], NULL, take_all, &takers [i]), 0);
+    for (int i = 0; i < TAKERS; i++)
+        pthread_join (threads [i], NULL);
+    int seen [TAKEN] = { 0 }, total = 0;
+    for (int i = 0; i < TAKERS; i++) {
+        cr_expect_not (takers [i].failed, "taker %d had an error", i);
+        total += takers [i].count;
+        for (int k = 0; k < takers [i].count; k++)
+            seen [takers [i].ids [k]]++;
+    }
+    cr_expect_eq (total, TAKEN, "%d taken", total);
+    for (int i = 0; i < TAKEN; i++)
+        cr_expect_eq (seen [i], 1, "document %d taken %d times", i, seen [i]);
+    mongoc_collection_destroy (coll);
+}
+
+/* ------------------------------------------------------------------ */
+/*  $group                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The documents of pipeline_json on coll; *code the error (0: none). */
+static bson_t **
+aggregate (mongoc_collection_t *coll, const char *pipeline_json, size_t *count, uint32_t *code)
+{
+    bson_error_t error;
+    bson_t *pipeline = bson_new_from_json ((const uint8_t *) pipeline_json, -1, &error);
+    cr_assert_not_null (pipeline, "%s: %s", pipeline_json, error.message);
+    mongoc_cursor_t *cursor = mongoc_collection_aggregate (coll, MONGOC_QUERY_NONE, pipeline, NULL, NULL);
+    bson_t **docs = calloc (256, sizeof *docs);
+    const bson_t *doc;
+    *count = 0;
+    while (mongoc_cursor_next (cursor, &doc) && *count < 256)
+        docs [(*count)++] = bson_copy (doc);
+    *code = mongoc_cursor_error (cursor, &error) ? error.code : 0;
+    mongoc_cursor_destroy (cursor);
+    bson_destroy (pipeline);
+    return docs;
+}
+
+static void
+docs_free (bson_t **docs, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        bson_destroy (docs [i]);
+    free (docs);
+}
+
+Test (mongo_server, groups_by_a_field_with_accumulators)
+{
+    mongoc_collection_t *coll = collection ("numbers");
+    insert_numbered (coll, 60);
+    size_t n;
+    uint32_t code;
+    bson_t **groups = aggregate (coll, "{\"pipeline\": [{\"$match\": {\"n\": {\"$lt\": 50}}},"
+                                       " {\"$group\": {\"_id\": \"$sub.x\", \"count\": {\"$sum\": 1},"
+                                       " \"total\": {\"$sum\": \"$n\"}, \"least\": {\"$min\": \"$n\"},"
+                                       " \"most\": {\"$max\": \"$n\"}, \"first\": {\"$first\": \"$tag\"},"
+                                       " \"last\": {\"$last\": \"$tag\"}, \"parities\": {\"$addToSet\": \"$even\"},"
+                                       " \"tags\": {\"$push\": \"$tag\"}, \"nothing\": {\"$min\": \"$missing\"}}},"
+                                       " {\"$sort\": {\"_id\": 1}}]}", &n, &code);
+    cr_assert_eq (code, 0);
+    cr_assert_eq (n, 10, "one group per sub.x");
+    for (int x = 0; x < 10; x++) {
+        char first [16], last [16];
+        snprintf (first, sizeof first, "k%03d", x);
+        snprintf (last, sizeof last, "k%03d", 40 + x);
+        cr_expect_eq (number_at (groups [x], "_id"), x);
+        cr_expect_eq (number_at (groups [x], "count"), 5);
+        cr_expect_eq (number_at (groups [x], "total"), 5 * x + 100);
+        cr_expect_eq (number_at (groups [x], "least"), x);
+        cr_expect_eq (number_at (groups [x], "most"), 40 + x);
+        cr_expect_str_eq (string_at (groups [x], "first"), first);
+        cr_expect_str_eq (string_at (groups [x], "last"), last);
+        cr_expect (has_path (groups [x], "parities.0") && !has_path (groups [x], "parities.1"), "one parity");
+        cr_expect (has_path (groups [x], "tags.4") && !has_path (groups [x], "tags.5"), "five tags");
+        bson_iter_t it;
+        cr_expect (bson_iter_init_find (&it, groups [x], "nothing") && BSON_ITER_HOLDS_NULL (&it));
+    }
+    docs_free (groups, n);
+    groups = aggregate (coll, "{\"pipeline\": [{\"$group\": {\"_id\": \"$missing\", \"n\": {\"$sum\": 1}}}]}", &n,
+                        &code);
+    cr_assert_eq (n, 1, "a missing field groups as null");
+    bson_iter_t it;
+    cr_expect (bson_iter_init_find (&it, groups [0], "_id") && BSON_ITER_HOLDS_NULL (&it));
+    cr_expect_eq (number_at (groups [0], "n"), 60);
+    docs_free (groups, n);
+    groups = aggregate (coll, "{\"pipeline\": [{\"$group\": {\"_id\": {\"a\": \"$n\"}}}]}", &n, &code);
+    cr_expect_eq (code, 238, "a composite _id: NotImplemented");
+    docs_free (groups, n);
+    groups = aggregate (coll, "{\"pipeline\": [{\"$group\": {\"_id\": \"$n\", \"a\": {\"$avg\": \"$n\"}}}]}", &n,
+                        &code);
+    cr_expect_eq (code, 238, "$avg: NotImplemented");
+    docs_free (groups, n);
     mongoc_collection_destroy (coll);
 }
 

@@ -72,19 +72,25 @@ append_index (bson_t *indexes, const char *key, const char *name, const bson_t *
     bson_append_document_end (indexes, &index);
 }
 
-/* createIndexes on collection: the TTL index, and the LIST one (list). */
+/* createIndexes on collection: the TTL index, and (events) the LIST,
+ * due and fingerprint ones. */
 static bool
-create_indexes (dlq_mongo_collections_t *self, mongoc_database_t *db, const char *collection, bool list,
+create_indexes (dlq_mongo_collections_t *self, mongoc_database_t *db, const char *collection, bool events,
                 bool *transient, char *err, size_t err_len)
 {
     bson_t *ttl_keys = BCON_NEW ("expiresAt", BCON_INT32 (1));
     bson_t *list_keys = BCON_NEW ("createdAt", BCON_INT32 (-1), "_id", BCON_INT32 (-1));
+    bson_t *due_keys = BCON_NEW ("status", BCON_INT32 (1), "createdAt", BCON_INT32 (1), "_id", BCON_INT32 (1));
+    bson_t *fingerprint_keys = BCON_NEW (DLQ_MONGO_FINGERPRINT_FIELD, BCON_INT32 (1));
     bson_t command = BSON_INITIALIZER, indexes;
     BSON_APPEND_UTF8 (&command, "createIndexes", collection);
     BSON_APPEND_ARRAY_BEGIN (&command, "indexes", &indexes);
     append_index (&indexes, "0", DLQ_MONGO_TTL_INDEX, ttl_keys, true);
-    if (list)
+    if (events) {
         append_index (&indexes, "1", DLQ_MONGO_LIST_INDEX, list_keys, false);
+        append_index (&indexes, "2", DLQ_MONGO_DUE_INDEX, due_keys, false);
+        append_index (&indexes, "3", DLQ_MONGO_FINGERPRINT_INDEX, fingerprint_keys, false);
+    }
     bson_append_array_end (&command, &indexes);
     bson_t reply;
     bson_error_t error;
@@ -102,6 +108,8 @@ create_indexes (dlq_mongo_collections_t *self, mongoc_database_t *db, const char
     bson_destroy (&command);
     bson_destroy (ttl_keys);
     bson_destroy (list_keys);
+    bson_destroy (due_keys);
+    bson_destroy (fingerprint_keys);
     return ok;
 }
 

@@ -2,7 +2,10 @@
  *  its first insert, each done once per sink instance: the collection's
  *  indexes (a TTL index on expiresAt with expireAfterSeconds 0, so
  *  MongoDB deletes an event once it expires; {createdAt: -1, _id: -1} for
- *  LIST) and the stream's entry in _fw_dlq_streams (what STATS counts).
+ *  LIST; {status: 1, createdAt: 1, _id: 1} for the scheduled replay's
+ *  claim of due PENDING events, oldest first; {_fw_fingerprint: 1} for
+ *  the fingerprint filter) and the stream's entry in _fw_dlq_streams
+ *  (what STATS counts, and what a query of every stream reads).
  *  _fw_dlq_index gets its TTL index too.
  *
  *  An index of the same name that exists with other options is left as
@@ -19,6 +22,8 @@
 
 #define DLQ_MONGO_TTL_INDEX   "expiresAt_ttl"
 #define DLQ_MONGO_LIST_INDEX  "createdAt_-1__id_-1"
+#define DLQ_MONGO_DUE_INDEX   "status_1_createdAt_1__id_1"
+#define DLQ_MONGO_FINGERPRINT_INDEX "_fw_fingerprint_1"
 
 typedef struct {
     char collection [DLQ_MONGO_COLLECTION_MAX + 1];

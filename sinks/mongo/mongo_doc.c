@@ -4,6 +4,8 @@
 #include "dlq_buf.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "fingerprint.h"
 #include "sink_name.h"
 
 #include <inttypes.h>
@@ -114,6 +116,20 @@ append_member (bson_t *doc, const dlq_json_value_t *v, char *err, size_t err_len
     }
 }
 
+/* The fingerprint and the replay state an event starts with. */
+static bool
+append_replay_state (bson_t *doc, const dlq_sink_event_t *event)
+{
+    dlq_fingerprint_t fp;
+    bool ok = !dlq_fingerprint_of_event (event->json, event->json_len, &fp)
+           || bson_append_utf8 (doc, DLQ_MONGO_FINGERPRINT_FIELD, -1, fp.hex, -1);
+    ok = ok && bson_append_int32 (doc, DLQ_MONGO_RETRY_COUNT, -1, 0)
+            && bson_append_int32 (doc, DLQ_MONGO_REPLAY_COUNT, -1, 0);
+    if (ok && event->created_at != DLQ_SINK_TIME_NONE)
+        ok = bson_append_date_time (doc, DLQ_MONGO_RETRY_AFTER, -1, event->created_at);
+    return ok;
+}
+
 bool
 dlq_mongo_event_doc (const dlq_sink_event_t *event, bson_t *doc, char *err, size_t err_len)
 {
@@ -130,7 +146,8 @@ dlq_mongo_event_doc (const dlq_sink_event_t *event, bson_t *doc, char *err, size
     for (const dlq_json_value_t *v = dlq_json_root (json)->child; ok && v; v = v->next)
         ok = append_member (doc, v, err, err_len);
     if (ok)
-        ok = bson_append_utf8 (doc, DLQ_MONGO_BODY_FIELD, -1, event->json, (int) event->json_len);
+        ok = bson_append_utf8 (doc, DLQ_MONGO_BODY_FIELD, -1, event->json, (int) event->json_len)
+          && append_replay_state (doc, event);
     dlq_json_doc_destroy (&json);
     if (!ok && !err [0])
         snprintf (err, err_len, "the event does not fit in a BSON document");
@@ -168,11 +185,12 @@ bool
 dlq_mongo_cursor_parse (const char *cursor, int64_t *created_at, char *id, size_t id_len)
 {
     char *dot = NULL;
+    char canonical [DLQ_UUID_LEN + 1];
     long long t = strtoll (cursor, &dot, 10);
-    if (dot == cursor || *dot != '.' || strlen (dot + 1) == 0 || strlen (dot + 1) >= id_len
-        || strlen (dot + 1) > 64)
+    if (dot == cursor || *dot != '.' || id_len <= DLQ_UUID_LEN
+        || !dlq_uuid_parse (dot + 1, strlen (dot + 1), canonical) || strcmp (canonical, dot + 1) != 0)
         return false;
     *created_at = t;
-    snprintf (id, id_len, "%s", dot + 1);
+    snprintf (id, id_len, "%s", canonical);
     return true;
 }

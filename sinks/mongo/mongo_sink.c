@@ -15,6 +15,7 @@
 #include "mongo_sink.h"
 
 #include "dlq_alloc.h"
+#include "mongo_workbench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,4 +135,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .destroy     = mongo_destroy,
     .store       = &dlq_mongo_store_ops,
     .check       = mongo_check,
+    .workbench   = &dlq_mongo_workbench_ops,
 };

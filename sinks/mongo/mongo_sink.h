@@ -1,6 +1,6 @@
 /*  mongo_sink — the mongo sink plugin's instance, shared by its init
- *  (mongo_sink.c), its delivery (mongo_deliver.c) and its store calls
- *  (mongo_store.c).
+ *  (mongo_sink.c), its delivery (mongo_deliver.c), its store calls
+ *  (mongo_store.c) and its workbench calls (mongo_workbench.h).
  */
 #ifndef DLQ_MONGO_SINK_H
 #define DLQ_MONGO_SINK_H
@@ -19,6 +19,8 @@ typedef struct {
     char                     database [128];
     dlq_mongo_collections_t *collections;
     char                     last_error [DLQ_MONGO_ERR_LEN];
+    char                     located_id [40];    /* the last event located (mongo_lookup.h) */
+    char                     located [DLQ_MONGO_COLLECTION_MAX + 1];     /* its collection */
 } dlq_mongo_sink_t;
 
 /* deliver of the plugin (mongo_deliver.c). */

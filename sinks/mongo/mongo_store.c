@@ -18,18 +18,11 @@
 #include "dlq_buf.h"
 #include "dlq_json.h"
 #include "mongo_doc.h"
+#include "mongo_lookup.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-static dlq_sink_status_t
-fail (dlq_mongo_sink_t *self, const char *what, const bson_error_t *error)
-{
-    snprintf (self->last_error, sizeof self->last_error, "mongo %s: %.200s", what, error->message);
-    self->host->log (self->config, DLQ_SINK_LOG_DEBUG, "%s", self->last_error);
-    return DLQ_SINK_STATUS_ERROR;
-}
 
 static const char *
 mongo_last_error (void *instance)
@@ -37,72 +30,26 @@ mongo_last_error (void *instance)
     return ((dlq_mongo_sink_t *) instance)->last_error;
 }
 
-/* Is doc expired at now (expiresAt a date <= now)? */
-static bool
-expired (const bson_t *doc, int64_t now_ms)
-{
-    bson_iter_t it;
-    return bson_iter_init_find (&it, doc, "expiresAt") && BSON_ITER_HOLDS_DATE_TIME (&it)
-        && bson_iter_date_time (&it) <= now_ms;
-}
-
-static const char *
-utf8_of (const bson_t *doc, const char *key, uint32_t *len)
-{
-    bson_iter_t it;
-    if (bson_iter_init_find (&it, doc, key) && BSON_ITER_HOLDS_UTF8 (&it))
-        return bson_iter_utf8 (&it, len);
-    return NULL;
-}
-
 /* ---- get ------------------------------------------------------------------------ */
-
-/* The one document of collection with _id = id, projected; *found false
- * when there is none. */
-static dlq_sink_status_t
-find_by_id (dlq_mongo_sink_t *self, const char *collection_name, const char *id, const bson_t *projection,
-            bson_t *out, bool *found)
-{
-    mongoc_collection_t *collection = mongoc_database_get_collection (self->db, collection_name);
-    bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (id));
-    bson_t *opts = BCON_NEW ("limit", BCON_INT64 (1), "projection", BCON_DOCUMENT (projection));
-    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (collection, filter, opts, NULL);
-    const bson_t *doc;
-    *found = mongoc_cursor_next (cursor, &doc);
-    if (*found)
-        bson_copy_to (doc, out);
-    bson_error_t error;
-    dlq_sink_status_t status = mongoc_cursor_error (cursor, &error) ? fail (self, "get", &error)
-                             : DLQ_SINK_STATUS_OK;
-    mongoc_cursor_destroy (cursor);
-    bson_destroy (opts);
-    bson_destroy (filter);
-    mongoc_collection_destroy (collection);
-    return status;
-}
 
 static dlq_sink_status_t
 mongo_get (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_out)
 {
     dlq_mongo_sink_t *self = instance;
-    bson_t *by_index = BCON_NEW ("c", BCON_INT32 (1));
-    bson_t entry, event;
-    bool found = false;
-    dlq_sink_status_t status = find_by_id (self, DLQ_MONGO_INDEX_COLLECTION, id, by_index, &entry, &found);
-    bson_destroy (by_index);
-    if (status != DLQ_SINK_STATUS_OK || !found)
-        return status == DLQ_SINK_STATUS_OK ? DLQ_SINK_STATUS_NOT_FOUND : status;
-    const char *collection = utf8_of (&entry, "c", NULL);
+    char collection [DLQ_MONGO_COLLECTION_MAX + 1];
+    dlq_sink_status_t status = dlq_mongo_locate (self, id, collection);
+    if (status != DLQ_SINK_STATUS_OK)
+        return status;
     bson_t *projection = BCON_NEW (DLQ_MONGO_BODY_FIELD, BCON_INT32 (1), "expiresAt", BCON_INT32 (1));
-    status = collection ? find_by_id (self, collection, id, projection, &event, &found) : DLQ_SINK_STATUS_OK;
-    found = found && collection;
+    bson_t event;
+    bool found = false;
+    status = dlq_mongo_find_by_id (self, collection, id, projection, &event, &found);
     bson_destroy (projection);
-    bson_destroy (&entry);
     if (status != DLQ_SINK_STATUS_OK || !found)
         return status == DLQ_SINK_STATUS_OK ? DLQ_SINK_STATUS_NOT_FOUND : status;
     uint32_t len = 0;
-    const char *body = utf8_of (&event, DLQ_MONGO_BODY_FIELD, &len);
-    if (!body || expired (&event, now_ms))
+    const char *body = dlq_mongo_utf8_of (&event, DLQ_MONGO_BODY_FIELD, &len);
+    if (!body || dlq_mongo_expired (&event, now_ms))
         status = DLQ_SINK_STATUS_NOT_FOUND;
     else
         self->host->append (event_out, body, len);
@@ -141,10 +88,10 @@ read_page (dlq_mongo_sink_t *self, mongoc_cursor_t *cursor, size_t limit, int64_
     self->host->append (events_out, "[", 1);
     while (!page->more && mongoc_cursor_next (cursor, &doc)) {
         uint32_t len = 0, id_len = 0;
-        const char *body = utf8_of (doc, DLQ_MONGO_BODY_FIELD, &len);
-        const char *id = utf8_of (doc, "_id", &id_len);
+        const char *body = dlq_mongo_utf8_of (doc, DLQ_MONGO_BODY_FIELD, &len);
+        const char *id = dlq_mongo_utf8_of (doc, "_id", &id_len);
         bson_iter_t it;
-        if (!body || !id || expired (doc, now_ms))
+        if (!body || !id || dlq_mongo_expired (doc, now_ms))
             continue;
         if (page->shown == limit) {
             page->more = true;
@@ -188,7 +135,7 @@ mongo_list (void *instance, const char *stream, size_t limit, const char *cursor
     bson_error_t error;
     dlq_sink_status_t status = DLQ_SINK_STATUS_OK;
     if (mongoc_cursor_error (cursor, &error))
-        status = fail (self, "list", &error);
+        status = dlq_mongo_fail (self, "list", &error);
     else {
         self->host->append (events_out, page_json.data, page_json.len);
         if (page.more && page.shown) {
@@ -239,7 +186,7 @@ mongo_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, i
     const bson_t *doc;
     while (ok && mongoc_cursor_next (cursor, &doc)) {
         uint32_t stream_len = 0;
-        const char *stream = utf8_of (doc, "_id", &stream_len), *collection = utf8_of (doc, "c", NULL);
+        const char *stream = dlq_mongo_utf8_of (doc, "_id", &stream_len), *collection = dlq_mongo_utf8_of (doc, "c", NULL);
         if (!stream || !collection)
             continue;
         int64_t n = count_of (self, collection, &error);
@@ -255,7 +202,7 @@ mongo_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, i
     dlq_buf_putc (&json, '}');
     if (ok && mongoc_cursor_error (cursor, &error))
         ok = false;
-    dlq_sink_status_t status = ok ? DLQ_SINK_STATUS_OK : fail (self, "stats", &error);
+    dlq_sink_status_t status = ok ? DLQ_SINK_STATUS_OK : dlq_mongo_fail (self, "stats", &error);
     if (ok) {
         self->host->append (streams_out, json.data, json.len);
         *events_out = total;

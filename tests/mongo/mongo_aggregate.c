@@ -1,8 +1,9 @@
-/*  mongo_aggregate — $match, $sort, $skip, $limit, $project, $count and a
- *  counting $group over documents in memory; see mongo_aggregate.h.
+/*  mongo_aggregate — $match, $sort, $skip, $limit, $project, $count and
+ *  $group (mongo_group.h) over documents in memory; see mongo_aggregate.h.
  */
 #include "mongo_aggregate.h"
 
+#include "mongo_group.h"
 #include "mongo_match.h"
 #include "mongo_projection.h"
 
@@ -53,38 +54,6 @@ integer_of (const bson_value_t *v)
     }
 }
 
-/* {$sum: <number>}. */
-static bool
-is_counting_sum (const bson_value_t *v)
-{
-    bson_iter_t it;
-    if (v->value_type != BSON_TYPE_DOCUMENT
-        || !bson_iter_init_from_data (&it, v->value.v_doc.data, v->value.v_doc.data_len)
-        || !bson_iter_next (&it) || strcmp (bson_iter_key (&it), "$sum") != 0)
-        return false;
-    return is_number (bson_iter_value (&it)) && !bson_iter_next (&it);
-}
-
-/* {_id: <constant>, name: {$sum: <number>}, ...}. */
-static bool
-check_group (const bson_t *group)
-{
-    bson_iter_t it;
-    bool has_id = false;
-    bson_iter_init (&it, group);
-    while (bson_iter_next (&it)) {
-        const bson_value_t *v = bson_iter_value (&it);
-        if (strcmp (bson_iter_key (&it), "_id") == 0) {
-            has_id = !(v->value_type == BSON_TYPE_UTF8 && v->value.v_utf8.str [0] == '$')
-                     && v->value_type != BSON_TYPE_DOCUMENT;
-            if (!has_id)
-                return false;
-        } else if (!is_counting_sum (v))
-            return false;
-    }
-    return has_id;
-}
-
 static bool
 check_stage (const stage_t *s, mongo_error_t *err)
 {
@@ -97,9 +66,10 @@ check_stage (const stage_t *s, mongo_error_t *err)
         return mongo_projection_check (&s->arg_doc, err);
     if ((strcmp (s->name, "$skip") == 0 && is_number (s->arg) && integer_of (s->arg) >= 0)
         || (strcmp (s->name, "$limit") == 0 && is_number (s->arg) && integer_of (s->arg) > 0)
-        || (strcmp (s->name, "$count") == 0 && s->arg->value_type == BSON_TYPE_UTF8)
-        || (strcmp (s->name, "$group") == 0 && is_doc && check_group (&s->arg_doc)))
+        || (strcmp (s->name, "$count") == 0 && s->arg->value_type == BSON_TYPE_UTF8))
         return true;
+    if (strcmp (s->name, "$group") == 0 && is_doc)
+        return mongo_group_check (&s->arg_doc, err);
     mongo_error_set (err, MONGO_ERR_NOT_IMPLEMENTED,
                      "the MongoDB test server does not run this %s stage", s->name);
     return false;
@@ -256,17 +226,12 @@ run_count (docs_t *d, const char *field)
 static void
 run_group (docs_t *d, const bson_t *group)
 {
-    bson_t *out = bson_new ();
-    bson_iter_t it, sum;
-    bson_iter_init (&it, group);
-    while (bson_iter_next (&it)) {
-        if (strcmp (bson_iter_key (&it), "_id") == 0)
-            bson_append_iter (out, NULL, 0, &it);
-        else if (bson_iter_recurse (&it, &sum) && bson_iter_next (&sum))
-            append_count (out, bson_iter_key (&it),
-                          integer_of (bson_iter_value (&sum)) * (int64_t) d->count);
-    }
-    replace_all (d, out);
+    size_t count = 0;
+    bson_t **groups = mongo_group_run (group, d->docs, d->count, &count);
+    drop_range (d, 0, d->count);
+    bson_free (d->docs);
+    d->docs = groups;
+    d->count = count;
 }
 
 static void

@@ -1,9 +1,9 @@
 /*  mongo_aggregate — the few aggregation stages the MongoDB test server
  *  runs, enough for mongoc_collection_count_documents ([{$match}, {$group:
  *  {_id: 1, n: {$sum: 1}}}]) and simple reads: $match, $sort, $skip,
- *  $limit, $project (as find's projection), $count, and $group with a
- *  constant _id and {$sum: <number>} accumulators. Any other stage or
- *  form is refused as NotImplemented.
+ *  $limit, $project (as find's projection), $count, and $group by a
+ *  constant or a field path with the accumulators of mongo_group.h. Any
+ *  other stage or form is refused as NotImplemented.
  */
 #ifndef MONGO_AGGREGATE_H
 #define MONGO_AGGREGATE_H

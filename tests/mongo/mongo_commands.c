@@ -632,6 +632,123 @@ run_update (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mon
 }
 
 /* ------------------------------------------------------------------ */
+/*  findAndModify                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    const char    *coll;
+    bson_t         query, sort, update, fields;
+    bool           has_update, remove, return_new, upsert;
+} find_modify_args_t;
+
+static bool
+find_modify_update_arg (const mongo_call_t *call, find_modify_args_t *a, mongo_error_t *err)
+{
+    bson_iter_t it;
+    if (bson_iter_init_find (&it, call->command, "update") && BSON_ITER_HOLDS_ARRAY (&it)) {
+        mongo_error_set (err, MONGO_ERR_NOT_IMPLEMENTED, "the MongoDB test server runs no update pipelines");
+        return false;
+    }
+    return document_field (call->command, call->command, "update", &a->update, &a->has_update, err);
+}
+
+static bool
+find_modify_arguments (const mongo_call_t *call, find_modify_args_t *a, mongo_error_t *err)
+{
+    const bson_t *cmd = call->command;
+    if (!collection_arg (call, &a->coll, err)
+        || !document_field (cmd, cmd, "query", &a->query, NULL, err)
+        || !document_field (cmd, cmd, "sort", &a->sort, NULL, err)
+        || !document_field (cmd, cmd, "fields", &a->fields, NULL, err)
+        || !find_modify_update_arg (call, a, err))
+        return false;
+    a->remove = bool_field (cmd, "remove", false);
+    a->return_new = bool_field (cmd, "new", false);
+    a->upsert = bool_field (cmd, "upsert", false);
+    if (a->remove == a->has_update) {
+        mongo_error_set (err, MONGO_ERR_FAILED_TO_PARSE, "Either an update or remove=true must be specified");
+        return false;
+    }
+    if (a->remove && (a->upsert || a->return_new)) {
+        mongo_error_set (err, MONGO_ERR_FAILED_TO_PARSE, "Cannot specify both %s and remove=true",
+                         a->upsert ? "upsert=true" : "new=true");
+        return false;
+    }
+    return mongo_filter_check (&a->query, err) && mongo_sort_check (&a->sort, err)
+           && mongo_projection_check (&a->fields, err) && (a->remove || mongo_update_check (&a->update, err));
+}
+
+/* value: doc under the projection (NULL: null); doc is taken. */
+static void
+append_value (bson_t *reply, bson_t *doc, const bson_t *fields)
+{
+    if (!doc) {
+        BSON_APPEND_NULL (reply, "value");
+        return;
+    }
+    bson_t *shown = bson_empty (fields) ? bson_copy (doc) : mongo_projection_apply (fields, doc);
+    BSON_APPEND_DOCUMENT (reply, "value", shown);
+    bson_destroy (shown);
+    bson_destroy (doc);
+}
+
+/* No document matched: insert the upsert's (its _id into upserted). */
+static bson_t *
+find_modify_upsert (mongo_commands_t *self, const mongo_call_t *call, const find_modify_args_t *a,
+                    bson_t *last_error, mongo_error_t *err)
+{
+    bson_t details = BSON_INITIALIZER;
+    bson_t *doc = upsert_document (&a->query, &a->update, err);
+    bool ok = doc && store_document (self, call->db, a->coll, doc, err, &details);
+    bson_destroy (&details);
+    if (!ok) {
+        if (doc)
+            bson_destroy (doc);
+        return NULL;
+    }
+    bson_iter_t id;
+    bson_iter_init_find (&id, doc, "_id");
+    BSON_APPEND_INT32 (last_error, "n", 1);
+    BSON_APPEND_BOOL (last_error, "updatedExisting", false);
+    bson_append_iter (last_error, "upserted", -1, &id);
+    return doc;
+}
+
+static bool
+run_find_and_modify (mongo_commands_t *self, const mongo_call_t *call, bson_t *reply, mongo_error_t *err)
+{
+    find_modify_args_t a;
+    bson_t *before = NULL, *after = NULL, last_error = BSON_INITIALIZER;
+    if (!find_modify_arguments (call, &a, err))
+        return false;
+    mongo_modify_t modify = { &a.query, &a.sort, a.remove ? NULL : &a.update, a.remove };
+    bool ok = mongo_store_find_and_modify (self->store, call->db, a.coll, &modify, &before, &after, err);
+    if (ok && before) {
+        BSON_APPEND_INT32 (&last_error, "n", 1);
+        if (!a.remove)
+            BSON_APPEND_BOOL (&last_error, "updatedExisting", true);
+    } else if (ok && a.upsert) {
+        after = find_modify_upsert (self, call, &a, &last_error, err);
+        ok = after != NULL;
+    } else if (ok) {
+        BSON_APPEND_INT32 (&last_error, "n", 0);
+        if (!a.remove)
+            BSON_APPEND_BOOL (&last_error, "updatedExisting", false);
+    }
+    if (ok) {
+        BSON_APPEND_DOCUMENT (reply, "lastErrorObject", &last_error);
+        append_value (reply, a.return_new ? after : before, &a.fields);
+        *(a.return_new ? &after : &before) = NULL;      /* taken */
+    }
+    if (before)
+        bson_destroy (before);
+    if (after)
+        bson_destroy (after);
+    bson_destroy (&last_error);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
 /*  delete                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1206,6 +1323,8 @@ static const command_t commands [] = {
     { "endSessions",     run_nothing,          false },
     { "insert",          run_insert,           false },
     { "update",          run_update,           false },
+    { "findAndModify",   run_find_and_modify,  false },
+    { "findandmodify",   run_find_and_modify,  false },
     { "delete",          run_delete,           false },
     { "find",            run_find,             false },
     { "getMore",         run_get_more,         false },

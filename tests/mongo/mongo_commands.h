@@ -4,7 +4,10 @@
  *  Served: hello / isMaster / ismaster (helloOk when asked; no
  *  topologyVersion, so drivers poll instead of streaming), ping,
  *  buildInfo, endSessions, insert, update ($set, $unset, $inc,
- *  $setOnInsert, replacements, upsert), delete, find, getMore,
+ *  $setOnInsert, replacements, upsert), findAndModify (query, sort,
+ *  update or remove, new, upsert, fields; atomic, as MongoDB's: an upsert
+ *  that meets a document inserted meanwhile answers DuplicateKey 11000),
+ *  delete, find, getMore,
  *  killCursors, count, aggregate (see mongo_aggregate.h), createIndexes,
  *  listIndexes, dropIndexes, create, drop, dropDatabase, listCollections,
  *  listDatabases. Anything else answers CommandNotFound (59). Over

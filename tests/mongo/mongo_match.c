@@ -3,6 +3,8 @@
  */
 #include "mongo_match.h"
 
+#include "mongo_regex.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,17 +396,17 @@ visit (const bson_t *doc, const char *path, visit_fn fn, void *ctx, bool *found)
 /* ------------------------------------------------------------------ */
 
 typedef enum { OP_EQ, OP_NE, OP_LT, OP_LTE, OP_GT, OP_GTE, OP_IN, OP_NIN, OP_EXISTS, OP_NOT,
-               OP_UNKNOWN } field_op_t;
+               OP_REGEX, OP_OPTIONS, OP_UNKNOWN } field_op_t;
 
 static const struct { const char *name; field_op_t op; } field_ops [] = {
     { "$eq", OP_EQ }, { "$ne", OP_NE }, { "$lt", OP_LT }, { "$lte", OP_LTE }, { "$gt", OP_GT },
     { "$gte", OP_GTE }, { "$in", OP_IN }, { "$nin", OP_NIN }, { "$exists", OP_EXISTS },
-    { "$not", OP_NOT },
+    { "$not", OP_NOT }, { "$regex", OP_REGEX }, { "$options", OP_OPTIONS },
 };
 
 /* Operators MongoDB has and this server does not evaluate. */
 static const char *const missing_field_ops [] = {
-    "$regex", "$options", "$elemMatch", "$size", "$all", "$type", "$mod", "$bitsAllSet",
+    "$elemMatch", "$size", "$all", "$type", "$mod", "$bitsAllSet",
     "$bitsAnySet", "$bitsAllClear", "$bitsAnyClear", "$geoWithin", "$geoIntersects", "$near",
     "$nearSphere", "$jsonSchema", "$text", "$where", "$expr",
 };
@@ -458,8 +460,81 @@ static bool check_document (const uint8_t *data, uint32_t len, mongo_error_t *er
 static bool
 check_operators (const bson_value_t *ops, mongo_error_t *err);
 
+/* The pattern and options of a regular expression value (/re/opts) or of
+ * the $regex and $options of an operator document; false when ops has
+ * no $regex. *clash when both give options (MongoDB refuses it). */
 static bool
-check_field_op (const char *name, const bson_value_t *operand, mongo_error_t *err)
+regex_of (const bson_value_t *ops, const char **pattern, const char **options, bool *clash)
+{
+    bson_iter_t it;
+    const char *from_operator = NULL;
+    bool found = false;
+    *pattern = NULL;
+    *options = NULL;
+    *clash = false;
+    if (ops->value_type == BSON_TYPE_REGEX) {
+        *pattern = ops->value.v_regex.regex;
+        *options = ops->value.v_regex.options;
+        return true;
+    }
+    if (!iter_elements (&it, ops))
+        return false;
+    while (bson_iter_next (&it)) {
+        const bson_value_t *v = bson_iter_value (&it);
+        if (strcmp (bson_iter_key (&it), "$options") == 0 && v->value_type == BSON_TYPE_UTF8)
+            from_operator = v->value.v_utf8.str;
+        else if (strcmp (bson_iter_key (&it), "$regex") == 0 && v->value_type == BSON_TYPE_REGEX) {
+            *pattern = v->value.v_regex.regex;
+            *options = v->value.v_regex.options;
+            found = true;
+        } else if (strcmp (bson_iter_key (&it), "$regex") == 0 && v->value_type == BSON_TYPE_UTF8) {
+            *pattern = v->value.v_utf8.str;
+            found = true;
+        }
+    }
+    *clash = from_operator && *options && **options;
+    if (from_operator && !*clash)
+        *options = from_operator;
+    return found;
+}
+
+static bool
+check_regex (const bson_value_t *ops, mongo_error_t *err)
+{
+    const char *pattern, *options;
+    bool clash;
+    if (!regex_of (ops, &pattern, &options, &clash)) {
+        mongo_error_set (err, MONGO_ERR_BAD_VALUE, "$regex has to be a string or a regular expression");
+        return false;
+    }
+    if (clash) {
+        mongo_error_set (err, 51074, "options set in both $regex and $options");
+        return false;
+    }
+    return mongo_regex_check (pattern, options, err);
+}
+
+/* $in / $nin: an array, without regular expressions (not evaluated). */
+static bool
+check_in_array (const char *name, const bson_value_t *operand, mongo_error_t *err)
+{
+    bson_iter_t it;
+    if (operand->value_type != BSON_TYPE_ARRAY || !iter_elements (&it, operand)) {
+        mongo_error_set (err, MONGO_ERR_BAD_VALUE, "%s needs an array", name);
+        return false;
+    }
+    while (bson_iter_next (&it))
+        if (BSON_ITER_HOLDS_REGEX (&it)) {
+            mongo_error_set (err, MONGO_ERR_NOT_IMPLEMENTED,
+                             "the MongoDB test server does not evaluate regular expressions in %s", name);
+            return false;
+        }
+    return true;
+}
+
+static bool
+check_field_op (const char *name, const bson_value_t *operand, const bson_value_t *ops,
+                mongo_error_t *err)
 {
     field_op_t op = field_op_of (name);
     if (op == OP_UNKNOWN) {
@@ -470,11 +545,16 @@ check_field_op (const char *name, const bson_value_t *operand, mongo_error_t *er
             mongo_error_set (err, MONGO_ERR_BAD_VALUE, "unknown operator: %s", name);
         return false;
     }
-    if ((op == OP_IN || op == OP_NIN) && operand->value_type != BSON_TYPE_ARRAY) {
-        mongo_error_set (err, MONGO_ERR_BAD_VALUE, "%s needs an array", name);
-        return false;
-    }
+    if (op == OP_IN || op == OP_NIN)
+        return check_in_array (name, operand, err);
+    if (op == OP_REGEX || op == OP_OPTIONS)
+        return check_regex (ops, err);
     if (op == OP_NOT) {
+        if (operand->value_type == BSON_TYPE_REGEX) {
+            mongo_error_set (err, MONGO_ERR_NOT_IMPLEMENTED,
+                             "the MongoDB test server does not evaluate $not with a regular expression");
+            return false;
+        }
         if (!is_operator_document (operand)) {
             mongo_error_set (err, MONGO_ERR_BAD_VALUE, "$not needs a document of operators");
             return false;
@@ -491,7 +571,7 @@ check_operators (const bson_value_t *ops, mongo_error_t *err)
     if (!iter_elements (&it, ops))
         return false;
     while (bson_iter_next (&it))
-        if (!check_field_op (bson_iter_key (&it), bson_iter_value (&it), err))
+        if (!check_field_op (bson_iter_key (&it), bson_iter_value (&it), ops, err))
             return false;
     return true;
 }
@@ -553,9 +633,8 @@ check_document (const uint8_t *data, uint32_t len, mongo_error_t *err)
             if (!check_top_operator (key, value, err))
                 return false;
         } else if (value->value_type == BSON_TYPE_REGEX) {
-            mongo_error_set (err, MONGO_ERR_NOT_IMPLEMENTED,
-                             "the MongoDB test server does not match regular expressions");
-            return false;
+            if (!check_regex (value, err))
+                return false;
         } else if (is_operator_document (value) && !check_operators (value, err))
             return false;
     }
@@ -633,13 +712,44 @@ match_ordering (const bson_t *doc, const char *path, field_op_t op, const bson_v
     return visit (doc, path, stop_if_compares, &ctx, NULL);
 }
 
-static bool match_operators (const bson_t *doc, const char *path, const bson_value_t *ops);
+typedef struct {
+    const char *pattern;
+    const char *options;
+} regex_ctx_t;
 
 static bool
-match_field_op (const bson_t *doc, const char *path, field_op_t op, const bson_value_t *operand)
+stop_if_regex_finds (const bson_value_t *value, void *ctx)
+{
+    const regex_ctx_t *r = ctx;
+    const char *s;
+    size_t len;
+    if (value->value_type != BSON_TYPE_UTF8 && value->value_type != BSON_TYPE_SYMBOL)
+        return false;
+    string_of (value, &s, &len);
+    return mongo_regex_matches (r->pattern, r->options, s);
+}
+
+/* {path: /re/}, or {path: {$regex: ..., $options: ...}} (ops). */
+static bool
+match_regex (const bson_t *doc, const char *path, const bson_value_t *ops)
+{
+    regex_ctx_t r;
+    bool clash;
+    return regex_of (ops, &r.pattern, &r.options, &clash)
+           && visit (doc, path, stop_if_regex_finds, &r, NULL);
+}
+
+static bool match_operators (const bson_t *doc, const char *path, const bson_value_t *ops);
+
+/* One operator of ops (the document it is in: $regex reads $options). */
+static bool
+match_field_op (const bson_t *doc, const char *path, field_op_t op, const bson_value_t *operand,
+                const bson_value_t *ops)
 {
     bool found;
     switch (op) {
+    case OP_REGEX:   return match_regex (doc, path, ops);
+    case OP_OPTIONS: return true;       /* read by $regex */
     case OP_EQ:     return match_equal (doc, path, operand);
     case OP_NE:     return !match_equal (doc, path, operand);
     case OP_IN:     return match_in (doc, path, operand);
@@ -659,7 +769,7 @@ match_operators (const bson_t *doc, const char *path, const bson_value_t *ops)
     if (!iter_elements (&it, ops))
         return false;
     while (bson_iter_next (&it))
-        if (!match_field_op (doc, path, field_op_of (bson_iter_key (&it)), bson_iter_value (&it)))
+        if (!match_field_op (doc, path, field_op_of (bson_iter_key (&it)), bson_iter_value (&it), ops))
             return false;
     return true;
 }
@@ -699,6 +809,8 @@ match_clauses (const bson_t *doc, const uint8_t *data, uint32_t len)
             matched = true;
         else if (key [0] == '$')
             matched = match_logical (doc, key, value);
+        else if (value->value_type == BSON_TYPE_REGEX)
+            matched = match_regex (doc, key, value);
         else if (is_operator_document (value))
             matched = match_operators (doc, key, value);
         else

@@ -15,7 +15,9 @@
  *  equal to it or to one of its elements; null matches a missing field),
  *  $eq $ne $gt $gte $lt $lte (only within one type class, as MongoDB's
  *  type bracketing), $in $nin $exists $not, and $and $or $nor; $comment is
- *  ignored. Anything else ($regex, $expr, $elemMatch, ...) is refused as
+ *  ignored. Regular expressions ({a: /re/i}, {a: {$regex: "re", $options:
+ *  "i"}}) match strings (mongo_regex.h says which). Anything else ($expr,
+ *  $elemMatch, a regex in $in, ...) is refused as
  *  NotImplemented by mongo_filter_check, so a test never passes through a
  *  filter this server silently misreads.
  *

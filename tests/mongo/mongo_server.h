@@ -17,8 +17,9 @@
  *  compression, transactions, replica sets (no topologyVersion: drivers
  *  poll rather than stream), secondary index constraints (unique indexes
  *  are recorded, not enforced), TTL expiry (expireAfterSeconds is
- *  recorded only), regular expressions, most update and aggregation
- *  operators (refused as NotImplemented, never misread).
+ *  recorded only), regular expressions beyond what POSIX and PCRE share
+ *  (mongo_regex.h), most update and aggregation operators (refused as
+ *  NotImplemented, never misread).
  *
  *  A malformed or oversized message (over 48 000 000 bytes) closes its
  *  connection with a line on stderr; so does an unknown command get a

@@ -479,6 +479,52 @@ mongo_store_update (mongo_store_t *self, const char *db, const char *coll_name,
     return ok;
 }
 
+/* The first node of coll matching filter under sort (NULL: insertion
+ * order), found in one pass: no sort of every match. */
+static doc_node_t *
+first_match (collection_t *coll, const bson_t *filter, const bson_t *sort)
+{
+    doc_node_t *best = NULL;
+    candidates_t c;
+    bool sorted = sort && !bson_empty (sort);
+    for (doc_node_t *n = first_candidate (coll, filter, &c); n; n = next_candidate (n, &c)) {
+        if (!mongo_filter_matches (filter, n->doc))
+            continue;
+        if (!sorted)
+            return n;
+        if (!best || mongo_sort_compare (sort, n->doc, best->doc) < 0)
+            best = n;
+    }
+    return best;
+}
+
+bool
+mongo_store_find_and_modify (mongo_store_t *self, const char *db, const char *coll_name,
+                             const mongo_modify_t *modify, bson_t **before, bson_t **after,
+                             mongo_error_t *err)
+{
+    bool ok = true;
+    *before = *after = NULL;
+    pthread_mutex_lock (&self->lock);
+    collection_t *coll = find_collection (self, db, coll_name);
+    doc_node_t *n = coll ? first_match (coll, modify->filter, modify->sort) : NULL;
+    if (n && modify->remove) {
+        *before = n->doc;
+        unlink_node (coll, n);
+        bson_free (n);
+    } else if (n) {
+        bson_t *updated = mongo_update_apply (modify->update, n->doc, false, err);
+        ok = updated != NULL;
+        if (ok) {
+            *before = n->doc;       /* _id is unchanged: so is its hash */
+            n->doc = updated;
+            *after = bson_copy (updated);
+        }
+    }
+    pthread_mutex_unlock (&self->lock);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ */
 /*  Collections and databases                                           */
 /* ------------------------------------------------------------------ */

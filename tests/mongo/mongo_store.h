@@ -75,6 +75,24 @@ bool mongo_store_update (mongo_store_t *self, const char *db, const char *coll,
                          const bson_t *filter, const bson_t *update, bool multi,
                          size_t *matched, size_t *modified, mongo_error_t *err);
 
+/* What findAndModify does to the one document it takes: the first
+ * matching filter in sort order (NULL: insertion order), removed, or
+ * updated with update (mongo_update_check'ed). */
+typedef struct {
+    const bson_t *filter;
+    const bson_t *sort;
+    const bson_t *update;
+    bool          remove;
+} mongo_modify_t;
+
+/* Find and modify one document of db.coll, atomically: *before gets it
+ * as it was, *after as it became (NULL when removed), both NULL when none
+ * matched (the caller destroys them). False, err filled and nothing
+ * changed, when the update could not apply. Upserts are the caller's. */
+bool mongo_store_find_and_modify (mongo_store_t *self, const char *db, const char *coll,
+                                  const mongo_modify_t *modify, bson_t **before, bson_t **after,
+                                  mongo_error_t *err);
+
 /* ------------------------------------------------------------------ */
 /*  Collections and databases                                           */
 /* ------------------------------------------------------------------ */
