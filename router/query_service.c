@@ -260,7 +260,7 @@ read_filter (worker_t *w, const request_t *req, const char *const *allowed, dlq_
         return code;
     if (!dlq_primary_filters (w->primary))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "filters, COUNT and GROUPS need a primary"
-                              " that answers them (embedded or postgres); this one answers LIST by streamName only");
+                              " that answers them (embedded, postgres or mongo); this one answers LIST by streamName only");
     static const dlq_json_value_t empty = { .type = DLQ_JSON_OBJECT };
     return dlq_event_filter_parse (req->root ? req->root : &empty, filter, err);
 }

@@ -81,7 +81,7 @@ need_workbench (dlq_replay_verbs_t *self, dlq_error_t *err)
     if (dlq_primary_workbench (self->primary))
         return DLQ_OK;
     return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "replay state needs a primary that keeps it "
-                          "(embedded or postgres); primary %s does not", self->config->primary);
+                          "(embedded, postgres or mongo); primary %s does not", self->config->primary);
 }
 
 /* ---- REPLAY --------------------------------------------------------------------- */
@@ -116,7 +116,7 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
     }
     if (!dlq_primary_filters (self->primary))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "replay by filters needs a primary that "
-                              "answers them (embedded or postgres); give ids");
+                              "answers them (embedded, postgres or mongo); give ids");
     code = dlq_event_filter_parse (root, &plan->filter, err);
     if (code == DLQ_OK && dlq_event_filter_is_empty (&plan->filter) && !(all && all->type == DLQ_JSON_TRUE))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "all", "a replay needs filters, ids, or \"all\": true");

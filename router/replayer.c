@@ -434,7 +434,7 @@ open_all (replayer_t *r)
     r->primary = dlq_primary_open (r->config, r->spool, r->error, sizeof r->error);
     if (r->primary && r->config->replay.scheduled_count && !dlq_primary_workbench (r->primary)) {
         snprintf (r->error, sizeof r->error, "stream %s has a schedule, but primary %s keeps no replay state "
-                  "(use embedded or postgres)", r->config->replay.scheduled [0], r->config->primary);
+                  "(use embedded, postgres or mongo)", r->config->replay.scheduled [0], r->config->primary);
         return false;
     }
     if (r->primary)
