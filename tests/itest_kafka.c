@@ -14,7 +14,9 @@
  *      the reason;
  *    - a fatal producer error: a new producer, then delivered;
  *    - create_topics asks the cluster (the mock has no admin API: RETRY);
- *    - bad rdkafka settings stop dlqd at startup with librdkafka's words.
+ *    - bad rdkafka settings stop dlqd at startup with librdkafka's words;
+ *    - a REPLAY whose replay_route is a kafka sink in no chain: the retry
+ *      topic gets each event once with its lineage.
  */
 #include "dlq_time.h"
 #include "dlq_uuid.h"
@@ -328,4 +330,45 @@ Test (kafka, bad_rdkafka_settings_stop_dlqd_at_startup)
     expect_startup_error ("rdkafka = [ \"enable.idempotence=false\" ];", "enable.idempotence is set by the sink");
     expect_startup_error ("rdkafka = [ \"linger.ms\" ];", "\"linger.ms\" is not \"name=value\"");
     expect_startup_error ("key = \"partition\";", "key must be \"id\" or \"document_key\"");
+}
+
+/* A replay whose route is a kafka sink that is in no chain: the workers'
+ * retry topic gets every replayed event once, keyed by its id, with its
+ * lineage; the DLQ topic of the chain is not written again. */
+Test (kafka, a_replay_goes_to_the_retry_topic_of_its_route)
+{
+    enum { N = 20 };
+    create_topic ("dlq.orders");
+    create_topic ("retry.orders");
+    char extra [2048];
+    snprintf (extra, sizeof extra,
+              "sinks: { " SINK ": { type = \"kafka\"; bootstrap_servers = \"%s\"; };\n"
+              "         retry: { type = \"kafka\"; bootstrap_servers = \"%s\"; topic_prefix = \"retry.\"; }; };\n"
+              "defaults: { chain = [\"" SINK "\"]; };\n"
+              "streams = ( { name = \"orders\"; replay_route = \"retry\"; } );\n",
+              kafka_cluster_bootstraps (cluster), kafka_cluster_bootstraps (cluster));
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    char ids [N][DLQ_UUID_LEN + 1];
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, N, ids);
+    sink_put_bodies (d.endpoint, bodies, N);
+    sink_free_events (bodies, N);
+    kafka_records_t dlq = { 0 };
+    consume ("dlq.orders", N, &dlq);
+    kafka_records_free (&dlq);
+    char *job = sink_request (d.endpoint, "REPLAY", "{\"streamName\":\"orders\",\"rate\":1000}", "OK");
+    cr_expect_not_null (strstr (job, "\"total\":20"), "%s", job);
+    free (job);
+    kafka_records_t replayed = { 0 };
+    consume ("retry.orders", N, &replayed);
+    cr_expect_eq (expect_every_id (&replayed, ids, N), 0, "each event replayed once");
+    for (size_t k = 0; k < replayed.count; k++) {
+        const kafka_record_t *r = &replayed.items [k];
+        char lineage [128];
+        snprintf (lineage, sizeof lineage, "\"replayOf\":\"%.*s\",\"replayCount\":1}", (int) r->key_len, r->key);
+        cr_expect_not_null (memmem (r->value, r->value_len, lineage, strlen (lineage)), "%.*s",
+                            (int) r->value_len, r->value);
+    }
+    kafka_records_free (&replayed);
+    cr_expect_eq (kafka_topic_count (kafka_cluster_bootstraps (cluster), "dlq.orders"), N,
+                  "the chain's topic is not written by a replay");
 }
