@@ -4,9 +4,10 @@
  *
  *  Parses the global options, connects a libdlq client and hands over to
  *  the command (cmd_put.c, cmd_query.c, cmd_workbench.c, cmd_sinks.c,
- *  cmd_replay.c, cmd_jobs.c).
+ *  cmd_replay.c, cmd_jobs.c, cmd_ckpt.c).
  */
 #include "dlqctl.h"
+#include "cmd_ckpt.h"
 #include "cmd_jobs.h"
 #include "cmd_put.h"
 #include "cmd_query.h"
@@ -49,6 +50,11 @@ static const char usage_text [] =
     "  resolve ID                  report a replayed event processed (SUCCEEDED)\n"
     "  fail ID                     report a replayed event failed (PENDING, due\n"
     "                              again after a backoff)\n"
+    "  ckpt get STREAM             the checkpoint of a stream (a worker's\n"
+    "                              last seen and last processed tokens)\n"
+    "  ckpt ls [--prefix P] [--limit N] [--cursor C] [--all]\n"
+    "                              the checkpoints, by stream name, as a table\n"
+    "  ckpt delete STREAM          delete the checkpoint of a stream\n"
     "\n"
     "FILTERS (list, count, groups, replay; every one given must match):\n"
     "  --stream S, --status S, --error-type T, --fingerprint F,\n"
@@ -90,6 +96,7 @@ static const command_t commands [] = {
     { "replay",    cmd_replay    },
     { "resolve",   cmd_resolve   },
     { "fail",      cmd_fail      },
+    { "ckpt",      cmd_ckpt      },
 };
 
 dlqctl_exit_t

@@ -1,10 +1,12 @@
 /*  dlq_client — libdlq's public API: client objects, blocking calls,
- *  pipelined PUTs and their completions, on top of the request engine
+ *  pipelined requests and their completions, on top of the request engine
  *  (dlqc_engine.h). Interpreting reply bodies happens here (the replay
- *  verbs' bodies and replies in dlqc_replay.h).
+ *  verbs' bodies and replies in dlqc_replay.h, the checkpoint verbs' in
+ *  dlqc_ckpt.h).
  */
 #include "dlq_client.h"
 #include "dlqc_body.h"
+#include "dlqc_ckpt.h"
 #include "dlqc_engine.h"
 #include "dlqc_filter.h"
 #include "dlqc_json.h"
@@ -674,6 +676,157 @@ dlq_client_fail (dlq_client_t *self, const char *id, dlq_client_event_state_t *s
     return report_outcome (self, "FAIL", id, state_out);
 }
 
+/* ---- checkpoints ---------------------------------------------------- */
+
+/* Clear *out (when not NULL) before a call that may fill it, so that it
+ * holds nothing to free after a failure. */
+static void
+clear_record (dlq_client_checkpoint_t *out)
+{
+    if (out)
+        memset (out, 0, sizeof *out);
+}
+
+/* Send a checkpoint request whose OK reply is a record (the body is
+ * closed and freed) and read it into *stored_out (when not NULL; cleared
+ * first, now that the request no longer needs what it points at). */
+static dlq_client_result_t
+call_for_record (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlq_client_checkpoint_t *stored_out)
+{
+    clear_record (stored_out);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_with (self, verb, request, &outcome);
+    dlq_client_checkpoint_t record;
+    if (result == DLQ_CLIENT_OK && !dlqc_ckpt_read (outcome.body, outcome.body_len, &record))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not a checkpoint record");
+    if (result == DLQ_CLIENT_OK && stored_out)
+        *stored_out = record;
+    else
+    if (result == DLQ_CLIENT_OK)
+        dlqc_ckpt_clear (&record);
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+dlq_client_result_t
+dlq_client_ckpt_save (dlq_client_t *self, const dlq_client_checkpoint_t *checkpoint,
+                      dlq_client_checkpoint_t *stored_out)
+{
+    if (!self || !dlqc_ckpt_record_ok (checkpoint)) {
+        if (stored_out != checkpoint)
+            clear_record (stored_out);
+        return self ? remember_local (self, DLQ_CLIENT_ERR_ARGS, "no checkpoint or stream name, or a token or "
+                                      "metadata that is not a JSON object") : DLQ_CLIENT_ERR_ARGS;
+    }
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_ckpt_write_record (&request, checkpoint);
+    if (stored_out && stored_out == checkpoint)
+        dlqc_ckpt_clear (stored_out);           /* saving a record back into itself */
+    return call_for_record (self, "CKPT.SAVE", &request, stored_out);
+}
+
+/* CKPT.SEEN or CKPT.PROCESSED, blocking. */
+static dlq_client_result_t
+write_token (dlq_client_t *self, const char *verb, const char *stream_name, const char *token,
+             const char *timestamp, dlq_client_checkpoint_t *stored_out)
+{
+    if (!self || !dlqc_ckpt_token_ok (stream_name, token)) {
+        clear_record (stored_out);
+        return self ? remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name, or a token that is not a JSON "
+                                      "object") : DLQ_CLIENT_ERR_ARGS;
+    }
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_ckpt_write_token (&request, stream_name, token, timestamp);
+    return call_for_record (self, verb, &request, stored_out);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_seen (dlq_client_t *self, const char *stream_name, const char *token, const char *timestamp,
+                      dlq_client_checkpoint_t *stored_out)
+{
+    return write_token (self, "CKPT.SEEN", stream_name, token, timestamp, stored_out);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_processed (dlq_client_t *self, const char *stream_name, const char *token, const char *timestamp,
+                           dlq_client_checkpoint_t *stored_out)
+{
+    return write_token (self, "CKPT.PROCESSED", stream_name, token, timestamp, stored_out);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_get (dlq_client_t *self, const char *stream_name, dlq_client_checkpoint_t *checkpoint_out)
+{
+    if (!self || !stream_name || !checkpoint_out) {
+        clear_record (checkpoint_out);
+        return self ? remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name or no place for the checkpoint")
+                    : DLQ_CLIENT_ERR_ARGS;
+    }
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "streamName", stream_name);
+    return call_for_record (self, "CKPT.GET", &request, checkpoint_out);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_list (dlq_client_t *self, const char *prefix, unsigned limit, const char *cursor,
+                      char **body_out, size_t *len_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!body_out)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    if (prefix && *prefix)
+        dlqc_body_string (&request, "prefix", prefix);
+    write_page (&request, limit, cursor);
+    return fetch (self, "CKPT.LIST", &request, body_out, len_out);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_delete (dlq_client_t *self, const char *stream_name, bool *deleted_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!stream_name)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name");
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_body_string (&request, "streamName", stream_name);
+    dlqc_outcome_t outcome;
+    dlq_client_result_t result = call_with (self, "CKPT.DELETE", &request, &outcome);
+    dlqc_json_span_t span = { DLQC_JSON_NULL, NULL, 0 };
+    bool has_flag = result == DLQ_CLIENT_OK
+                 && dlqc_json_member (outcome.body, outcome.body_len, "deleted", &span)
+                 && (span.type == DLQC_JSON_TRUE || span.type == DLQC_JSON_FALSE);
+    if (result == DLQ_CLIENT_OK && !has_flag)
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "CKPT.DELETE reply without a \"deleted\" flag");
+    if (result == DLQ_CLIENT_OK && deleted_out)
+        *deleted_out = span.type == DLQC_JSON_TRUE;
+    dlqc_outcome_clear (&outcome);
+    return result;
+}
+
+dlq_client_result_t
+dlq_client_checkpoint_read (const char *json, size_t len, dlq_client_checkpoint_t *checkpoint_out)
+{
+    if (!json || !checkpoint_out)
+        return DLQ_CLIENT_ERR_ARGS;
+    return dlqc_ckpt_read (json, len, checkpoint_out) ? DLQ_CLIENT_OK : DLQ_CLIENT_ERR_PROTOCOL;
+}
+
+void
+dlq_client_checkpoint_clear (dlq_client_checkpoint_t *checkpoint)
+{
+    if (checkpoint)
+        dlqc_ckpt_clear (checkpoint);
+}
+
+/* ---- ping ------------------------------------------------------------ */
+
 /* Read {"pong":true,"version":"...","protocol":N,"maxMessageBytes":M} into *pong. */
 static bool
 read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
@@ -732,7 +885,7 @@ dlq_client_error_field (const dlq_client_t *self)
     return self->error_field;
 }
 
-/* ---- pipelined PUT ------------------------------------------------- */
+/* ---- pipelined requests -------------------------------------------- */
 
 dlq_client_result_t
 dlq_client_put_async (dlq_client_t *self, const void *body, size_t len, uint64_t tag)
@@ -741,6 +894,36 @@ dlq_client_put_async (dlq_client_t *self, const void *body, size_t len, uint64_t
         return DLQ_CLIENT_ERR_ARGS;
     submit_waiting (self, "PUT", body ? body : "", len, false, tag);
     return DLQ_CLIENT_OK;
+}
+
+/* A pipelined CKPT.SEEN or CKPT.PROCESSED. */
+static dlq_client_result_t
+write_token_async (dlq_client_t *self, const char *verb, const char *stream_name, const char *token,
+                   const char *timestamp, uint64_t tag)
+{
+    if (!self || !dlqc_ckpt_token_ok (stream_name, token))
+        return DLQ_CLIENT_ERR_ARGS;
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_ckpt_write_token (&request, stream_name, token, timestamp);
+    dlqc_body_close (&request);
+    submit_waiting (self, verb, request.data, request.len, false, tag);
+    dlqc_body_free (&request);
+    return DLQ_CLIENT_OK;
+}
+
+dlq_client_result_t
+dlq_client_ckpt_seen_async (dlq_client_t *self, const char *stream_name, const char *token,
+                            const char *timestamp, uint64_t tag)
+{
+    return write_token_async (self, "CKPT.SEEN", stream_name, token, timestamp, tag);
+}
+
+dlq_client_result_t
+dlq_client_ckpt_processed_async (dlq_client_t *self, const char *stream_name, const char *token,
+                                 const char *timestamp, uint64_t tag)
+{
+    return write_token_async (self, "CKPT.PROCESSED", stream_name, token, timestamp, tag);
 }
 
 dlq_client_result_t
@@ -754,6 +937,25 @@ dlq_client_put_async_nowait (dlq_client_t *self, const void *body, size_t len, u
     return slot == DLQC_NO_SLOT ? DLQ_CLIENT_ERR_WINDOW_FULL : DLQ_CLIENT_OK;
 }
 
+/* Interpret the outcome of a pipelined checkpoint write: OK when the
+ * reply is a record, or the error. */
+static void
+judge_record (const dlqc_outcome_t *outcome, verdict_t *verdict)
+{
+    memset (verdict, 0, sizeof *verdict);
+    if (outcome->result != DLQ_CLIENT_OK) {
+        judge_failure (outcome, verdict);
+        return;
+    }
+    verdict->result = DLQ_CLIENT_OK;
+    verdict->code = dlqc_strdup ("");
+    verdict->message = dlqc_strdup ("");
+    verdict->field = dlqc_strdup ("");
+    dlqc_json_span_t span;
+    if (!dlqc_json_member (outcome->body, outcome->body_len, "streamName", &span) || span.type != DLQC_JSON_STRING)
+        judge_protocol_error (verdict, "reply is not a checkpoint record");
+}
+
 /* Hand one queued completion to fn. */
 static void
 deliver (dlq_client_t *self, dlqc_done_t *done, dlq_client_completion_fn *fn, void *arg)
@@ -761,10 +963,16 @@ deliver (dlq_client_t *self, dlqc_done_t *done, dlq_client_completion_fn *fn, vo
     self->engine.async_pending--;
     if (fn) {
         verdict_t verdict;
-        judge_put (&done->outcome, &verdict);
+        bool put = strcmp (done->verb, "PUT") == 0;
+        if (put)
+            judge_put (&done->outcome, &verdict);
+        else
+            judge_record (&done->outcome, &verdict);
+        bool ok = verdict.result == DLQ_CLIENT_OK && done->outcome.body;
         dlq_client_completion_t completion = {
             done->tag, verdict.result, verdict.id, verdict.duplicate,
-            verdict.code, verdict.message, verdict.field
+            verdict.code, verdict.message, verdict.field,
+            done->verb, ok ? done->outcome.body : "", ok ? done->outcome.body_len : 0
         };
         fn (&completion, arg);
         verdict_clear (&verdict);

@@ -12,11 +12,14 @@
  *    * blocking calls (put, get, list, stats, ping, redeliver, the
  *      failure workbench's list_filtered, count and groups, and the
  *      replay verbs: replay, replay_dry_run, replay_status, replay_jobs,
- *      replay_pause / _resume / _cancel, resolve and fail) send one
- *      request and wait for its reply;
- *    * pipelined PUTs: dlq_client_put_async() submits without waiting, up to
- *      a window of requests in flight (default 1000), and dlq_client_poll()
- *      / dlq_client_flush() hand each completion to a callback.
+ *      replay_pause / _resume / _cancel, resolve and fail, and the
+ *      checkpoint calls ckpt_save, _seen, _processed, _get, _list and
+ *      _delete) send one request and wait for its reply;
+ *    * pipelined requests: dlq_client_put_async() (and, for checkpoint
+ *      writes, dlq_client_ckpt_seen_async() / _processed_async()) submit
+ *      without waiting, up to a window of requests in flight (default
+ *      1000), and dlq_client_poll() / dlq_client_flush() hand each
+ *      completion to a callback.
  *
  *  Timeouts, resends and reconnection. A request unanswered within the
  *  timeout (default 5000 ms) is sent again, up to the retry count (default
@@ -179,22 +182,29 @@ typedef struct {
     int64_t max_message_bytes;  /* largest PUT body the gateway accepts (0: not told) */
 } dlq_client_pong_t;
 
-/* The outcome of one pipelined PUT, as handed to a completion callback.
- * Every pointer is valid only during the callback; copy what you keep.
- * Strings that do not apply are "" (never NULL). */
+/* The outcome of one pipelined request (a PUT, or a checkpoint write:
+ * see verb), as handed to a completion callback. Every pointer is valid
+ * only during the callback; copy what you keep. Strings that do not apply
+ * are "" (never NULL). */
 typedef struct {
-    uint64_t            tag;        /* the tag given to dlq_client_put_async() */
+    uint64_t            tag;        /* the tag given when it was submitted */
     dlq_client_result_t result;     /* OK, ERR_SERVER, ERR_TIMEOUT, ERR_TRANSPORT or ERR_PROTOCOL */
-    const char         *id;         /* OK: the stored event's id (lowercase UUID) */
-    bool                duplicate;  /* OK: the id was already stored; this body was discarded */
+    const char         *id;         /* PUT, OK: the stored event's id (lowercase UUID) */
+    bool                duplicate;  /* PUT, OK: the id was already stored; this body was discarded */
     const char         *code;       /* ERR_SERVER: the error code, e.g. "INVALID_EVENT" */
     const char         *message;    /* any error: what went wrong */
     const char         *field;      /* ERR_SERVER: JSON path of the offending field, if one */
+    /* Added with the checkpoint calls. */
+    const char         *verb;       /* "PUT", "CKPT.SEEN" or "CKPT.PROCESSED" */
+    const char         *body;       /* OK: the reply body (a checkpoint write: the stored
+                                     * record, see dlq_client_checkpoint_read); "" otherwise */
+    size_t              body_len;
 } dlq_client_completion_t;
 
-/* Called once per completed pipelined PUT, from dlq_client_poll() or
+/* Called once per completed pipelined request, from dlq_client_poll() or
  * dlq_client_flush() only (never from another call). It may submit new
- * requests with dlq_client_put_async*(); it must not destroy the client. */
+ * requests with dlq_client_put_async*() or dlq_client_ckpt_*_async(); it
+ * must not destroy the client. */
 typedef void (dlq_client_completion_fn) (const dlq_client_completion_t *completion, void *arg);
 
 /* ---- life cycle ------------------------------------------------------ */
@@ -481,7 +491,7 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_number (dlq
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_bool (dlq_client_filter_t *self,
                                                                            const char *key, bool value);
 
-/* ---- pipelined PUT ----------------------------------------------------- */
+/* ---- pipelined requests: PUT (checkpoint writes: see "checkpoints") ---- */
 
 /* Submit one FailedEvent (len bytes of JSON, copied) without waiting for
  * its reply; tag is yours, handed back in its completion. When the window
@@ -498,22 +508,141 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_put_async_nowait (dlq_client_t 
                                                                    size_t len, uint64_t tag);
 
 /* Wait up to timeout_ms (0: do not wait; -1: as long as it takes) until at
- * least one pipelined PUT has completed, then call fn (may be NULL: the
+ * least one pipelined request has completed, then call fn (may be NULL: the
  * completions are dropped) once for each completed one, in completion
  * order. Returns how many were delivered; 0 at once when nothing is
  * outstanding. */
 DLQ_CLIENT_EXPORT size_t dlq_client_poll (dlq_client_t *self, int timeout_ms,
                                           dlq_client_completion_fn *fn, void *arg);
 
-/* Deliver completions as in dlq_client_poll() until no pipelined PUT is
- * outstanding. Returns OK, or ERR_TIMEOUT when timeout_ms (-1: no limit;
+/* Deliver completions as in dlq_client_poll() until no pipelined request
+ * is outstanding. Returns OK, or ERR_TIMEOUT when timeout_ms (-1: no limit;
  * each request still fails by itself after its retries) ran out first. */
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_flush (dlq_client_t *self, int timeout_ms,
                                                         dlq_client_completion_fn *fn, void *arg);
 
-/* Number of pipelined PUTs submitted whose completion has not yet been
- * delivered (in flight, waiting to be sent, or completed and queued). */
+/* Number of pipelined requests submitted whose completion has not yet
+ * been delivered (in flight, waiting to be sent, or completed and
+ * queued). */
 DLQ_CLIENT_EXPORT size_t dlq_client_outstanding (const dlq_client_t *self);
+
+/* ---- checkpoints: workers' stream positions -----------------------------
+ * The gateway keeps, per stream name, the position a worker reached in
+ * its source (seed 004's CheckpointStore): two resume tokens that advance
+ * independently, lastSeenToken (every event the worker saw, also those it
+ * skipped: a heartbeat) and lastProcessedToken (events it processed), each
+ * with its timestamp. CKPT.SEEN changes only the seen pair and
+ * CKPT.PROCESSED only the processed pair, so the two may be sent
+ * concurrently from different threads or processes without one undoing
+ * the other. Every write is durable when its reply comes (like a PUT).
+ *
+ * Tokens and metadata are JSON objects, passed and returned as text (a
+ * token is a BSON document in MongoDB extended JSON, e.g.
+ * {"_data":"8263..."}); the gateway stores them compacted and returns them
+ * byte for byte in that form. Timestamps are ISO-8601 text; the gateway
+ * stores them in UTC to the millisecond and returns them as
+ * "2026-06-09T14:32:13.500Z". A token or metadata text that is not one
+ * JSON object is ERR_ARGS (nothing sent); what the gateway refuses
+ * (a malformed extended JSON wrapper, a bad timestamp, a stream name
+ * over 1024 bytes, ...) is ERR_SERVER with code INVALID_REQUEST or
+ * INVALID_TIMESTAMP and the member as the field. */
+
+/* One checkpoint record. Absent members are NULL. In a checkpoint the
+ * library filled (ckpt_save's stored_out, ckpt_get, ...), every string
+ * points into storage: release it with dlq_client_checkpoint_clear(). In
+ * one you fill for dlq_client_ckpt_save(), point the members at your own
+ * strings and leave storage NULL (nothing is kept). A checkpoint given
+ * as an output is overwritten (cleared first, so that it holds nothing
+ * to release when the call fails): release what it held before. */
+typedef struct {
+    const char *stream_name;                /* the key: 1 to 1024 bytes of UTF-8 */
+    const char *instance_id;                /* the worker that wrote it (at most 255 bytes) */
+    const char *last_seen_token;            /* a JSON object */
+    const char *last_seen_timestamp;        /* ISO-8601 */
+    const char *last_processed_token;       /* a JSON object */
+    const char *last_processed_timestamp;   /* ISO-8601 */
+    const char *metadata;                   /* a JSON object */
+    const char *updated_at;                 /* ISO-8601, set by the gateway on every write;
+                                             * not sent by ckpt_save */
+    char       *storage;                    /* the library's: what the strings point into */
+} dlq_client_checkpoint_t;
+
+/* Replace the whole record of checkpoint->stream_name (create it when
+ * there is none): every member is set as given, and a member that is
+ * NULL becomes absent, even when the stored record had it. On OK,
+ * *stored_out (if not NULL) receives the record as stored; stored_out
+ * may be checkpoint itself (a record read, changed and saved back: what
+ * it held is released once the request is made). ERR_ARGS when
+ * checkpoint or its stream name is NULL, or a token or the metadata is
+ * not a JSON object. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_save (dlq_client_t *self,
+                                                            const dlq_client_checkpoint_t *checkpoint,
+                                                            dlq_client_checkpoint_t *stored_out);
+
+/* Advance only lastSeenToken / lastSeenTimestamp of stream_name (seen)
+ * or only lastProcessedToken / lastProcessedTimestamp (processed) to
+ * token (a JSON object as text) and timestamp (ISO-8601; NULL: now, by
+ * this machine's clock); every other member stays as it is. A stream
+ * without a record gets one holding only that pair. On OK, *stored_out
+ * (if not NULL) receives the record after the write. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_seen (dlq_client_t *self, const char *stream_name,
+                                                            const char *token, const char *timestamp,
+                                                            dlq_client_checkpoint_t *stored_out);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_processed (dlq_client_t *self, const char *stream_name,
+                                                                 const char *token, const char *timestamp,
+                                                                 dlq_client_checkpoint_t *stored_out);
+
+/* The same writes, pipelined: submitted without waiting for the reply
+ * (waiting for a slot when the window is full, as dlq_client_put_async),
+ * their outcome handed later to the callback of dlq_client_poll() /
+ * _flush(), with tag, verb "CKPT.SEEN" or "CKPT.PROCESSED" and, on OK,
+ * the stored record as body. The writes of one client reach the gateway
+ * in the order submitted (the replies may come in any order). Returns OK
+ * once submitted, or ERR_ARGS (nothing submitted). */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_seen_async (dlq_client_t *self, const char *stream_name,
+                                                                  const char *token, const char *timestamp,
+                                                                  uint64_t tag);
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_processed_async (dlq_client_t *self,
+                                                                       const char *stream_name,
+                                                                       const char *token,
+                                                                       const char *timestamp, uint64_t tag);
+
+/* The record of stream_name into *checkpoint_out (release it with
+ * dlq_client_checkpoint_clear). A stream without a record is ERR_SERVER
+ * with code "NOT_FOUND" (field "streamName"): a worker then starts from
+ * wherever it starts when it has no position. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_get (dlq_client_t *self, const char *stream_name,
+                                                           dlq_client_checkpoint_t *checkpoint_out);
+
+/* One page of records, ordered by stream name (byte order): those whose
+ * name starts with prefix (NULL or "": all), at most limit (1 to 1000; 0:
+ * the gateway's default, 100), after cursor (NULL: the first page; else
+ * the "nextCursor" of the previous page, with the same prefix). On OK,
+ * *body_out receives the raw reply body {"checkpoints":[<record>,...],
+ * "nextCursor":"..."} ("nextCursor" absent on the last page;
+ * NUL-terminated, owned by the caller: free() it; its length in *len_out
+ * if not NULL). */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_list (dlq_client_t *self, const char *prefix,
+                                                            unsigned limit, const char *cursor,
+                                                            char **body_out, size_t *len_out);
+
+/* Delete the record of stream_name. On OK, *deleted_out (if not NULL)
+ * says whether there was one (deleting a stream without a record is not
+ * an error). ERR_PROTOCOL when the reply has no "deleted" flag. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_ckpt_delete (dlq_client_t *self, const char *stream_name,
+                                                              bool *deleted_out);
+
+/* Read a record as the gateway writes it (len bytes of a JSON object: a
+ * completion's body, an element of a list page) into *checkpoint_out
+ * (release it with dlq_client_checkpoint_clear). ERR_PROTOCOL (the
+ * checkpoint cleared) when it is not a record with a streamName;
+ * ERR_ARGS for a NULL argument. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_checkpoint_read (const char *json, size_t len,
+                                                                  dlq_client_checkpoint_t *checkpoint_out);
+
+/* Free what a checkpoint filled by the library holds and clear every
+ * member (NULL). Accepts NULL, and a cleared checkpoint. */
+DLQ_CLIENT_EXPORT void dlq_client_checkpoint_clear (dlq_client_checkpoint_t *checkpoint);
 
 /* ---- replay receiver ----------------------------------------------------
  * The gateway binds a PUSH socket at replay.listen and sends each event a

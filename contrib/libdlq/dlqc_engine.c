@@ -96,7 +96,7 @@ dlqc_engine_free_slots (const dlqc_engine_t *engine)
     return dlqc_table_count (&engine->table, DLQC_FREE);
 }
 
-/* End a request: a pipelined PUT goes to the completion queue and frees
+/* End a request: a pipelined one goes to the completion queue and frees
  * its slot; a blocking one keeps its outcome in the slot (DONE). Takes
  * ownership of body and message. */
 static void
@@ -113,7 +113,7 @@ finish (dlqc_engine_t *engine, uint32_t slot, dlq_client_result_t result,
         dlqc_table_move (&engine->table, slot, DLQC_DONE);
         return;
     }
-    dlqc_queue_push (&engine->done, r->tag, &outcome);
+    dlqc_queue_push (&engine->done, r->tag, r->verb, &outcome);
     dlqc_table_release (&engine->table, slot);
 }
 

@@ -2,7 +2,7 @@
  *  installed).
  *
  *  Owns the DEALER socket, the window of outstanding requests and the
- *  queue of completed pipelined PUTs, and moves requests along:
+ *  queue of completed pipelined requests, and moves requests along:
  *
  *      submit  -> UNSENT --send--> SENT --reply--> finished
  *                  ^                 |
@@ -19,7 +19,7 @@
  *  than `retries` times, or that could not be sent for a whole timeout
  *  because no connection was up, is finished with TIMEOUT or TRANSPORT.
  *
- *  A finished pipelined PUT goes to the queue (and its slot is freed); a
+ *  A finished pipelined request goes to the queue (and its slot is freed); a
  *  finished blocking request stays in its slot, DONE, until the caller
  *  releases it.
  */
@@ -45,8 +45,8 @@ typedef struct {
     int           retries;
     uint64_t      next_seq;         /* last sequence number used */
     dlqc_table_t  table;
-    dlqc_queue_t  done;             /* finished pipelined PUTs */
-    size_t        async_pending;    /* pipelined PUTs submitted, not yet popped */
+    dlqc_queue_t  done;             /* finished pipelined requests */
+    size_t        async_pending;    /* pipelined requests submitted, not yet popped */
     uint64_t      ignored;          /* replies dropped: no outstanding request, or malformed */
 } dlqc_engine_t;
 

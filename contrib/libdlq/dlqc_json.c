@@ -237,6 +237,17 @@ dlqc_json_member (const char *data, size_t len, const char *key, dlqc_json_span_
     }
 }
 
+bool
+dlqc_json_is_object (const char *data, size_t len)
+{
+    cursor_t cur = { data, data + len };
+    dlqc_json_type_t type;
+    if (!skip_value (&cur, 1, &type) || type != DLQC_JSON_OBJECT)
+        return false;
+    skip_ws (&cur);
+    return cur.p == cur.end;
+}
+
 static unsigned
 hex4 (const char *p)
 {

@@ -3,7 +3,7 @@
  *  Replies from the gateway are small objects of which the client reads a
  *  few top-level members ("id", "duplicate", "code", "message", "field",
  *  "event", "version", "protocol", "pong", "requeued", "count", a replay
- *  job's and an event state's members). This is a
+ *  job's, an event state's and a checkpoint's members). This is a
  *  scanner for exactly that: find a member of the top-level object and say
  *  where its value lies, decode a string value, read an integer; plus the
  *  string escaper that request bodies are built with (dlqc_body.h). It checks
@@ -40,6 +40,11 @@ typedef struct {
  * when found; false when absent or when data is not a well-formed object
  * up to that member. */
 bool dlqc_json_member (const char *data, size_t len, const char *key, dlqc_json_span_t *out);
+
+/* True when len bytes of data are exactly one well-formed JSON object
+ * (whitespace around it allowed): what a checkpoint token or metadata
+ * given as text must be before it is put into a request body. */
+bool dlqc_json_is_object (const char *data, size_t len);
 
 /* Decode a STRING span into a new NUL-terminated UTF-8 string (escapes
  * resolved; a lone surrogate becomes U+FFFD), owned by the caller; its

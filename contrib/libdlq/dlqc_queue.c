@@ -1,4 +1,4 @@
-/*  dlqc_queue — a growable FIFO ring of completed pipelined PUTs. */
+/*  dlqc_queue — a growable FIFO ring of completed pipelined requests. */
 #include "dlqc_queue.h"
 #include "dlqc_mem.h"
 
@@ -36,12 +36,13 @@ grow (dlqc_queue_t *queue)
 }
 
 void
-dlqc_queue_push (dlqc_queue_t *queue, uint64_t tag, dlqc_outcome_t *outcome)
+dlqc_queue_push (dlqc_queue_t *queue, uint64_t tag, const char *verb, dlqc_outcome_t *outcome)
 {
     if (queue->count == queue->capacity)
         grow (queue);
     dlqc_done_t *slot = &queue->items [(queue->first + queue->count) % queue->capacity];
     slot->tag = tag;
+    slot->verb = verb;
     slot->outcome = *outcome;
     memset (outcome, 0, sizeof *outcome);
     queue->count++;

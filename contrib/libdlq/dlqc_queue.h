@@ -1,8 +1,8 @@
-/*  dlqc_queue — completed pipelined PUTs awaiting delivery (internal, not
- *  installed).
+/*  dlqc_queue — completed pipelined requests (PUT, CKPT.SEEN,
+ *  CKPT.PROCESSED) awaiting delivery (internal, not installed).
  *
- *  A FIFO ring that grows as needed: the engine pushes each pipelined PUT
- *  when it ends, dlq_client_poll() pops them to hand to the caller's
+ *  A FIFO ring that grows as needed: the engine pushes each pipelined
+ *  request when it ends, dlq_client_poll() pops them to hand to the caller's
  *  callback. Decoupling the two means completions are only ever delivered
  *  from poll/flush, never from inside a submit or a blocking call.
  */
@@ -17,6 +17,7 @@
 
 typedef struct {
     uint64_t       tag;         /* the caller's tag */
+    const char    *verb;        /* the request's verb (static string) */
     dlqc_outcome_t outcome;     /* how it ended (owned) */
 } dlqc_done_t;
 
@@ -33,9 +34,9 @@ void dlqc_queue_init (dlqc_queue_t *queue);
 /* Free every queued outcome and the ring. */
 void dlqc_queue_fini (dlqc_queue_t *queue);
 
-/* Append one completion; the queue takes ownership of *outcome and
- * clears it. */
-void dlqc_queue_push (dlqc_queue_t *queue, uint64_t tag, dlqc_outcome_t *outcome);
+/* Append one completion of a request of verb (a static string); the
+ * queue takes ownership of *outcome and clears it. */
+void dlqc_queue_push (dlqc_queue_t *queue, uint64_t tag, const char *verb, dlqc_outcome_t *outcome);
 
 /* Remove the oldest completion into *out (the caller then owns its
  * outcome). False when the queue is empty. */

@@ -59,8 +59,8 @@ typedef struct {
     const char  *verb;          /* static string, e.g. "PUT" */
     char        *body;          /* request body, kept for resends */
     size_t       body_len;
-    bool         blocking;      /* a blocking call waits for it (else: pipelined PUT) */
-    uint64_t     tag;           /* pipelined PUT: the caller's tag */
+    bool         blocking;      /* a blocking call waits for it (else: pipelined) */
+    uint64_t     tag;           /* pipelined: the caller's tag */
     uint64_t     seq;           /* sequence number of the current transmission */
     int          timeouts;      /* transmissions that went unanswered */
     int64_t      deadline_ms;   /* UNSENT: give up waiting for a connection; SENT: for the reply */
