@@ -7,17 +7,26 @@
  *  document from before them, each mark's update, and the queries
  *  (filters, the page, due events, the lock) evaluated on documents by
  *  the test server's matcher (tests/mongo/mongo_match.h, no server
- *  running) against the reference predicate.
+ *  running) against the reference predicate; the checkpoint documents
+ *  (mongo_ckpt_doc.h): each write's update applied by the test server's
+ *  updater (tests/mongo/mongo_update.h) to a stored document and to an
+ *  upsert's, the BSON types of seed 004's layout, tokens libbson cannot
+ *  read, the record read back (texts byte for byte, a stale or missing
+ *  text answered from the BSON field), the LIST filter.
  */
+#include "checkpoint.h"
 #include "dlq_buf.h"
 #include "event_filter.h"
 #include "event_support.h"
+#include "mongo_ckpt_doc.h"
 #include "mongo_doc.h"
 #include "mongo_filter.h"
 #include "mongo_match.h"
 #include "mongo_state.h"
+#include "mongo_update.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SEED_001_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
@@ -417,4 +426,353 @@ Test (mongo_doc, the_lock_is_free_or_the_owners)
     cr_expect_eq (dlq_mongo_lock_until (1000, 500), 1500);
     cr_expect_eq (dlq_mongo_lock_until (INT64_MAX - 1, 500), INT64_MAX);
     bson_destroy (lock);
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------- */
+
+#define CKPT_NOW 1781015533500LL
+
+/* A record with every field set. */
+static dlq_sink_checkpoint_t
+ckpt_full (const char *stream)
+{
+    dlq_sink_checkpoint_t r = dlq_checkpoint_empty (stream);
+    r.instance_id = "worker-7";
+    r.last_seen_token = "{\"_data\":\"8265F0\",\"n\":{\"$numberLong\":\"5\"}}";
+    r.last_seen_at = CKPT_NOW - 2000;
+    r.last_processed_token = "{\"_data\":\"8264\",\"t\":{\"$date\":{\"$numberLong\":\"1781000000000\"}}}";
+    r.last_processed_at = CKPT_NOW - 3000;
+    r.metadata = "{\"tenant\":\"acme\",\"shard\":2.0,\"tags\":[\"x\",null,true]}";
+    return r;
+}
+
+/* The update of a write (must be OK). */
+static void
+ckpt_update (dlq_sink_ckpt_write_t kind, const dlq_sink_checkpoint_t *record, int64_t now, bson_t *update)
+{
+    char err [240] = "";
+    cr_assert_eq (dlq_mongo_ckpt_update (kind, record, now, update, err, sizeof err), DLQ_MONGO_CKPT_OK, "%s", err);
+    mongo_error_t check = { 0 };
+    cr_assert (mongo_update_check (update, &check), "an update MongoDB refuses: %s", check.message);
+}
+
+/* update applied to doc (NULL: the upsert of {_id: stream}); caller destroys. */
+static bson_t *
+ckpt_apply (const bson_t *update, const bson_t *doc, const char *stream)
+{
+    mongo_error_t err = { 0 };
+    bson_t *query = BCON_NEW ("_id", BCON_UTF8 (stream)), *base = mongo_update_upsert_base (query);
+    bool inserting = doc == NULL;
+    bson_t *out = mongo_update_apply (update, inserting ? base : doc, inserting, &err);
+    cr_assert_not_null (out, "%s", err.message);
+    bson_destroy (base);
+    bson_destroy (query);
+    return out;
+}
+
+/* The record of doc as the store answers it. Caller frees. */
+static char *
+ckpt_answer (const bson_t *doc)
+{
+    dlq_buf_t json = DLQ_BUF_INIT;
+    cr_assert_eq (dlq_mongo_ckpt_format (doc, &json), DLQ_MONGO_CKPT_OK);
+    dlq_buf_putc (&json, '\0');
+    return dlq_buf_steal (&json, NULL);
+}
+
+/* record with updatedAt as dlq_checkpoint_format writes it. Caller frees. */
+static char *
+ckpt_formatted (dlq_sink_checkpoint_t record, int64_t updated_at)
+{
+    dlq_buf_t json = DLQ_BUF_INIT;
+    record.updated_at = updated_at;
+    dlq_checkpoint_format (&record, &json);
+    dlq_buf_putc (&json, '\0');
+    return dlq_buf_steal (&json, NULL);
+}
+
+static size_t
+ckpt_field_count (const bson_t *doc)
+{
+    return (size_t) bson_count_keys (doc);
+}
+
+static const char *
+ckpt_text_at (const bson_t *doc, const char *path)
+{
+    bson_iter_t it = at (doc, path);
+    cr_assert (BSON_ITER_HOLDS_UTF8 (&it), "%s is not a string", path);
+    return bson_iter_utf8 (&it, NULL);
+}
+
+Test (mongo_doc, ckpt_save_is_a_replacement_with_seed_004s_bson_types)
+{
+    dlq_sink_checkpoint_t record = ckpt_full ("orders");
+    bson_t update;
+    ckpt_update (DLQ_SINK_CKPT_SAVE, &record, CKPT_NOW, &update);
+    cr_expect (mongo_update_is_replacement (&update), "SAVE replaces the document");
+    bson_t *doc = ckpt_apply (&update, NULL, "orders");
+    cr_expect_str_eq (ckpt_text_at (doc, "_id"), "orders");
+    cr_expect_str_eq (ckpt_text_at (doc, DLQ_MONGO_CKPT_INSTANCE), "worker-7");
+    cr_expect_eq (type_at (doc, "lastSeenToken"), BSON_TYPE_DOCUMENT);
+    cr_expect_eq (type_at (doc, "lastSeenToken._data"), BSON_TYPE_UTF8);
+    cr_expect_eq (type_at (doc, "lastSeenToken.n"), BSON_TYPE_INT64, "$numberLong is an int64");
+    cr_expect_eq (type_at (doc, "lastProcessedToken.t"), BSON_TYPE_DATE_TIME, "$date is a date");
+    cr_expect_eq (type_at (doc, "lastSeenTimestamp"), BSON_TYPE_DATE_TIME);
+    cr_expect_eq (type_at (doc, "lastProcessedTimestamp"), BSON_TYPE_DATE_TIME);
+    cr_expect_eq (type_at (doc, "metadata"), BSON_TYPE_DOCUMENT);
+    cr_expect_eq (type_at (doc, "metadata.shard"), BSON_TYPE_DOUBLE);
+    cr_expect_eq (type_at (doc, "metadata.tags"), BSON_TYPE_ARRAY);
+    cr_expect_str_eq (ckpt_text_at (doc, DLQ_MONGO_CKPT_SEEN_TEXT), record.last_seen_token);
+    cr_expect_str_eq (ckpt_text_at (doc, DLQ_MONGO_CKPT_PROCESSED_TEXT), record.last_processed_token);
+    cr_expect_str_eq (ckpt_text_at (doc, DLQ_MONGO_CKPT_METADATA_TEXT), record.metadata);
+    bson_iter_t it = at (doc, "updatedAt");
+    cr_expect_eq (bson_iter_date_time (&it), CKPT_NOW);
+    it = at (doc, "lastSeenTimestamp");
+    cr_expect_eq (bson_iter_date_time (&it), CKPT_NOW - 2000);
+    char *answer = ckpt_answer (doc), *want = ckpt_formatted (record, CKPT_NOW);
+    cr_expect_str_eq (answer, want);
+    free (answer);
+    free (want);
+
+    dlq_sink_checkpoint_t bare = dlq_checkpoint_empty ("orders");
+    bson_t replace;
+    ckpt_update (DLQ_SINK_CKPT_SAVE, &bare, CKPT_NOW + 1, &replace);
+    bson_t *emptied = ckpt_apply (&replace, doc, "orders");
+    cr_expect_eq (ckpt_field_count (emptied), 2, "a SAVE of nothing leaves _id and updatedAt");
+    answer = ckpt_answer (emptied);
+    cr_expect_str_eq (answer, "{\"streamName\":\"orders\",\"updatedAt\":\"2026-06-09T14:32:13.501Z\"}");
+    free (answer);
+    bson_destroy (emptied);
+    bson_destroy (&replace);
+    bson_destroy (doc);
+    bson_destroy (&update);
+}
+
+Test (mongo_doc, ckpt_seen_and_processed_set_only_their_pair)
+{
+    static const dlq_sink_ckpt_write_t kinds [] = { DLQ_SINK_CKPT_SEEN, DLQ_SINK_CKPT_PROCESSED };
+    for (size_t k = 0; k < 2; k++) {
+        bool seen = kinds [k] == DLQ_SINK_CKPT_SEEN;
+        dlq_sink_checkpoint_t stored = ckpt_full ("orders"), given = ckpt_full ("orders");
+        bson_t save, update;
+        ckpt_update (DLQ_SINK_CKPT_SAVE, &stored, CKPT_NOW, &save);
+        bson_t *doc = ckpt_apply (&save, NULL, "orders");
+        given.instance_id = "intruder";
+        given.metadata = "{}";
+        given.last_seen_token = "{\"_data\":\"seen-2\"}";
+        given.last_seen_at = CKPT_NOW + 7;
+        given.last_processed_token = "{\"_data\":\"processed-2\"}";
+        given.last_processed_at = CKPT_NOW + 8;
+        ckpt_update (kinds [k], &given, CKPT_NOW + 10, &update);
+        bson_iter_t it;
+        cr_assert (bson_iter_init_find (&it, &update, "$set"));
+        cr_expect_eq (ckpt_field_count (&update), 1, "only $set");
+        bson_t *after = ckpt_apply (&update, doc, "orders");
+        dlq_sink_checkpoint_t want = stored;
+        if (seen) {
+            want.last_seen_token = given.last_seen_token;
+            want.last_seen_at = given.last_seen_at;
+        } else {
+            want.last_processed_token = given.last_processed_token;
+            want.last_processed_at = given.last_processed_at;
+        }
+        char *answer = ckpt_answer (after), *expected = ckpt_formatted (want, CKPT_NOW + 10);
+        cr_expect_str_eq (answer, expected, "%s on a full record", seen ? "SEEN" : "PROCESSED");
+        free (answer);
+        free (expected);
+
+        bson_t *created = ckpt_apply (&update, NULL, "fresh");
+        cr_expect_eq (ckpt_field_count (created), 5, "_id, the pair's three fields, updatedAt");
+        dlq_sink_checkpoint_t only = dlq_checkpoint_empty ("fresh");
+        only.last_seen_token = seen ? given.last_seen_token : NULL;
+        only.last_seen_at = seen ? given.last_seen_at : DLQ_SINK_TIME_NONE;
+        only.last_processed_token = seen ? NULL : given.last_processed_token;
+        only.last_processed_at = seen ? DLQ_SINK_TIME_NONE : given.last_processed_at;
+        answer = ckpt_answer (created);
+        expected = ckpt_formatted (only, CKPT_NOW + 10);
+        cr_expect_str_eq (answer, expected, "%s on a missing record", seen ? "SEEN" : "PROCESSED");
+        free (answer);
+        free (expected);
+        bson_destroy (created);
+        bson_destroy (after);
+        bson_destroy (doc);
+        bson_destroy (&update);
+        bson_destroy (&save);
+    }
+}
+
+Test (mongo_doc, ckpt_an_absent_token_or_time_is_unset)
+{
+    dlq_sink_checkpoint_t stored = ckpt_full ("orders"), given = dlq_checkpoint_empty ("orders");
+    bson_t save, update;
+    ckpt_update (DLQ_SINK_CKPT_SAVE, &stored, CKPT_NOW, &save);
+    bson_t *doc = ckpt_apply (&save, NULL, "orders");
+    ckpt_update (DLQ_SINK_CKPT_PROCESSED, &given, CKPT_NOW + 1, &update);
+    bson_t *after = ckpt_apply (&update, doc, "orders");
+    dlq_sink_checkpoint_t want = stored;
+    want.last_processed_token = NULL;
+    want.last_processed_at = DLQ_SINK_TIME_NONE;
+    char *answer = ckpt_answer (after), *expected = ckpt_formatted (want, CKPT_NOW + 1);
+    cr_expect_str_eq (answer, expected);
+    cr_expect_eq (type_at (after, DLQ_MONGO_CKPT_PROCESSED_TEXT), BSON_TYPE_EOD, "the text goes with the token");
+    free (answer);
+    free (expected);
+    bson_destroy (after);
+    bson_destroy (doc);
+    bson_destroy (&update);
+    bson_destroy (&save);
+}
+
+Test (mongo_doc, ckpt_texts_come_back_byte_for_byte)
+{
+    static const char *const texts [] = {
+        "{\"_data\":\"826A\",\"z\":1,\"a\":{\"$numberLong\":\"9007199254740993\"}}",
+        "{\"x\":{\"$numberLong\":\"5\"}}",
+        "{\"k\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\",\"esc\":\"\\\"\\\\\\n\\t\\u0001\"}",
+        "{\"n\":1.50,\"m\":-0,\"e\":1E+2,\"f\":[0.1e-3,100000000000000000000000000001]}",
+        "{\"nested\":{\"deep\":[{\"x\":[]},{}]},\"empty\":\"\"}",
+        "{\"_typeBits\":{\"$binary\":{\"base64\":\"gAE=\",\"subType\":\"00\"}},\"_data\":\"01\"}",
+        "{\"dec\":{\"$numberDecimal\":\"1.10\"},\"i\":{\"$numberInt\":\"7\"},\"nul\":\"a\\u0000b\"}",
+        "{}",
+    };
+    size_t n = sizeof texts / sizeof texts [0];
+    for (size_t i = 0; i < n; i++) {
+        dlq_sink_checkpoint_t record = ckpt_full ("s");
+        record.last_seen_token = texts [i];
+        record.last_processed_token = texts [(i + 1) % n];
+        record.metadata = texts [(i + 2) % n];
+        bson_t update;
+        ckpt_update (DLQ_SINK_CKPT_SAVE, &record, CKPT_NOW, &update);
+        bson_t *doc = ckpt_apply (&update, NULL, "s");
+        char *answer = ckpt_answer (doc), *want = ckpt_formatted (record, CKPT_NOW);
+        cr_expect_str_eq (answer, want, "text %zu", i);
+        free (answer);
+        free (want);
+        bson_destroy (doc);
+        bson_destroy (&update);
+    }
+}
+
+Test (mongo_doc, ckpt_a_token_libbson_cannot_read_is_refused)
+{
+    static const char *const unreadable [] = { "{\"k\\u0000\":1}", "{\"big\":1e99999}" };
+    for (size_t i = 0; i < 2; i++) {
+        dlq_sink_checkpoint_t record = ckpt_full ("s");
+        record.last_processed_token = unreadable [i];
+        char err [240] = "";
+        bson_t update;
+        cr_expect_eq (dlq_mongo_ckpt_update (DLQ_SINK_CKPT_SAVE, &record, CKPT_NOW, &update, err, sizeof err),
+                      DLQ_MONGO_CKPT_BAD_TOKEN, "%s", unreadable [i]);
+        cr_expect_not_null (strstr (err, "lastProcessedToken"), "the message names the field: %s", err);
+        bson_destroy (&update);
+        record = dlq_checkpoint_empty ("s");
+        record.last_seen_token = unreadable [i];
+        record.last_seen_at = CKPT_NOW;
+        err [0] = '\0';
+        cr_expect_eq (dlq_mongo_ckpt_update (DLQ_SINK_CKPT_SEEN, &record, CKPT_NOW, &update, err, sizeof err),
+                      DLQ_MONGO_CKPT_BAD_TOKEN);
+        cr_expect_not_null (strstr (err, "lastSeenToken"), "%s", err);
+        bson_destroy (&update);
+
+        record = ckpt_full ("s");
+        record.metadata = unreadable [i];
+        ckpt_update (DLQ_SINK_CKPT_SAVE, &record, CKPT_NOW, &update);
+        bson_t *doc = ckpt_apply (&update, NULL, "s");
+        cr_expect_eq (type_at (doc, DLQ_MONGO_CKPT_METADATA), BSON_TYPE_EOD, "no metadata document");
+        char *answer = ckpt_answer (doc), *want = ckpt_formatted (record, CKPT_NOW);
+        cr_expect_str_eq (answer, want, "metadata libbson cannot read is kept as its text");
+        free (answer);
+        free (want);
+        bson_destroy (doc);
+        bson_destroy (&update);
+    }
+    dlq_sink_checkpoint_t record = ckpt_full ("s");
+    char err [240] = "";
+    bson_t update;
+    cr_expect_eq (dlq_mongo_ckpt_update ((dlq_sink_ckpt_write_t) 9, &record, CKPT_NOW, &update, err, sizeof err),
+                  DLQ_MONGO_CKPT_BAD_KIND);
+    bson_destroy (&update);
+}
+
+Test (mongo_doc, ckpt_a_stale_or_missing_text_answers_the_bson_field)
+{
+    /* as seed 004's own store writes it: no text fields */
+    bson_t *foreign = BCON_NEW ("_id", BCON_UTF8 ("orders"), "instanceId", BCON_UTF8 ("java-1"),
+                                "lastSeenToken", "{", "_data", BCON_UTF8 ("82AA"), "n", BCON_INT64 (5),
+                                                     "i", BCON_INT32 (7), "}",
+                                "lastSeenTimestamp", BCON_DATE_TIME (CKPT_NOW),
+                                "metadata", "{", "shard", BCON_INT32 (3), "big", BCON_INT64 (5), "}");
+    char *answer = ckpt_answer (foreign);
+    cr_expect_str_eq (answer, "{\"streamName\":\"orders\",\"instanceId\":\"java-1\","
+                              "\"lastSeenToken\":{\"_data\":\"82AA\",\"n\":{\"$numberLong\":\"5\"},"
+                              "\"i\":{\"$numberInt\":\"7\"}},\"lastSeenTimestamp\":\"2026-06-09T14:32:13.500Z\","
+                              "\"metadata\":{\"shard\":3,\"big\":5}}");
+    free (answer);
+    bson_destroy (foreign);
+
+    /* a text left behind by a writer that set only the BSON field */
+    bson_t *stale = BCON_NEW ("_id", BCON_UTF8 ("orders"),
+                              "lastSeenToken", "{", "_data", BCON_UTF8 ("new"), "}",
+                              DLQ_MONGO_CKPT_SEEN_TEXT, BCON_UTF8 ("{\"_data\":\"old\"}"),
+                              DLQ_MONGO_CKPT_PROCESSED_TEXT, BCON_UTF8 ("{\"_data\":\"removed\"}"),
+                              DLQ_MONGO_CKPT_METADATA_TEXT, BCON_UTF8 ("{\"k\\u0000\":1}"),
+                              "updatedAt", BCON_DATE_TIME (CKPT_NOW));
+    answer = ckpt_answer (stale);
+    cr_expect_str_eq (answer, "{\"streamName\":\"orders\",\"lastSeenToken\":{\"_data\":\"new\"},"
+                              "\"metadata\":{\"k\\u0000\":1},\"updatedAt\":\"2026-06-09T14:32:13.500Z\"}",
+                      "a stale text is not answered, a text without its field only when libbson cannot read it");
+    free (answer);
+    bson_destroy (stale);
+
+    bson_t *odd = BCON_NEW ("_id", BCON_UTF8 ("x"), "lastSeenToken", BCON_UTF8 ("{}"),
+                            "lastSeenTimestamp", BCON_UTF8 ("2026-06-09T00:00:00Z"), "instanceId", BCON_INT32 (1));
+    answer = ckpt_answer (odd);
+    cr_expect_str_eq (answer, "{\"streamName\":\"x\"}", "fields of other types are absent");
+    free (answer);
+    bson_destroy (odd);
+
+    bson_oid_t oid;
+    bson_oid_init_from_string (&oid, "0123456789abcdef01234567");
+    bson_t *not_a_record = BCON_NEW ("_id", BCON_OID (&oid));
+    dlq_buf_t json = DLQ_BUF_INIT;
+    cr_expect_eq (dlq_mongo_ckpt_format (not_a_record, &json), DLQ_MONGO_CKPT_NOT_A_RECORD);
+    cr_expect_eq (json.len, 0);
+    dlq_buf_free (&json);
+    bson_destroy (not_a_record);
+}
+
+Test (mongo_doc, ckpt_the_list_filter)
+{
+    static const struct { const char *prefix, *cursor, *id; bool match; } cases [] = {
+        { NULL, NULL, "", true }, { "", NULL, "a", true }, { "a", NULL, "a", true }, { "a", NULL, "A", false },
+        { "a", NULL, "ab", true }, { "a", NULL, "b", true /* past the prefix: the page stops there */ },
+        { "a", "ab", "ab", false }, { "a", "ab", "ab\x01", true }, { "a", "ab", "aa", false },
+        { "", "\xc3\xa9", "~", false }, { "", "~", "\xc3\xa9", true }, { "b", "a", "b", true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        bson_t filter;
+        dlq_mongo_ckpt_list_filter (cases [i].prefix, cases [i].cursor, &filter);
+        bson_t *doc = BCON_NEW ("_id", BCON_UTF8 (cases [i].id));
+        cr_expect_eq (query_matches (&filter, doc), cases [i].match, "case %zu", i);
+        bson_destroy (doc);
+        bson_t *number = BCON_NEW ("_id", BCON_INT32 (1));
+        cr_expect_not (query_matches (&filter, number), "a non-string _id is never listed");
+        bson_destroy (number);
+        bson_destroy (&filter);
+    }
+    cr_expect (dlq_mongo_ckpt_has_prefix ("orders.v1", 9, "orders."));
+    cr_expect (dlq_mongo_ckpt_has_prefix ("orders", 6, NULL));
+    cr_expect (dlq_mongo_ckpt_has_prefix ("orders", 6, ""));
+    cr_expect_not (dlq_mongo_ckpt_has_prefix ("orders", 6, "orders."));
+    cr_expect_not (dlq_mongo_ckpt_has_prefix ("Orders", 6, "o"));
+    cr_expect (dlq_mongo_ckpt_cursor_valid ("list/a/\xc3\xa9"));
+    cr_expect_not (dlq_mongo_ckpt_cursor_valid ("\xff"));
+    cr_expect_not (dlq_mongo_ckpt_cursor_valid ("a\xc3"));
+    char *too_long = calloc (DLQ_CKPT_STREAM_MAX + 2, 1);
+    memset (too_long, 'a', DLQ_CKPT_STREAM_MAX + 1);
+    cr_expect_not (dlq_mongo_ckpt_cursor_valid (too_long));
+    too_long [DLQ_CKPT_STREAM_MAX] = '\0';
+    cr_expect (dlq_mongo_ckpt_cursor_valid (too_long));
+    free (too_long);
 }

@@ -72,6 +72,38 @@ dlq_mongo_find_by_id (dlq_mongo_sink_t *self, const char *collection_name, const
     return status;
 }
 
+bool
+dlq_mongo_find_and_modify (dlq_mongo_sink_t *self, const char *collection_name, const dlq_mongo_modify_t *m,
+                           bson_t *value, bool *found, bson_error_t *error)
+{
+    mongoc_collection_t *collection = mongoc_database_get_collection (self->db, collection_name);
+    mongoc_find_and_modify_opts_t *opts = mongoc_find_and_modify_opts_new ();
+    mongoc_find_and_modify_opts_set_update (opts, m->update);
+    mongoc_find_and_modify_opts_set_flags (opts, MONGOC_FIND_AND_MODIFY_RETURN_NEW
+                                                 | (m->upsert ? MONGOC_FIND_AND_MODIFY_UPSERT : 0));
+    if (m->sort)
+        mongoc_find_and_modify_opts_set_sort (opts, m->sort);
+    if (m->fields)
+        mongoc_find_and_modify_opts_set_fields (opts, m->fields);
+    bson_t reply;
+    bool ok = mongoc_collection_find_and_modify_with_opts (collection, m->query, opts, &reply, error);
+    bson_iter_t it;
+    *found = ok && bson_iter_init_find (&it, &reply, "value") && BSON_ITER_HOLDS_DOCUMENT (&it);
+    if (*found) {
+        uint32_t len;
+        const uint8_t *data;
+        bson_t view;
+        bson_iter_document (&it, &len, &data);
+        *found = bson_init_static (&view, data, len);
+        if (*found)
+            bson_copy_to (&view, value);
+    }
+    bson_destroy (&reply);
+    mongoc_find_and_modify_opts_destroy (opts);
+    mongoc_collection_destroy (collection);
+    return ok;
+}
+
 dlq_sink_status_t
 dlq_mongo_locate (dlq_mongo_sink_t *self, const char *id, char *collection)
 {

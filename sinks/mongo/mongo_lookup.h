@@ -1,9 +1,10 @@
-/*  mongo_lookup — what the store and workbench calls of the mongo sink
- *  share: a failure kept as the instance's last_error, a document's
- *  string field, an event's collection (its _fw_dlq_index entry: one
- *  lookup by _id, never a scan of every collection), the one document of
- *  a collection by _id, and the collections a query runs on (the
- *  stream's, or every one _fw_dlq_streams registers, each once).
+/*  mongo_lookup — what the store, workbench and checkpoint calls of the
+ *  mongo sink share: a failure kept as the instance's last_error, a
+ *  document's string field, an event's collection (its _fw_dlq_index
+ *  entry: one lookup by _id, never a scan of every collection), the one
+ *  document of a collection by _id, one findAndModify, and the
+ *  collections a query runs on (the stream's, or every one
+ *  _fw_dlq_streams registers, each once).
  */
 #ifndef DLQ_MONGO_LOOKUP_H
 #define DLQ_MONGO_LOOKUP_H
@@ -32,6 +33,22 @@ bool dlq_mongo_expired (const bson_t *doc, int64_t now_ms);
  * copied into out (initialised when found); *found false when none. */
 dlq_sink_status_t dlq_mongo_find_by_id (dlq_mongo_sink_t *self, const char *collection, const char *id,
                                         const bson_t *projection, bson_t *out, bool *found);
+
+/* One findAndModify (new: true): its query, sort, update and projection
+ * (sort and fields may be NULL), and whether it upserts. */
+typedef struct {
+    const bson_t *query;
+    const bson_t *sort;
+    const bson_t *update;
+    const bson_t *fields;
+    bool          upsert;
+} dlq_mongo_modify_t;
+
+/* Run m on collection: *found (and value, initialised then) when a
+ * document was updated or upserted. False with error when the command
+ * failed. */
+bool dlq_mongo_find_and_modify (dlq_mongo_sink_t *self, const char *collection, const dlq_mongo_modify_t *m,
+                                bson_t *value, bool *found, bson_error_t *error);
 
 /* The collection of event id (DLQ_MONGO_COLLECTION_MAX + 1 bytes) from
  * its _fw_dlq_index entry; NOT_FOUND when it has none. The instance

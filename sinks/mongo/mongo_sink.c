@@ -1,7 +1,9 @@
 /*  mongo_sink — the mongo sink plugin, type "mongo" (libdlq_sink_mongo.so):
  *  seed 000's MongoDlqStore on mongo-c-driver. One collection per stream
  *  (mongo_doc.h for the document), written in unordered bulk inserts
- *  (mongo_deliver.c); it can be the primary store (mongo_store.c).
+ *  (mongo_deliver.c); it can be the primary store (mongo_store.c), with
+ *  the workbench (mongo_workbench.h) and the workers' checkpoints
+ *  (mongo_checkpoint.h).
  *
  *  init makes the client from uri and the `mongoc` URI options: a uri or
  *  option mongoc refuses is an init error naming it. In DELIVER mode it
@@ -15,6 +17,7 @@
 #include "mongo_sink.h"
 
 #include "dlq_alloc.h"
+#include "mongo_checkpoint.h"
 #include "mongo_workbench.h"
 
 #include <stdio.h>
@@ -136,4 +139,5 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .store       = &dlq_mongo_store_ops,
     .check       = mongo_check,
     .workbench   = &dlq_mongo_workbench_ops,
+    .checkpoints = &dlq_mongo_checkpoint_ops,
 };

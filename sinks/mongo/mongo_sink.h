@@ -1,6 +1,7 @@
 /*  mongo_sink — the mongo sink plugin's instance, shared by its init
  *  (mongo_sink.c), its delivery (mongo_deliver.c), its store calls
- *  (mongo_store.c) and its workbench calls (mongo_workbench.h).
+ *  (mongo_store.c), its workbench calls (mongo_workbench.h) and its
+ *  checkpoint calls (mongo_checkpoint.h).
  */
 #ifndef DLQ_MONGO_SINK_H
 #define DLQ_MONGO_SINK_H

@@ -15,51 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One findAndModify (new: true): its query, sort, update and projection
- * (sort and fields may be NULL), and whether it upserts. */
-typedef struct {
-    const bson_t *query;
-    const bson_t *sort;
-    const bson_t *update;
-    const bson_t *fields;
-    bool          upsert;
-} modify_t;
-
-/* Run m on collection: *found (and value, initialised then) when a
- * document was updated or upserted. False with error when the command
- * failed. */
-static bool
-find_and_modify (dlq_mongo_sink_t *self, const char *collection_name, const modify_t *m, bson_t *value,
-                 bool *found, bson_error_t *error)
-{
-    mongoc_collection_t *collection = mongoc_database_get_collection (self->db, collection_name);
-    mongoc_find_and_modify_opts_t *opts = mongoc_find_and_modify_opts_new ();
-    mongoc_find_and_modify_opts_set_update (opts, m->update);
-    mongoc_find_and_modify_opts_set_flags (opts, MONGOC_FIND_AND_MODIFY_RETURN_NEW
-                                                 | (m->upsert ? MONGOC_FIND_AND_MODIFY_UPSERT : 0));
-    if (m->sort)
-        mongoc_find_and_modify_opts_set_sort (opts, m->sort);
-    if (m->fields)
-        mongoc_find_and_modify_opts_set_fields (opts, m->fields);
-    bson_t reply;
-    bool ok = mongoc_collection_find_and_modify_with_opts (collection, m->query, opts, &reply, error);
-    bson_iter_t it;
-    *found = ok && bson_iter_init_find (&it, &reply, "value") && BSON_ITER_HOLDS_DOCUMENT (&it);
-    if (*found) {
-        uint32_t len;
-        const uint8_t *data;
-        bson_t view;
-        bson_iter_document (&it, &len, &data);
-        *found = bson_init_static (&view, data, len);
-        if (*found)
-            bson_copy_to (&view, value);
-    }
-    bson_destroy (&reply);
-    mongoc_find_and_modify_opts_destroy (opts);
-    mongoc_collection_destroy (collection);
-    return ok;
-}
-
 /* ---- state ------------------------------------------------------------------------ */
 
 static dlq_sink_status_t
@@ -131,10 +86,10 @@ apply_mark (dlq_mongo_sink_t *self, const char *collection, const bson_t *query,
 {
     bson_t fields, value;
     dlq_mongo_state_fields (&fields);
-    modify_t m = { .query = query, .update = update, .fields = &fields };
+    dlq_mongo_modify_t m = { .query = query, .update = update, .fields = &fields };
     bson_error_t error;
     dlq_sink_status_t status = DLQ_SINK_STATUS_OK;
-    if (!find_and_modify (self, collection, &m, &value, done, &error))
+    if (!dlq_mongo_find_and_modify (self, collection, &m, &value, done, &error))
         status = dlq_mongo_fail (self, "mark", &error);
     else if (*done) {
         dlq_mongo_state_of (&value, state_out);
@@ -214,11 +169,11 @@ static dlq_sink_status_t
 try_lock (dlq_mongo_sink_t *self, const bson_t *query, const bson_t *update, bool *raced)
 {
     bson_t value;
-    modify_t m = { .query = query, .update = update, .upsert = true };
+    dlq_mongo_modify_t m = { .query = query, .update = update, .upsert = true };
     bson_error_t error;
     bool found = false;
     *raced = false;
-    if (!find_and_modify (self, DLQ_MONGO_LOCKS_COLLECTION, &m, &value, &found, &error)) {
+    if (!dlq_mongo_find_and_modify (self, DLQ_MONGO_LOCKS_COLLECTION, &m, &value, &found, &error)) {
         *raced = error.code == DLQ_MONGO_DUPLICATE_KEY;
         return *raced ? DLQ_SINK_STATUS_LOCKED : dlq_mongo_fail (self, "claim: the lock", &error);
     }
@@ -305,8 +260,8 @@ lease_events (dlq_mongo_sink_t *self, const char *collection, const claim_t *c, 
     while (ok && found && *count < c->batch_size) {
         bson_t query, doc;
         next_query (c->stream, c->max_retries, c->now_ms, &leased, exclude, &query);
-        modify_t m = { .query = &query, .sort = sort, .update = update, .fields = fields };
-        ok = find_and_modify (self, collection, &m, &doc, &found, error);
+        dlq_mongo_modify_t m = { .query = &query, .sort = sort, .update = update, .fields = fields };
+        ok = dlq_mongo_find_and_modify (self, collection, &m, &doc, &found, error);
         if (ok && found) {
             put_leased (out, &doc, *count);
             remember (&leased, (uint32_t) (*count)++, &doc);
