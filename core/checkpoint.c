@@ -5,6 +5,8 @@
 #include "dlq_time.h"
 #include "extended_json.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,35 @@ read_stream (const dlq_json_value_t *v, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* What a BSON document cannot hold, anywhere in v: a key with a NUL byte,
+ * a number no double can hold (1e99999). DLQ_OK or INVALID_REQUEST naming
+ * the place. */
+static dlq_code_t
+check_bson_values (const dlq_json_value_t *v, const char *path, dlq_error_t *err)
+{
+    if (v->type == DLQ_JSON_NUMBER) {
+        char text [64];
+        snprintf (text, sizeof text, "%.*s", (int) (v->len < sizeof text ? v->len : sizeof text - 1), v->str);
+        double d = strtod (text, NULL);
+        if (v->len >= sizeof text || isinf (d))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "%s: a number BSON cannot hold", path);
+        return DLQ_OK;
+    }
+    for (const dlq_json_value_t *c = v->child; c; c = c->next) {
+        char sub [128];
+        if (c->key && memchr (c->key, '\0', c->key_len))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "%s: a key with a NUL character", path);
+        if (c->key)
+            snprintf (sub, sizeof sub, "%s.%.*s", path, (int) c->key_len, c->key);
+        else
+            snprintf (sub, sizeof sub, "%s", path);
+        dlq_code_t code = check_bson_values (c, sub, err);
+        if (code != DLQ_OK)
+            return code;
+    }
+    return DLQ_OK;
+}
+
 /* A JSON object member (a token or metadata) as compact text into *out. */
 static dlq_code_t
 read_object (const dlq_json_value_t *v, const char *name, size_t max, bool bson, char **out, dlq_error_t *err)
@@ -54,6 +85,9 @@ read_object (const dlq_json_value_t *v, const char *name, size_t max, bool bson,
         dlq_error_t why;
         if (dlq_extjson_check (v, name, &why) != DLQ_OK)
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, why.field, "%s", why.message);
+        dlq_code_t code = check_bson_values (v, name, err);
+        if (code != DLQ_OK)
+            return code;
     }
     dlq_buf_t text = DLQ_BUF_INIT;
     dlq_json_write (&text, v);

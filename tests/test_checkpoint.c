@@ -88,6 +88,10 @@ Test (checkpoint, bad_requests_name_the_member)
         { DLQ_SINK_CKPT_PROCESSED, "{\"streamName\":\"s\",\"token\":{},\"timestamp\":\"2026-06-09T14:00:00Z\","
           "\"instanceId\":\"w\"}", DLQ_ERR_INVALID_REQUEST, "instanceId" },
         { DLQ_SINK_CKPT_SAVE, "[]", DLQ_ERR_INVALID_REQUEST, "" },
+        { DLQ_SINK_CKPT_SEEN, "{\"streamName\":\"s\",\"token\":{\"a\":{\"b\\u0000c\":1}},"
+          "\"timestamp\":\"2026-06-09T14:00:00Z\"}", DLQ_ERR_INVALID_REQUEST, "token.a" },
+        { DLQ_SINK_CKPT_SEEN, "{\"streamName\":\"s\",\"token\":{\"a\":[1e99999]},"
+          "\"timestamp\":\"2026-06-09T14:00:00Z\"}", DLQ_ERR_INVALID_REQUEST, "token.a" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
         dlq_checkpoint_t c;
