@@ -31,6 +31,16 @@ dlq_time_now_ms (void)
 int64_t dlq_time_mono_ms (void) { return clock_ns (CLOCK_MONOTONIC) / 1000000; }
 int64_t dlq_time_mono_ns (void) { return clock_ns (CLOCK_MONOTONIC); }
 
+int64_t
+dlq_time_add (int64_t ms, int64_t delta_ms)
+{
+    if (delta_ms > 0 && ms > INT64_MAX - delta_ms)
+        return INT64_MAX;
+    if (delta_ms < 0 && ms < INT64_MIN - delta_ms)
+        return INT64_MIN;
+    return ms + delta_ms;
+}
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (m 1-12, d 1-31). */
 static int64_t
 days_from_civil (int64_t y, unsigned m, unsigned d)

@@ -24,6 +24,9 @@ int64_t dlq_time_mono_ms (void);
 /* Monotonic clock in ns. */
 int64_t dlq_time_mono_ns (void);
 
+/* ms + delta_ms, saturating at INT64_MAX and INT64_MIN. Pure. */
+int64_t dlq_time_add (int64_t ms, int64_t delta_ms);
+
 /* Parse an RFC 3339 timestamp strictly: YYYY-MM-DDTHH:MM:SS, optional
  * fraction of 1 to 9 digits (kept to the millisecond, truncated), then 'Z'
  * or +HH:MM / -HH:MM. 'T' and 'Z' may be lower case. Years 0001-9999,

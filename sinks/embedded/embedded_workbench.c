@@ -17,7 +17,9 @@
 #include "embedded_workbench.h"
 
 #include "dlq_alloc.h"
+#include "dlq_time.h"
 #include "embedded_internal.h"
+#include "sink_mark.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,23 +54,6 @@ static const char *const workbench_sql [WB_STMT_COUNT] = {
                      " ORDER BY created_at, seq LIMIT ?4",
 };
 
-/* What each mark does to a row (dlq_sink.h). */
-typedef struct {
-    const char *status;         /* NULL: unchanged */
-    int         retry_gain;
-    int         replay_gain;
-    bool        sets_retry_after;
-} mark_effect_t;
-
-static const mark_effect_t mark_effects [] = {
-    [DLQ_SINK_MARK_RESOLVED]    = { "SUCCEEDED",   0, 0, false },
-    [DLQ_SINK_MARK_FAILED]      = { "PENDING",     1, 0, true  },
-    [DLQ_SINK_MARK_REPLAYED]    = { NULL,          0, 1, true  },
-    [DLQ_SINK_MARK_QUARANTINED] = { "QUARANTINED", 0, 0, false },
-};
-
-#define MARK_COUNT (sizeof mark_effects / sizeof mark_effects [0])
-
 /* The seqs a claim leases. */
 typedef struct {
     int64_t *seqs;
@@ -83,16 +68,6 @@ embedded_workbench_prepare (dlq_embedded_t *self)
         return true;
     int first = self->mode == DLQ_EMBEDDED_READER ? WB_FIRST_READ : 0;
     return embedded_prepare (self, workbench_sql, self->workbench, first, WB_STMT_COUNT);
-}
-
-static int64_t
-saturating_add (int64_t a, int64_t b)
-{
-    if (b > 0 && a > INT64_MAX - b)
-        return INT64_MAX;
-    if (b < 0 && a < INT64_MIN - b)
-        return INT64_MIN;
-    return a + b;
 }
 
 static int64_t
@@ -155,14 +130,14 @@ dlq_store_result_t
 dlq_embedded_mark (dlq_embedded_t *self, const char *id, dlq_sink_mark_t mark,
                    int64_t now_ms, int64_t retry_after_ms, dlq_sink_event_state_t *state_out)
 {
-    if ((size_t) mark >= MARK_COUNT) {
+    const dlq_sink_mark_effect_t *effect = dlq_sink_mark_effect (mark);
+    if (!effect) {
         embedded_fail_text (self, "mark: unknown mark %d", (int) mark);
         return DLQ_STORE_ERROR;
     }
     sqlite3_stmt *stmt = embedded_replay_stmt (self, self->workbench, WB_MARK, "mark");
     if (!stmt)
         return DLQ_STORE_ERROR;
-    const mark_effect_t *effect = &mark_effects [mark];
     embedded_bind_text (stmt, 1, id);
     sqlite3_bind_int64 (stmt, 2, now_ms);
     if (effect->status)
@@ -259,7 +234,7 @@ claim_in_transaction (dlq_embedded_t *self, const char *stream, const char *owne
                       int64_t lease_until_ms, dlq_buf_t *events_out, bool *locked)
 {
     bool taken = false;
-    if (!take_lock (self, stream, owner, saturating_add (now_ms, pass_ms), now_ms, &taken))
+    if (!take_lock (self, stream, owner, dlq_time_add (now_ms, pass_ms), now_ms, &taken))
         return false;
     *locked = !taken;
     if (!taken)

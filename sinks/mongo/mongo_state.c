@@ -3,27 +3,12 @@
  */
 #include "mongo_state.h"
 
+#include "dlq_time.h"
 #include "mongo_doc.h"
+#include "sink_mark.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* What each mark does to a document (dlq_sink.h). */
-typedef struct {
-    const char *status;         /* NULL: unchanged */
-    int32_t     retry_gain;
-    int32_t     replay_gain;
-    bool        sets_retry_after;
-} mark_effect_t;
-
-static const mark_effect_t mark_effects [] = {
-    [DLQ_SINK_MARK_RESOLVED]    = { "SUCCEEDED",   0, 0, false },
-    [DLQ_SINK_MARK_FAILED]      = { "PENDING",     1, 0, true  },
-    [DLQ_SINK_MARK_REPLAYED]    = { NULL,          0, 1, true  },
-    [DLQ_SINK_MARK_QUARANTINED] = { "QUARANTINED", 0, 0, false },
-};
-
-#define MARK_COUNT (sizeof mark_effects / sizeof mark_effects [0])
 
 static int32_t
 count_of (const bson_t *doc, const char *field)
@@ -70,13 +55,14 @@ dlq_mongo_state_fields (bson_t *fields)
 bool
 dlq_mongo_mark_known (dlq_sink_mark_t mark)
 {
-    return (size_t) mark < MARK_COUNT;
+    return dlq_sink_mark_effect (mark) != NULL;
 }
 
 const char *
 dlq_mongo_mark_status (dlq_sink_mark_t mark)
 {
-    return dlq_mongo_mark_known (mark) ? mark_effects [mark].status : NULL;
+    const dlq_sink_mark_effect_t *e = dlq_sink_mark_effect (mark);
+    return e ? e->status : NULL;
 }
 
 void
@@ -84,9 +70,9 @@ dlq_mongo_mark_update (dlq_sink_mark_t mark, int64_t retry_after_ms, const char 
                        bson_t *update)
 {
     bson_init (update);
-    if (!dlq_mongo_mark_known (mark))
+    const dlq_sink_mark_effect_t *e = dlq_sink_mark_effect (mark);
+    if (!e)
         return;
-    const mark_effect_t *e = &mark_effects [mark];
     bson_t set, inc;
     BSON_APPEND_DOCUMENT_BEGIN (update, "$set", &set);
     if (e->status)
@@ -159,9 +145,5 @@ dlq_mongo_lock_update (const char *owner, int64_t locked_until_ms, bson_t *updat
 int64_t
 dlq_mongo_lock_until (int64_t now_ms, int64_t pass_ms)
 {
-    if (pass_ms > 0 && now_ms > INT64_MAX - pass_ms)
-        return INT64_MAX;
-    if (pass_ms < 0 && now_ms < INT64_MIN - pass_ms)
-        return INT64_MIN;
-    return now_ms + pass_ms;
+    return dlq_time_add (now_ms, pass_ms);
 }

@@ -4,6 +4,7 @@
 #include "pg_sql.h"
 
 #include "pg_format.h"
+#include "sink_mark.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -440,25 +441,24 @@ dlq_pg_sql_state (dlq_buf_t *out, const dlq_pg_names_t *names)
 const char *
 dlq_pg_mark_status (dlq_sink_mark_t mark)
 {
-    switch (mark) {
-        case DLQ_SINK_MARK_RESOLVED:    return "SUCCEEDED";
-        case DLQ_SINK_MARK_FAILED:      return "PENDING";
-        case DLQ_SINK_MARK_QUARANTINED: return "QUARANTINED";
-        default:                        return NULL;
-    }
+    const dlq_sink_mark_effect_t *e = dlq_sink_mark_effect (mark);
+    return e ? e->status : NULL;
 }
 
-/* The SET list of mark (without updated_at). */
+/* The SET list of mark (without updated_at; sink_mark.h). */
 static void
 mark_set (dlq_buf_t *out, dlq_sink_mark_t mark)
 {
-    if (dlq_pg_mark_status (mark))
+    const dlq_sink_mark_effect_t *e = dlq_sink_mark_effect (mark);
+    if (!e)
+        return;
+    if (e->status)
         dlq_buf_puts (out, "status = $3, payload = jsonb_set(payload, '{status}', to_jsonb($3::text)), ");
-    if (mark == DLQ_SINK_MARK_FAILED)
-        dlq_buf_puts (out, "retry_count = retry_count + 1, ");
-    if (mark == DLQ_SINK_MARK_REPLAYED)
-        dlq_buf_puts (out, "replay_count = replay_count + 1, ");
-    if (mark == DLQ_SINK_MARK_FAILED || mark == DLQ_SINK_MARK_REPLAYED)
+    if (e->retry_gain)
+        dlq_buf_printf (out, "retry_count = retry_count + %d, ", (int) e->retry_gain);
+    if (e->replay_gain)
+        dlq_buf_printf (out, "replay_count = replay_count + %d, ", (int) e->replay_gain);
+    if (e->sets_retry_after)
         dlq_buf_puts (out, "retry_after = $4::timestamptz, ");
 }
 

@@ -4,9 +4,11 @@
 #include "pg_workbench.h"
 
 #include "body_status.h"
+#include "dlq_time.h"
 #include "pg_call.h"
 #include "pg_query.h"
 #include "pg_sink.h"
+#include "sink_mark.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,13 +27,6 @@ read_state (const PGresult *r, int i, int first, dlq_sink_event_state_t *state)
     state->retry_count = (int32_t) strtol (PQgetvalue (r, i, first + 1), NULL, 10);
     state->replay_count = (int32_t) strtol (PQgetvalue (r, i, first + 2), NULL, 10);
     state->retry_after = strtoll (PQgetvalue (r, i, first + 3), NULL, 10);
-}
-
-/* a + b without passing INT64_MAX (b >= 0). */
-static int64_t
-add_ms (int64_t a, int64_t b)
-{
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
 /* Lengths of n NUL-terminated values. */
@@ -146,7 +141,7 @@ pg_mark (void *instance, const char *id, dlq_sink_mark_t mark, int64_t now_ms, i
          dlq_sink_event_state_t *state_out)
 {
     dlq_pg_sink_t *self = instance;
-    if ((unsigned) mark > DLQ_SINK_MARK_QUARANTINED) {
+    if (!dlq_sink_mark_effect (mark)) {
         snprintf (self->last_error, sizeof self->last_error, "postgres mark: unknown mark %d", (int) mark);
         return DLQ_SINK_STATUS_ERROR;
     }
@@ -254,7 +249,7 @@ pg_claim (void *instance, const char *stream, const char *owner, int64_t pass_ms
     if (!dlq_pg_call_ready (self, "claim"))
         return DLQ_SINK_STATUS_ERROR;
     bool taken = false;
-    dlq_sink_status_t status = take_pass (self, stream, owner, now_ms, add_ms (now_ms, pass_ms < 0 ? 0 : pass_ms),
+    dlq_sink_status_t status = take_pass (self, stream, owner, now_ms, dlq_time_add (now_ms, pass_ms < 0 ? 0 : pass_ms),
                                           &taken);
     if (status != DLQ_SINK_STATUS_OK)
         return status;
