@@ -78,21 +78,21 @@ print_buf (dlq_buf_t *out)
 
 /* ---- replay status ------------------------------------------------------ */
 
+/* The jobs of a REPLAY.STATUS reply as a table (job_view.h). */
+static int
+print_jobs (const char *body, size_t len, const void *arg)
+{
+    (void) arg;
+    return job_view_print_jobs (stdout, body, len);
+}
+
 static int
 show_jobs (dlqctl_t *ctl)
 {
     char *body = NULL;
     size_t len = 0;
     dlq_client_result_t result = dlq_client_replay_jobs (ctl->client, &body, &len);
-    if (result != DLQ_CLIENT_OK)
-        return dlqctl_fail (ctl, result);
-    int status = DLQCTL_EXIT_OK;
-    if (ctl->json)
-        printf ("%s\n", body);
-    else
-        status = job_view_print_jobs (stdout, body, len);
-    free (body);
-    return status;
+    return dlqctl_show_reply (ctl, result, body, len, print_jobs, NULL);
 }
 
 static int

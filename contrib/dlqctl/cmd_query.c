@@ -98,8 +98,9 @@ print_replay_state (const dlq_json_value_t *replay)
 /* Pretty-print the event of a GET reply, then its deliveries and its
  * replay state when the gateway tells them. */
 static int
-show_event (const char *reply, size_t len)
+show_event (const char *reply, size_t len, const void *arg)
 {
+    (void) arg;
     dlq_json_doc_t *doc = json_view_parse_reply ("GET", reply, len);
     if (!doc)
         return DLQCTL_EXIT_NO_ANSWER;
@@ -134,14 +135,7 @@ cmd_get (dlqctl_t *ctl, int argc, char **argv)
     size_t len = 0;
     dlq_client_result_t result = ctl->json ? dlq_client_get (ctl->client, argv [first], &body, &len)
                                            : dlq_client_get_reply (ctl->client, argv [first], &body, &len);
-    if (result != DLQ_CLIENT_OK)
-        return dlqctl_fail (ctl, result);
-    if (ctl->json)
-        printf ("%s\n", body);
-    else
-        status = show_event (body, len);
-    free (body);
-    return status;
+    return dlqctl_show_reply (ctl, result, body, len, show_event, NULL);
 }
 
 /* ---- list ------------------------------------------------------------ */

@@ -181,11 +181,12 @@ free_opts (replay_opts_t *o)
 
 /* ---- the dry run ---------------------------------------------------------- */
 
-/* "N events would be replayed" and the sample as a table, or "no events
- * match". */
+/* "N events would be replayed" (N: *arg, an int64_t) and the sample as a
+ * table, or "no events match". */
 static int
-print_dry_run (int64_t count, const char *body, size_t len)
+print_dry_run (const char *body, size_t len, const void *arg)
 {
+    int64_t count = *(const int64_t *) arg;
     enum { COLUMNS = 4 };
     static const char *const paths [COLUMNS] = { "id", "streamName", "status", "error.type" };
     table_column_t columns [COLUMNS] = {
@@ -212,15 +213,7 @@ dry_run (dlqctl_t *ctl, const dlq_client_selection_t *selection, const replay_op
     size_t len = 0;
     dlq_client_result_t result = dlq_client_replay_dry_run (ctl->client, selection, o->target, (int) o->sample,
                                                             &count, &body, &len);
-    if (result != DLQ_CLIENT_OK)
-        return dlqctl_fail (ctl, result);
-    int status = DLQCTL_EXIT_OK;
-    if (ctl->json)
-        printf ("%s\n", body);
-    else
-        status = print_dry_run (count, body, len);
-    free (body);
-    return status;
+    return dlqctl_show_reply (ctl, result, body, len, print_dry_run, &count);
 }
 
 /* ---- the job ---------------------------------------------------------------- */

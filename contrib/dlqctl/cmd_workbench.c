@@ -68,8 +68,9 @@ cmd_count (dlqctl_t *ctl, int argc, char **argv)
 
 /* Print the groups of a GROUPS reply as a table, or "no events match". */
 static int
-print_groups (const char *body, size_t len)
+print_groups (const char *body, size_t len, const void *arg)
 {
+    (void) arg;
     enum { COLUMNS = 6 };
     static const char *const paths [COLUMNS] = {
         "count", "fingerprint", "errorType", "streams", "lastSeen", "message"
@@ -97,15 +98,7 @@ show_groups (dlqctl_t *ctl, const filter_args_t *args)
     char *body = NULL;
     size_t len = 0;
     dlq_client_result_t result = dlq_client_groups (ctl->client, args->filter, (unsigned) args->limit, &body, &len);
-    if (result != DLQ_CLIENT_OK)
-        return dlqctl_fail (ctl, result);
-    int status = DLQCTL_EXIT_OK;
-    if (ctl->json)
-        printf ("%s\n", body);
-    else
-        status = print_groups (body, len);
-    free (body);
-    return status;
+    return dlqctl_show_reply (ctl, result, body, len, print_groups, NULL);
 }
 
 int

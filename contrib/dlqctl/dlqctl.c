@@ -123,6 +123,21 @@ dlqctl_fail (const dlqctl_t *ctl, dlq_client_result_t result)
     return dlqctl_exit_for (result);
 }
 
+int
+dlqctl_show_reply (const dlqctl_t *ctl, dlq_client_result_t result, char *body, size_t len,
+                   dlqctl_view_fn *view, const void *arg)
+{
+    if (result != DLQ_CLIENT_OK)
+        return dlqctl_fail (ctl, result);
+    int status = DLQCTL_EXIT_OK;
+    if (ctl->json)
+        printf ("%s\n", body);
+    else
+        status = view (body, len, arg);
+    free (body);
+    return status;
+}
+
 dlqctl_exit_t
 dlqctl_usage_error (const char *command, const char *fmt, ...)
 {

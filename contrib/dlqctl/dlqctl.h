@@ -13,6 +13,7 @@
 #include "dlq_client.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum {
     DLQCTL_EXIT_OK        = 0,
@@ -42,6 +43,16 @@ dlqctl_exit_t dlqctl_exit_for (dlq_client_result_t result);
  * failed blocking call (CODE is the gateway's code, or TIMEOUT, TRANSPORT,
  * PROTOCOL for local failures) and return the matching exit status. */
 dlqctl_exit_t dlqctl_fail (const dlqctl_t *ctl, dlq_client_result_t result);
+
+/* How a command shows a reply body when not --json (arg: what else it
+ * needs, may be NULL); returns the exit status. */
+typedef int dlqctl_view_fn (const char *body, size_t len, const void *arg);
+
+/* Show what a blocking call that hands a reply body over gave: its
+ * failure (dlqctl_fail), or the body as it came with a newline (--json),
+ * or through view. Frees body; returns the exit status. */
+int dlqctl_show_reply (const dlqctl_t *ctl, dlq_client_result_t result, char *body, size_t len,
+                       dlqctl_view_fn *view, const void *arg);
 
 /* Print "dlqctl: <command>: <message>" and a hint to --help on stderr;
  * return DLQCTL_EXIT_USAGE. */

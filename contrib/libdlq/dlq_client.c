@@ -199,19 +199,29 @@ judge_protocol_error (verdict_t *verdict, const char *message)
     verdict->message = dlqc_strdup (message);
 }
 
-/* Interpret the outcome of a PUT: id and duplicate flag, or the error. */
-static void
-judge_put (const dlqc_outcome_t *outcome, verdict_t *verdict)
+/* Start the verdict on an outcome: the error of one that failed (false),
+ * else OK with empty strings (true). */
+static bool
+judge_ok (const dlqc_outcome_t *outcome, verdict_t *verdict)
 {
     memset (verdict, 0, sizeof *verdict);
     if (outcome->result != DLQ_CLIENT_OK) {
         judge_failure (outcome, verdict);
-        return;
+        return false;
     }
     verdict->result = DLQ_CLIENT_OK;
     verdict->code = dlqc_strdup ("");
     verdict->message = dlqc_strdup ("");
     verdict->field = dlqc_strdup ("");
+    return true;
+}
+
+/* Interpret the outcome of a PUT: id and duplicate flag, or the error. */
+static void
+judge_put (const dlqc_outcome_t *outcome, verdict_t *verdict)
+{
+    if (!judge_ok (outcome, verdict))
+        return;
     size_t id_len = 0;
     dlqc_json_span_t span;
     char *id = dlqc_json_member (outcome->body, outcome->body_len, "id", &span)
@@ -339,18 +349,85 @@ call_with (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlqc_outc
     return result;
 }
 
+/* Reads what a call wants out of its OK reply into value; false when
+ * the reply is not what the verb answers. May take the body over. */
+typedef bool reply_reader_t (dlqc_outcome_t *outcome, void *value);
+
 /* Send a request (a body built with dlqc_body, which this closes and
- * frees; NULL: an empty body) and on OK hand the whole reply body over. */
+ * frees; NULL: an empty body) and read its OK reply with read into value;
+ * a reply read refuses makes the call ERR_PROTOCOL, remembered with why. */
 static dlq_client_result_t
-fetch (dlq_client_t *self, const char *verb, dlqc_body_t *request, char **body_out, size_t *len_out)
+call_and_read (dlq_client_t *self, const char *verb, dlqc_body_t *request, reply_reader_t *read, void *value,
+               const char *why)
 {
     dlqc_outcome_t outcome;
     dlq_client_result_t result = request ? call_with (self, verb, request, &outcome)
                                          : call_for_body (self, verb, "", 0, &outcome);
-    if (result == DLQ_CLIENT_OK)
-        hand_over_body (&outcome, body_out, len_out);
+    if (result == DLQ_CLIENT_OK && !read (&outcome, value))
+        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, why);
     dlqc_outcome_clear (&outcome);
     return result;
+}
+
+/* Where a reply body handed over goes. */
+typedef struct {
+    char  **body;
+    size_t *len;        /* may be NULL */
+} body_place_t;
+
+static bool
+read_whole_body (dlqc_outcome_t *outcome, void *value)
+{
+    const body_place_t *place = value;
+    hand_over_body (outcome, place->body, place->len);
+    return true;
+}
+
+/* Send a request (as call_and_read) and on OK hand the whole reply body
+ * over. */
+static dlq_client_result_t
+fetch (dlq_client_t *self, const char *verb, dlqc_body_t *request, char **body_out, size_t *len_out)
+{
+    body_place_t place = { body_out, len_out };
+    return call_and_read (self, verb, request, read_whole_body, &place, "");
+}
+
+/* Start the request {"<key>":"<value>"} of a call that has a client and
+ * what it needs (given); else ERR_ARGS, remembered with why when there is
+ * a client. */
+static dlq_client_result_t
+start_request (dlq_client_t *self, bool given, const char *why, dlqc_body_t *request, const char *key,
+               const char *value)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!given)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, why);
+    dlqc_body_init (request);
+    dlqc_body_string (request, key, value);
+    return DLQ_CLIENT_OK;
+}
+
+/* Where GET's event goes: a copy of the reply's "event" object or, when
+ * whole, the whole reply body. */
+typedef struct {
+    bool         whole;
+    body_place_t place;
+} event_place_t;
+
+static bool
+read_event (dlqc_outcome_t *outcome, void *value)
+{
+    event_place_t *e = value;
+    dlqc_json_span_t event;
+    if (!(dlqc_json_member (outcome->body, outcome->body_len, "event", &event) && event.type == DLQC_JSON_OBJECT))
+        return false;
+    if (e->whole)
+        return read_whole_body (outcome, &e->place);
+    *e->place.body = dlqc_strndup (event.start, event.len);
+    if (e->place.len)
+        *e->place.len = event.len;
+    return true;
 }
 
 /* GET {"id":...}: on OK *out receives a copy of the reply's "event" object
@@ -360,30 +437,13 @@ fetch (dlq_client_t *self, const char *verb, dlqc_body_t *request, char **body_o
 static dlq_client_result_t
 get_event (dlq_client_t *self, const char *id, bool whole, char **out, size_t *len_out)
 {
-    if (!self)
-        return DLQ_CLIENT_ERR_ARGS;
-    if (!id || !out)
-        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no id or no place for the event");
     dlqc_body_t request;
-    dlqc_body_init (&request);
-    dlqc_body_string (&request, "id", id);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, "GET", &request, &outcome);
-    dlqc_json_span_t event;
-    if (result == DLQ_CLIENT_OK
-        && !(dlqc_json_member (outcome.body, outcome.body_len, "event", &event) && event.type == DLQC_JSON_OBJECT))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "GET reply without an \"event\" object");
-    else
-    if (result == DLQ_CLIENT_OK && whole)
-        hand_over_body (&outcome, out, len_out);
-    else
-    if (result == DLQ_CLIENT_OK) {
-        *out = dlqc_strndup (event.start, event.len);
-        if (len_out)
-            *len_out = event.len;
-    }
-    dlqc_outcome_clear (&outcome);
-    return result;
+    dlq_client_result_t started = start_request (self, id && out, "no id or no place for the event", &request, "id",
+                                                 id);
+    if (started != DLQ_CLIENT_OK)
+        return started;
+    event_place_t place = { whole, { out, len_out } };
+    return call_and_read (self, "GET", &request, read_event, &place, "GET reply without an \"event\" object");
 }
 
 dlq_client_result_t
@@ -413,13 +473,12 @@ dlq_client_result_t
 dlq_client_list (dlq_client_t *self, const char *stream_name, unsigned limit, const char *cursor,
                  char **body_out, size_t *len_out)
 {
-    if (!self)
-        return DLQ_CLIENT_ERR_ARGS;
-    if (!stream_name || !body_out)
-        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name or no place for the body");
     dlqc_body_t request;
-    dlqc_body_init (&request);
-    dlqc_body_string (&request, "streamName", stream_name);
+    dlq_client_result_t started = start_request (self, stream_name && body_out,
+                                                 "no stream name or no place for the body", &request, "streamName",
+                                                 stream_name);
+    if (started != DLQ_CLIENT_OK)
+        return started;
     write_page (&request, limit, cursor);
     return fetch (self, "LIST", &request, body_out, len_out);
 }
@@ -460,16 +519,39 @@ dlq_client_list_filtered (dlq_client_t *self, const dlq_client_filter_t *filter,
     return fetch_filtered (self, "LIST", filter, limit, cursor, body_out, len_out);
 }
 
-/* Read the non-negative integer member key of an OK reply into *out, or
- * make the call a protocol error with this message. */
-static dlq_client_result_t
-read_count (dlq_client_t *self, const dlqc_outcome_t *outcome, const char *key, const char *message,
-            int64_t *out)
+/* A reply's non-negative integer member key, and the body handed over
+ * (when place.body is not NULL). */
+typedef struct {
+    const char  *key;
+    int64_t      count;
+    body_place_t place;
+} counted_t;
+
+static bool
+read_count (dlqc_outcome_t *outcome, void *value)
 {
+    counted_t *c = value;
     dlqc_json_span_t span;
-    if (dlqc_json_member (outcome->body, outcome->body_len, key, &span) && dlqc_json_int (&span, out) && *out >= 0)
-        return DLQ_CLIENT_OK;
-    return remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, message);
+    if (!(dlqc_json_member (outcome->body, outcome->body_len, c->key, &span) && dlqc_json_int (&span, &c->count)
+          && c->count >= 0))
+        return false;
+    if (c->place.body)
+        hand_over_body (outcome, c->place.body, c->place.len);
+    return true;
+}
+
+/* Send a request (as call_and_read) whose OK reply counts something in
+ * member key; the count into *count_out (when not NULL). A reply without
+ * it is ERR_PROTOCOL (why). */
+static dlq_client_result_t
+call_for_count (dlq_client_t *self, const char *verb, dlqc_body_t *request, const char *key, const char *why,
+                int64_t *count_out)
+{
+    counted_t counted = { key, -1, { NULL, NULL } };
+    dlq_client_result_t result = call_and_read (self, verb, request, read_count, &counted, why);
+    if (result == DLQ_CLIENT_OK && count_out)
+        *count_out = counted.count;
+    return result;
 }
 
 dlq_client_result_t
@@ -480,15 +562,7 @@ dlq_client_count (dlq_client_t *self, const dlq_client_filter_t *filter, int64_t
     dlqc_body_t request;
     dlqc_body_init (&request);
     dlqc_filter_write (filter, &request);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, "COUNT", &request, &outcome);
-    int64_t count = -1;
-    if (result == DLQ_CLIENT_OK)
-        result = read_count (self, &outcome, "count", "COUNT reply without a \"count\"", &count);
-    if (result == DLQ_CLIENT_OK && count_out)
-        *count_out = count;
-    dlqc_outcome_clear (&outcome);
-    return result;
+    return call_for_count (self, "COUNT", &request, "count", "COUNT reply without a \"count\"", count_out);
 }
 
 dlq_client_result_t
@@ -515,32 +589,27 @@ dlq_client_redeliver (dlq_client_t *self, const char *sink, const char *stream_n
         dlqc_body_string (&request, "streamName", stream_name);
     if (id)
         dlqc_body_string (&request, "id", id);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, "REDELIVER", &request, &outcome);
-    int64_t requeued = -1;
-    if (result == DLQ_CLIENT_OK)
-        result = read_count (self, &outcome, "requeued", "REDELIVER reply without a \"requeued\" count", &requeued);
-    if (result == DLQ_CLIENT_OK && requeued_out)
-        *requeued_out = requeued;
-    dlqc_outcome_clear (&outcome);
-    return result;
+    return call_for_count (self, "REDELIVER", &request, "requeued", "REDELIVER reply without a \"requeued\" count",
+                           requeued_out);
 }
 
 /* ---- replay ------------------------------------------------------- */
 
 /* Send a request whose OK reply is a job (the body is closed and freed)
  * and read it into *job_out (when not NULL). */
+static bool
+read_job (dlqc_outcome_t *outcome, void *job)
+{
+    return dlqc_replay_read_job (outcome->body, outcome->body_len, job);
+}
+
 static dlq_client_result_t
 call_for_job (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlq_client_job_t *job_out)
 {
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, verb, request, &outcome);
     dlq_client_job_t job;
-    if (result == DLQ_CLIENT_OK && !dlqc_replay_read_job (outcome.body, outcome.body_len, &job))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not a replay job");
+    dlq_client_result_t result = call_and_read (self, verb, request, read_job, &job, "reply is not a replay job");
     if (result == DLQ_CLIENT_OK && job_out)
         *job_out = job;
-    dlqc_outcome_clear (&outcome);
     return result;
 }
 
@@ -579,16 +648,11 @@ dlq_client_replay_dry_run (dlq_client_t *self, const dlq_client_selection_t *sel
     dlqc_body_t request;
     dlqc_body_init (&request);
     dlqc_replay_write (&request, selection, target, true, 0, sample);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, "REPLAY", &request, &outcome);
-    int64_t count = -1;
-    if (result == DLQ_CLIENT_OK)
-        result = read_count (self, &outcome, "count", "dry-run REPLAY reply without a \"count\"", &count);
+    counted_t counted = { "count", -1, { body_out, len_out } };
+    dlq_client_result_t result = call_and_read (self, "REPLAY", &request, read_count, &counted,
+                                                "dry-run REPLAY reply without a \"count\"");
     if (result == DLQ_CLIENT_OK && count_out)
-        *count_out = count;
-    if (result == DLQ_CLIENT_OK && body_out)
-        hand_over_body (&outcome, body_out, len_out);
-    dlqc_outcome_clear (&outcome);
+        *count_out = counted.count;
     return result;
 }
 
@@ -596,13 +660,10 @@ dlq_client_replay_dry_run (dlq_client_t *self, const dlq_client_selection_t *sel
 static dlq_client_result_t
 job_verb (dlq_client_t *self, const char *verb, const char *job, dlq_client_job_t *job_out)
 {
-    if (!self)
-        return DLQ_CLIENT_ERR_ARGS;
-    if (!job)
-        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no job id");
     dlqc_body_t request;
-    dlqc_body_init (&request);
-    dlqc_body_string (&request, "job", job);
+    dlq_client_result_t started = start_request (self, job != NULL, "no job id", &request, "job", job);
+    if (started != DLQ_CLIENT_OK)
+        return started;
     return call_for_job (self, verb, &request, job_out);
 }
 
@@ -642,25 +703,25 @@ dlq_client_replay_cancel (dlq_client_t *self, const char *job, dlq_client_job_t 
     return job_verb (self, "REPLAY.CANCEL", job, job_out);
 }
 
+static bool
+read_event_state (dlqc_outcome_t *outcome, void *state)
+{
+    return dlqc_replay_read_event_state (outcome->body, outcome->body_len, state);
+}
+
 /* RESOLVE or FAIL {"id":"<id>"}: the event's state after it. */
 static dlq_client_result_t
 report_outcome (dlq_client_t *self, const char *verb, const char *id, dlq_client_event_state_t *state_out)
 {
-    if (!self)
-        return DLQ_CLIENT_ERR_ARGS;
-    if (!id)
-        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no event id");
     dlqc_body_t request;
-    dlqc_body_init (&request);
-    dlqc_body_string (&request, "id", id);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, verb, &request, &outcome);
+    dlq_client_result_t started = start_request (self, id != NULL, "no event id", &request, "id", id);
+    if (started != DLQ_CLIENT_OK)
+        return started;
     dlq_client_event_state_t state;
-    if (result == DLQ_CLIENT_OK && !dlqc_replay_read_event_state (outcome.body, outcome.body_len, &state))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not an event's replay state");
+    dlq_client_result_t result = call_and_read (self, verb, &request, read_event_state, &state,
+                                                "reply is not an event's replay state");
     if (result == DLQ_CLIENT_OK && state_out)
         *state_out = state;
-    dlqc_outcome_clear (&outcome);
     return result;
 }
 
@@ -690,21 +751,24 @@ clear_record (dlq_client_checkpoint_t *out)
 /* Send a checkpoint request whose OK reply is a record (the body is
  * closed and freed) and read it into *stored_out (when not NULL; cleared
  * first, now that the request no longer needs what it points at). */
+static bool
+read_record (dlqc_outcome_t *outcome, void *record)
+{
+    return dlqc_ckpt_read (outcome->body, outcome->body_len, record);
+}
+
 static dlq_client_result_t
 call_for_record (dlq_client_t *self, const char *verb, dlqc_body_t *request, dlq_client_checkpoint_t *stored_out)
 {
     clear_record (stored_out);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, verb, request, &outcome);
     dlq_client_checkpoint_t record;
-    if (result == DLQ_CLIENT_OK && !dlqc_ckpt_read (outcome.body, outcome.body_len, &record))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "reply is not a checkpoint record");
+    dlq_client_result_t result = call_and_read (self, verb, request, read_record, &record,
+                                                "reply is not a checkpoint record");
     if (result == DLQ_CLIENT_OK && stored_out)
         *stored_out = record;
     else
     if (result == DLQ_CLIENT_OK)
         dlqc_ckpt_clear (&record);
-    dlqc_outcome_clear (&outcome);
     return result;
 }
 
@@ -786,27 +850,31 @@ dlq_client_ckpt_list (dlq_client_t *self, const char *prefix, unsigned limit, co
     return fetch (self, "CKPT.LIST", &request, body_out, len_out);
 }
 
+/* The "deleted" flag of CKPT.DELETE's reply. */
+static bool
+read_deleted (dlqc_outcome_t *outcome, void *value)
+{
+    dlqc_json_span_t span;
+    if (!dlqc_json_member (outcome->body, outcome->body_len, "deleted", &span)
+        || (span.type != DLQC_JSON_TRUE && span.type != DLQC_JSON_FALSE))
+        return false;
+    *(bool *) value = span.type == DLQC_JSON_TRUE;
+    return true;
+}
+
 dlq_client_result_t
 dlq_client_ckpt_delete (dlq_client_t *self, const char *stream_name, bool *deleted_out)
 {
-    if (!self)
-        return DLQ_CLIENT_ERR_ARGS;
-    if (!stream_name)
-        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no stream name");
     dlqc_body_t request;
-    dlqc_body_init (&request);
-    dlqc_body_string (&request, "streamName", stream_name);
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_with (self, "CKPT.DELETE", &request, &outcome);
-    dlqc_json_span_t span = { DLQC_JSON_NULL, NULL, 0 };
-    bool has_flag = result == DLQ_CLIENT_OK
-                 && dlqc_json_member (outcome.body, outcome.body_len, "deleted", &span)
-                 && (span.type == DLQC_JSON_TRUE || span.type == DLQC_JSON_FALSE);
-    if (result == DLQ_CLIENT_OK && !has_flag)
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "CKPT.DELETE reply without a \"deleted\" flag");
+    dlq_client_result_t started = start_request (self, stream_name != NULL, "no stream name", &request, "streamName",
+                                                 stream_name);
+    if (started != DLQ_CLIENT_OK)
+        return started;
+    bool deleted = false;
+    dlq_client_result_t result = call_and_read (self, "CKPT.DELETE", &request, read_deleted, &deleted,
+                                                "CKPT.DELETE reply without a \"deleted\" flag");
     if (result == DLQ_CLIENT_OK && deleted_out)
-        *deleted_out = span.type == DLQC_JSON_TRUE;
-    dlqc_outcome_clear (&outcome);
+        *deleted_out = deleted;
     return result;
 }
 
@@ -827,10 +895,12 @@ dlq_client_checkpoint_clear (dlq_client_checkpoint_t *checkpoint)
 
 /* ---- ping ------------------------------------------------------------ */
 
-/* Read {"pong":true,"version":"...","protocol":N,"maxMessageBytes":M} into *pong. */
+/* Read {"pong":true,"version":"...","protocol":N,"maxMessageBytes":M} into
+ * a dlq_client_pong_t. */
 static bool
-read_pong (const dlqc_outcome_t *outcome, dlq_client_pong_t *pong)
+read_pong (dlqc_outcome_t *outcome, void *value)
 {
+    dlq_client_pong_t *pong = value;
     dlqc_json_span_t span;
     int64_t protocol = 0;
     if (!dlqc_json_member (outcome->body, outcome->body_len, "pong", &span) || span.type != DLQC_JSON_TRUE)
@@ -855,15 +925,11 @@ dlq_client_ping (dlq_client_t *self, dlq_client_pong_t *pong_out)
 {
     if (!self)
         return DLQ_CLIENT_ERR_ARGS;
-    dlqc_outcome_t outcome;
-    dlq_client_result_t result = call_for_body (self, "PING", "", 0, &outcome);
     dlq_client_pong_t pong;
     memset (&pong, 0, sizeof pong);
-    if (result == DLQ_CLIENT_OK && !read_pong (&outcome, &pong))
-        result = remember_local (self, DLQ_CLIENT_ERR_PROTOCOL, "PING reply is not a pong");
+    dlq_client_result_t result = call_and_read (self, "PING", NULL, read_pong, &pong, "PING reply is not a pong");
     if (result == DLQ_CLIENT_OK && pong_out)
         *pong_out = pong;
-    dlqc_outcome_clear (&outcome);
     return result;
 }
 
@@ -942,15 +1008,8 @@ dlq_client_put_async_nowait (dlq_client_t *self, const void *body, size_t len, u
 static void
 judge_record (const dlqc_outcome_t *outcome, verdict_t *verdict)
 {
-    memset (verdict, 0, sizeof *verdict);
-    if (outcome->result != DLQ_CLIENT_OK) {
-        judge_failure (outcome, verdict);
+    if (!judge_ok (outcome, verdict))
         return;
-    }
-    verdict->result = DLQ_CLIENT_OK;
-    verdict->code = dlqc_strdup ("");
-    verdict->message = dlqc_strdup ("");
-    verdict->field = dlqc_strdup ("");
     dlqc_json_span_t span;
     if (!dlqc_json_member (outcome->body, outcome->body_len, "streamName", &span) || span.type != DLQC_JSON_STRING)
         judge_protocol_error (verdict, "reply is not a checkpoint record");
