@@ -38,14 +38,6 @@ static void stop (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (ckpt_client, .init = start, .fini = stop, .timeout = 120);
 
-static dlq_client_t *
-client (void)
-{
-    dlq_client_t *c = dlq_client_new (d.endpoint);
-    cr_assert_not_null (c);
-    return c;
-}
-
 /* A checkpoint must have these members (NULL: absent). */
 static void
 expect_members (const dlq_client_checkpoint_t *c, const char *stream, const char *instance, const char *seen,
@@ -67,7 +59,7 @@ expect_members (const dlq_client_checkpoint_t *c, const char *stream, const char
 
 Test (ckpt_client, save_get_and_a_save_that_drops_members)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_checkpoint_t in = {
         .stream_name = "orders", .instance_id = "worker-7",
         .last_seen_token = "{ \"_data\" : \"826A5B\" }", .last_seen_timestamp = "2026-06-09T16:32:13.5+02:00",
@@ -101,7 +93,7 @@ Test (ckpt_client, save_get_and_a_save_that_drops_members)
 
 Test (ckpt_client, get_of_a_missing_stream_is_not_found)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_checkpoint_t got;
     cr_assert_eq (dlq_client_ckpt_get (c, "nobody", &got), DLQ_CLIENT_ERR_SERVER);
     cr_expect_str_eq (dlq_client_error_code (c), "NOT_FOUND");
@@ -114,7 +106,7 @@ Test (ckpt_client, get_of_a_missing_stream_is_not_found)
 
 Test (ckpt_client, seen_and_processed_write_only_their_pair)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_checkpoint_t stored;
     int64_t before = dlq_time_now_ms ();
     cr_assert_eq (dlq_client_ckpt_seen (c, "payments", "{\"_data\":\"01\"}", NULL, &stored), DLQ_CLIENT_OK,
@@ -142,7 +134,7 @@ Test (ckpt_client, seen_and_processed_write_only_their_pair)
 
 Test (ckpt_client, list_and_delete)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     const char *names [] = { "app.b", "app.a", "app.c", "zzz" };
     for (size_t i = 0; i < 4; i++)
         cr_assert_eq (dlq_client_ckpt_seen (c, names [i], "{\"_data\":\"1\"}", NULL, NULL), DLQ_CLIENT_OK);
@@ -180,7 +172,7 @@ Test (ckpt_client, list_and_delete)
 
 Test (ckpt_client, arguments_are_checked_before_sending)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     const char *bad_tokens [] = { NULL, "", "[1]", "\"x\"", "{", "{\"a\":1} {}", "{\"a\":1}x", "{\"a\":}" };
     for (size_t i = 0; i < sizeof bad_tokens / sizeof bad_tokens [0]; i++) {
         cr_expect_eq (dlq_client_ckpt_seen (c, "s", bad_tokens [i], NULL, NULL), DLQ_CLIENT_ERR_ARGS,
@@ -244,7 +236,7 @@ on_done (const dlq_client_completion_t *completion, void *arg)
 
 Test (ckpt_client, pipelined_writes_complete_with_their_verb_and_record)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     cr_assert_eq (dlq_client_set_window (c, 32), DLQ_CLIENT_OK);
     tally_t t = { 0 };
     char token [64], event [256], id [DLQ_CLIENT_ID_SIZE];
@@ -291,7 +283,7 @@ on_refused (const dlq_client_completion_t *completion, void *arg)
 
 Test (ckpt_client, a_refused_pipelined_write_completes_with_the_error)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     refusal_t r = { 0 };
     cr_assert_eq (dlq_client_ckpt_processed_async (c, "piped", "{}", "2026-02-30T00:00:00Z", 7), DLQ_CLIENT_OK);
     cr_assert_eq (dlq_client_flush (c, 10000, on_refused, &r), DLQ_CLIENT_OK);
@@ -307,29 +299,6 @@ Test (ckpt_client, a_refused_pipelined_write_completes_with_the_error)
 
 /* ---- dlqctl ckpt -------------------------------------------------------------- */
 
-/* Run "dlqctl -e <dlqd> ARGS"; its exit status, *out and *err. */
-static int
-dlqctl (const char *args, char **out, char **err)
-{
-    char command [1024];
-    snprintf (command, sizeof command, "-e %s %s", d.endpoint, args);
-    return dlqctl_run (d.dir, command, out, err);
-}
-
-/* What dlqctl ARGS printed on stdout; it must exit with status, printing
- * want_err on stderr (NULL: anything). Caller frees. */
-static char *
-dlqctl_expect (const char *args, int status, const char *want_err)
-{
-    char *out, *err;
-    int got = dlqctl (args, &out, &err);
-    cr_assert_eq (got, status, "dlqctl %s: exit %d\nstdout: %s\nstderr: %s", args, got, out, err);
-    if (want_err)
-        cr_expect_str_eq (err, want_err, "dlqctl %s", args);
-    free (err);
-    return out;
-}
-
 static void
 save_raw (const char *body)
 {
@@ -344,7 +313,7 @@ Test (ckpt_client, dlqctl_ckpt_get_and_delete)
 {
     save_raw ("{\"streamName\":\"orders\",\"instanceId\":\"worker-7\",\"lastSeenToken\":{\"_data\":\"826A5B\"},"
               "\"lastSeenTimestamp\":\"2026-06-09T14:32:13.500Z\",\"metadata\":{\"host\":\"a\"}}");
-    char *out = dlqctl_expect ("ckpt get orders", 0, "");
+    char *out = dlqctl_expect (&d, "ckpt get orders", 0, "");
     cr_expect (strstr (out, "stream                orders\n") != NULL, "%s", out);
     cr_expect (strstr (out, "instance              worker-7\n") != NULL, "%s", out);
     cr_expect (strstr (out, "last seen token       {\"_data\":\"826A5B\"}\n") != NULL, "%s", out);
@@ -358,45 +327,35 @@ Test (ckpt_client, dlqctl_ckpt_get_and_delete)
     char status [8];
     char *raw = NULL;
     cr_assert (test_request (d.endpoint, "CKPT.GET", "{\"streamName\":\"orders\"}", 23, status, &raw));
-    out = dlqctl_expect ("ckpt get orders --json", 0, "");
+    out = dlqctl_expect (&d, "ckpt get orders --json", 0, "");
     char want [1024];
     snprintf (want, sizeof want, "%s\n", raw);
     cr_expect_str_eq (out, want, "--json prints the gateway's record");
     free (out);
     free (raw);
 
-    free (dlqctl_expect ("ckpt get nobody", 1, NULL));
+    free (dlqctl_expect (&d, "ckpt get nobody", 1, NULL));
     char *err;
-    cr_expect_eq (dlqctl ("ckpt get nobody", &out, &err), 1);
+    cr_expect_eq (dlqctl_on (&d, "ckpt get nobody", &out, &err), 1);
     cr_expect (strncmp (err, "dlqctl: NOT_FOUND: ", 19) == 0 && strstr (err, "(streamName)\n"), "%s", err);
     free (out);
     free (err);
 
-    out = dlqctl_expect ("ckpt delete orders", 0, "");
+    out = dlqctl_expect (&d, "ckpt delete orders", 0, "");
     cr_expect_str_eq (out, "orders: deleted\n");
     free (out);
-    out = dlqctl_expect ("ckpt delete orders", 0, "");
+    out = dlqctl_expect (&d, "ckpt delete orders", 0, "");
     cr_expect_str_eq (out, "orders: no checkpoint, nothing deleted\n");
     free (out);
-    out = dlqctl_expect ("--json ckpt delete orders", 0, "");
+    out = dlqctl_expect (&d, "--json ckpt delete orders", 0, "");
     cr_expect_str_eq (out, "{\"streamName\":\"orders\",\"deleted\":false}\n");
     free (out);
-    free (dlqctl_expect ("ckpt get orders", 1, NULL));
-}
-
-/* How many lines text has. */
-static size_t
-lines (const char *text)
-{
-    size_t n = 0;
-    for (; *text; text++)
-        n += *text == '\n';
-    return n;
+    free (dlqctl_expect (&d, "ckpt get orders", 1, NULL));
 }
 
 Test (ckpt_client, dlqctl_ckpt_ls)
 {
-    char *out = dlqctl_expect ("ckpt ls", 0, "");
+    char *out = dlqctl_expect (&d, "ckpt ls", 0, "");
     cr_expect_str_eq (out, "no checkpoints\n");
     free (out);
     save_raw ("{\"streamName\":\"app.b\",\"instanceId\":\"w1\",\"lastSeenTimestamp\":\"2026-06-09T14:00:00Z\"}");
@@ -404,8 +363,8 @@ Test (ckpt_client, dlqctl_ckpt_ls)
     save_raw ("{\"streamName\":\"app.c\"}");
     save_raw ("{\"streamName\":\"other\"}");
 
-    out = dlqctl_expect ("ckpt ls", 0, "");
-    cr_expect_eq (lines (out), 5, "%s", out);
+    out = dlqctl_expect (&d, "ckpt ls", 0, "");
+    cr_expect_eq (dlqctl_lines (out), 5, "%s", out);
     cr_expect (strncmp (out, "STREAM", 6) == 0 && strstr (out, "INSTANCE") && strstr (out, "LAST SEEN AT")
                && strstr (out, "LAST PROCESSED AT") && strstr (out, "UPDATED AT"), "%s", out);
     const char *a = strstr (out, "\napp.a "), *b = strstr (out, "\napp.b "), *o = strstr (out, "\nother ");
@@ -414,44 +373,44 @@ Test (ckpt_client, dlqctl_ckpt_ls)
     cr_expect (a && strstr (a, "2026-06-09T15:00:00.000Z"), "%s", out);
     free (out);
 
-    out = dlqctl_expect ("ckpt ls --prefix app. --limit 2", 0, "");
-    cr_expect_eq (lines (out), 4, "header, 2 rows, next cursor: %s", out);
+    out = dlqctl_expect (&d, "ckpt ls --prefix app. --limit 2", 0, "");
+    cr_expect_eq (dlqctl_lines (out), 4, "header, 2 rows, next cursor: %s", out);
     cr_expect (strstr (out, "\nnext cursor: ") != NULL && !strstr (out, "app.c"), "%s", out);
     free (out);
-    out = dlqctl_expect ("ckpt ls -p app. -n 2 --all", 0, "");
-    cr_expect_eq (lines (out), 4, "header and 3 rows: %s", out);
+    out = dlqctl_expect (&d, "ckpt ls -p app. -n 2 --all", 0, "");
+    cr_expect_eq (dlqctl_lines (out), 4, "header and 3 rows: %s", out);
     cr_expect (strstr (out, "app.c") && !strstr (out, "other") && !strstr (out, "next cursor"), "%s", out);
     free (out);
-    out = dlqctl_expect ("ckpt ls --prefix app. --limit 2 --all --json", 0, "");
-    cr_expect_eq (lines (out), 2, "one page per line: %s", out);
+    out = dlqctl_expect (&d, "ckpt ls --prefix app. --limit 2 --all --json", 0, "");
+    cr_expect_eq (dlqctl_lines (out), 2, "one page per line: %s", out);
     cr_expect (strncmp (out, "{\"checkpoints\":[{\"streamName\":\"app.a\"", 37) == 0, "%s", out);
     free (out);
-    out = dlqctl_expect ("ckpt ls --prefix nothing", 0, "");
+    out = dlqctl_expect (&d, "ckpt ls --prefix nothing", 0, "");
     cr_expect_str_eq (out, "no checkpoints\n");
     free (out);
 }
 
 Test (ckpt_client, dlqctl_ckpt_usage)
 {
-    free (dlqctl_expect ("ckpt", 64, NULL));
-    free (dlqctl_expect ("ckpt frob", 64, NULL));
-    free (dlqctl_expect ("ckpt get", 64, NULL));
-    free (dlqctl_expect ("ckpt get a b", 64, NULL));
-    free (dlqctl_expect ("ckpt delete", 64, NULL));
-    free (dlqctl_expect ("ckpt ls --limit 0", 64, NULL));
-    free (dlqctl_expect ("ckpt ls --limit 1001", 64, NULL));
-    free (dlqctl_expect ("ckpt ls extra", 64, NULL));
-    char *out = dlqctl_expect ("ckpt --help", 0, "");
+    free (dlqctl_expect (&d, "ckpt", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt frob", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt get", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt get a b", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt delete", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt ls --limit 0", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt ls --limit 1001", 64, NULL));
+    free (dlqctl_expect (&d, "ckpt ls extra", 64, NULL));
+    char *out = dlqctl_expect (&d, "ckpt --help", 0, "");
     cr_expect (strstr (out, "usage: dlqctl ckpt get STREAM") != NULL, "%s", out);
     free (out);
-    out = dlqctl_expect ("ckpt ls --help", 0, "");
+    out = dlqctl_expect (&d, "ckpt ls --help", 0, "");
     cr_expect (strstr (out, "--prefix P") != NULL, "%s", out);
     free (out);
-    out = dlqctl_expect ("--help", 0, "");
+    out = dlqctl_expect (&d, "--help", 0, "");
     cr_expect (strstr (out, "ckpt ls [--prefix P]") != NULL, "%s", out);
     free (out);
     char *err;
-    cr_expect_eq (dlqctl ("-t 200 -e tcp://127.0.0.1:1 ckpt get x", &out, &err), 2, "%s", err);
+    cr_expect_eq (dlqctl_on (&d, "-t 200 -e tcp://127.0.0.1:1 ckpt get x", &out, &err), 2, "%s", err);
     free (out);
     free (err);
 }

@@ -42,71 +42,17 @@ TestSuite (dlqctl_replay, .init = start, .fini = stop, .timeout = 120);
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/* Run "dlqctl -e <dlqd> ARGS"; its exit status, *out and *err (caller
- * frees both). */
-static int
-dlqctl (const char *args, char **out, char **err)
-{
-    char command [1024];
-    snprintf (command, sizeof command, "-e %s %s", d.endpoint, args);
-    return dlqctl_run (d.dir, command, out, err);
-}
-
-/* What "dlqctl ARGS" printed, when it exited 0 and printed nothing on
- * stderr; caller frees. */
-static char *
-dlqctl_ok (const char *args)
-{
-    char *out, *err;
-    int status = dlqctl (args, &out, &err);
-    cr_assert_eq (status, 0, "dlqctl %s: exit %d\nstdout: %s\nstderr: %s", args, status, out, err);
-    cr_assert_str_eq (err, "", "dlqctl %s", args);
-    free (err);
-    return out;
-}
-
-/* Run "dlqctl ARGS", which must exit with status and print want_err on
- * stderr (when not NULL); returns what it printed on stdout. */
-static char *
-dlqctl_fails (const char *args, int status, const char *want_err)
-{
-    char *out, *err;
-    int got = dlqctl (args, &out, &err);
-    cr_assert_eq (got, status, "dlqctl %s: exit %d\nstdout: %s\nstderr: %s", args, got, out, err);
-    if (want_err)
-        cr_assert_str_eq (err, want_err, "dlqctl %s", args);
-    free (err);
-    return out;
-}
-
 static bool
 starts_with (const char *text, const char *prefix)
 {
     return strncmp (text, prefix, strlen (prefix)) == 0;
 }
 
-static size_t
-lines (const char *text)
-{
-    size_t n = 0;
-    for (; *text; text++)
-        n += *text == '\n';
-    return n;
-}
-
-static dlq_client_t *
-client (void)
-{
-    dlq_client_t *c = dlq_client_new (d.endpoint);
-    cr_assert_not_null (c);
-    return c;
-}
-
 /* The ids of the events of a stream (at most max), newest first. */
 static size_t
 stream_ids (const char *stream, char ids [][DLQ_CLIENT_ID_SIZE], size_t max)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_filter_t *f = dlq_client_filter_new ();
     dlq_client_filter_set_stream (f, stream);
     char *body = NULL;
@@ -177,7 +123,7 @@ take_replayed (dlq_replay_receiver_t *r, const char *job, int n, const char *rep
 static dlq_json_doc_t *
 get_reply (const char *id)
 {
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     char *body = NULL;
     size_t len = 0;
     cr_assert_eq (dlq_client_get_reply (c, id, &body, &len), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
@@ -201,28 +147,28 @@ reply_text (const dlq_json_value_t *root, const char *a, const char *b, char *ou
 
 Test (dlqctl_replay, dry_run_counts_and_shows_a_sample)
 {
-    char *out = dlqctl_ok ("replay --stream orders --dry-run --sample 3");
+    char *out = dlqctl_ok (&d, "replay --stream orders --dry-run --sample 3");
     cr_expect (starts_with (out, "8 events would be replayed\nID                                    STREAM  "),
                   "%s", out);
-    cr_expect_eq (lines (out), 5, "the count, a header and 3 events:\n%s", out);
+    cr_expect_eq (dlqctl_lines (out), 5, "the count, a header and 3 events:\n%s", out);
     cr_expect_not_null (strstr (out, "  orders  "), "%s", out);
     free (out);
-    out = dlqctl_ok ("replay --all --dry-run --sample 0");
+    out = dlqctl_ok (&d, "replay --all --dry-run --sample 0");
     cr_expect_str_eq (out, "11 events would be replayed\n");
     free (out);
-    out = dlqctl_ok ("replay --stream payments --error-type com.acme.NotFound --dry-run");
+    out = dlqctl_ok (&d, "replay --stream payments --error-type com.acme.NotFound --dry-run");
     cr_expect (starts_with (out, "3 events would be replayed\n"), "%s", out);
-    cr_expect_eq (lines (out), 5, "%s", out);
+    cr_expect_eq (dlqctl_lines (out), 5, "%s", out);
     cr_expect_not_null (strstr (out, "com.acme.NotFound\n"), "%s", out);
     free (out);
-    out = dlqctl_ok ("replay --since 2099-01-01T00:00:00Z --dry-run");
+    out = dlqctl_ok (&d, "replay --since 2099-01-01T00:00:00Z --dry-run");
     cr_expect_str_eq (out, "no events match\n");
     free (out);
-    out = dlqctl_ok ("replay --stream orders --dry-run --sample 1 --json");
+    out = dlqctl_ok (&d, "replay --stream orders --dry-run --sample 1 --json");
     cr_expect (starts_with (out, "{\"dryRun\":true,\"count\":8,\"sample\":[{"), "%s", out);
     free (out);
 
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_filter_t *f = dlq_client_filter_new ();
     dlq_client_filter_set_metadata_string (f, "tenantId", "acme");
     dlq_client_selection_t selection = { .filter = f };
@@ -240,7 +186,7 @@ Test (dlqctl_replay, job_to_the_endpoint_carries_the_lineage)
 {
     dlq_replay_receiver_t *r = dlq_replay_receiver_new (replay_endpoint);
     cr_assert_not_null (r);
-    char *out = dlqctl_ok ("replay --meta tenantId=acme --target endpoint --rate 100");
+    char *out = dlqctl_ok (&d, "replay --meta tenantId=acme --target endpoint --rate 100");
     char job [DLQ_CLIENT_ID_SIZE], ids [2][DLQ_CLIENT_ID_SIZE];
     job_of (out, job);
     cr_expect_not_null (strstr (out, ": replaying 2 events to endpoint at 100 events/s\n"), "%s", out);
@@ -254,7 +200,7 @@ Test (dlqctl_replay, job_to_the_endpoint_carries_the_lineage)
                   "each event once");
 
     /* The job as the gateway keeps it, and GET's replay state. */
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_job_t done;
     cr_assert_eq (dlq_client_replay_status (c, job, &done), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
     cr_expect_eq (done.state, DLQ_CLIENT_JOB_DONE);
@@ -286,7 +232,7 @@ Test (dlqctl_replay, plain_progress_lines_when_not_on_a_terminal)
 {
     dlq_replay_receiver_t *r = dlq_replay_receiver_new (replay_endpoint);
     cr_assert_not_null (r);
-    char *out = dlqctl_ok ("replay --stream orders --target endpoint --rate 4");
+    char *out = dlqctl_ok (&d, "replay --stream orders --target endpoint --rate 4");
     cr_assert_null (strchr (out, '\r'), "no carriage returns: %s", out);
     cr_expect_not_null (strstr (out, ": replaying 8 events to endpoint at 4 events/s\n0/8 (0%), "), "%s", out);
     int progress_lines = 0;
@@ -313,14 +259,14 @@ Test (dlqctl_replay, plain_progress_lines_when_not_on_a_terminal)
 Test (dlqctl_replay, status_pause_resume_cancel)
 {
     /* Nobody takes the events: the job waits, RUNNING. */
-    char *out = dlqctl_ok ("replay --all --target endpoint --rate 1 --detach");
+    char *out = dlqctl_ok (&d, "replay --all --target endpoint --rate 1 --detach");
     cr_assert_eq (strlen (out), 37, "the job id alone: %s", out);
     char job [DLQ_CLIENT_ID_SIZE], args [128], want [256];
     snprintf (job, sizeof job, "%.36s", out);
     free (out);
 
     snprintf (args, sizeof args, "replay status %s", job);
-    out = dlqctl_ok (args);
+    out = dlqctl_ok (&d, args);
     snprintf (want, sizeof want, "job          %s\nstate        RUNNING\ntarget       endpoint\n"
               "rate         1 events/s\n", job);
     cr_expect (starts_with (out, want), "%s", out);
@@ -335,7 +281,7 @@ Test (dlqctl_replay, status_pause_resume_cancel)
     };
     for (size_t i = 0; i < sizeof moves / sizeof moves [0]; i++) {
         snprintf (args, sizeof args, "replay %s %s", moves [i].move, job);
-        out = dlqctl_ok (args);
+        out = dlqctl_ok (&d, args);
         snprintf (want, sizeof want, "job %s %s: ", job, moves [i].state);
         cr_expect (starts_with (out, want), "%s: %s", args, out);
         cr_expect_not_null (strstr (out, "/11 done\n"), "%s", out);
@@ -344,48 +290,48 @@ Test (dlqctl_replay, status_pause_resume_cancel)
     char *err;
     for (int i = 0; i < 2; i++) {
         snprintf (args, sizeof args, "replay %s %s", i ? "pause" : "resume", job);
-        cr_expect_eq (dlqctl (args, &out, &err), 1, "%s: %s", args, err);
+        cr_expect_eq (dlqctl_on (&d, args, &out, &err), 1, "%s: %s", args, err);
         cr_expect (starts_with (err, "dlqctl: INVALID_STATE: "), "%s: %s", args, err);
         cr_expect_str_eq (out, "");
         free (out);
         free (err);
     }
-    cr_expect_eq (dlqctl ("replay cancel 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 1);
+    cr_expect_eq (dlqctl_on (&d, "replay cancel 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 1);
     cr_expect (starts_with (err, "dlqctl: NOT_FOUND: "), "%s", err);
     cr_expect_not_null (strstr (err, " (job)\n"), "%s", err);
     free (out);
     free (err);
 
-    out = dlqctl_ok ("replay status");
+    out = dlqctl_ok (&d, "replay status");
     cr_expect (starts_with (out, "JOB                                   STATE      TARGET    RATE  DONE  TOTAL  "),
                   "%s", out);
-    cr_expect_eq (lines (out), 2, "one job:\n%s", out);
+    cr_expect_eq (dlqctl_lines (out), 2, "one job:\n%s", out);
     snprintf (want, sizeof want, "\n%s  CANCELLED  endpoint  1     ", job);
     cr_expect_not_null (strstr (out, want), "%s", out);
     free (out);
     snprintf (args, sizeof args, "replay status %s --json", job);
-    out = dlqctl_ok (args);
+    out = dlqctl_ok (&d, args);
     snprintf (want, sizeof want, "{\"job\":\"%s\",\"state\":\"CANCELLED\",\"target\":\"endpoint\",\"rate\":1,\"total\":11,",
               job);
     cr_expect (starts_with (out, want), "%s", out);
     free (out);
-    out = dlqctl_ok ("replay status --json");
+    out = dlqctl_ok (&d, "replay status --json");
     cr_expect (starts_with (out, "{\"jobs\":[{\"job\":\""), "%s", out);
     free (out);
 }
 
 Test (dlqctl_replay, events_without_a_route_fail)
 {
-    char *out = dlqctl_fails ("replay --stream payments", 1, NULL);
+    char *out = dlqctl_expect (&d, "replay --stream payments", 1, NULL);
     cr_expect_not_null (strstr (out, " DONE: 0 replayed, 0 skipped, 0 quarantined, 3 failed of 3 in "), "%s", out);
     free (out);
     char *err;
-    cr_expect_eq (dlqctl ("replay --stream payments", &out, &err), 1);
+    cr_expect_eq (dlqctl_on (&d, "replay --stream payments", &out, &err), 1);
     cr_expect (starts_with (err, "dlqctl: 3 events could not be replayed: "), "%s", err);
     cr_expect_not_null (strstr (err, "replay_route"), "lastError says why: %s", err);
     free (out);
     free (err);
-    cr_expect_eq (dlqctl ("replay --stream orders --id 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 64,
+    cr_expect_eq (dlqctl_on (&d, "replay --stream orders --id 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 64,
                   "ids and filters do not combine");
     free (out);
     free (err);
@@ -399,7 +345,7 @@ Test (dlqctl_replay, resolve_and_fail_change_what_get_says)
     cr_assert_eq (stream_ids ("payments", ids, 3), 3);
 
     snprintf (args, sizeof args, "resolve %s", ids [0]);
-    char *out = dlqctl_ok (args);
+    char *out = dlqctl_ok (&d, args);
     snprintf (want, sizeof want, "%s SUCCEEDED (retry count 0, replay count 0", ids [0]);
     cr_expect (starts_with (out, want), "%s", out);
     free (out);
@@ -411,8 +357,8 @@ Test (dlqctl_replay, resolve_and_fail_change_what_get_says)
     dlq_json_doc_destroy (&doc);
 
     snprintf (args, sizeof args, "fail %s", ids [1]);
-    free (dlqctl_ok (args));
-    out = dlqctl_ok (args);
+    free (dlqctl_ok (&d, args));
+    out = dlqctl_ok (&d, args);
     snprintf (want, sizeof want, "%s PENDING (retry count 2, replay count 0, retry after 20", ids [1]);
     cr_expect (starts_with (out, want), "%s", out);
     free (out);
@@ -423,12 +369,12 @@ Test (dlqctl_replay, resolve_and_fail_change_what_get_says)
     cr_expect_str_eq (text, "2");
     dlq_json_doc_destroy (&doc);
     snprintf (args, sizeof args, "get %s", ids [1]);
-    out = dlqctl_ok (args);
+    out = dlqctl_ok (&d, args);
     cr_expect_not_null (strstr (out, "\"status\": \"PENDING\""), "%s", out);
     cr_expect_not_null (strstr (out, "\nreplay: retry count 2, replay count 0, retry after 20"), "%s", out);
     free (out);
 
-    dlq_client_t *c = client ();
+    dlq_client_t *c = dlqctl_client (&d);
     dlq_client_event_state_t state;
     cr_expect_eq (dlq_client_fail (c, ids [2], &state), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
     cr_expect_str_eq (state.id, ids [2]);
@@ -443,11 +389,11 @@ Test (dlqctl_replay, resolve_and_fail_change_what_get_says)
 
     /* A resolved event is skipped by a replay. */
     snprintf (args, sizeof args, "replay --ids %s,%s --target endpoint", ids [0], ids [2]);
-    out = dlqctl_ok (args);
+    out = dlqctl_ok (&d, args);
     cr_expect_not_null (strstr (out, " DONE: 0 replayed, 2 skipped, 0 quarantined, 0 failed of 2 in "), "%s", out);
     free (out);
     char *err;
-    cr_expect_eq (dlqctl ("fail 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 1);
+    cr_expect_eq (dlqctl_on (&d, "fail 0190f1d2-6c4e-7a01-8b2c-000000000000", &out, &err), 1);
     cr_expect (starts_with (err, "dlqctl: NOT_FOUND: "), "%s", err);
     free (out);
     free (err);

@@ -1,4 +1,4 @@
-/*  itest_dlqctl_workbench — the failure workbench through dlqctl (list
+/*  itest_dlqctl_workbench — the failure workbench through dlqctl_on (&d, list
  *  with filters, count, groups) and libdlq (dlq_client_list_filtered,
  *  _count, _groups) against a real dlqd holding the workbench's failures
  *  (workbench_support.h): filters select what they say, the same bug with
@@ -31,59 +31,27 @@ static void stop (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (workbench_client, .init = start, .fini = stop, .timeout = 120);
 
-/* Run "dlqctl -e <dlqd> ARGS"; its exit status, *out and *err (caller
- * frees both). */
-static int
-dlqctl (const char *args, char **out, char **err)
-{
-    char command [1024];
-    snprintf (command, sizeof command, "-e %s %s", d.endpoint, args);
-    return dlqctl_run (d.dir, command, out, err);
-}
-
-/* What "dlqctl ARGS" printed, when it exited 0 and printed nothing on
- * stderr; caller frees. */
-static char *
-dlqctl_ok (const char *args)
-{
-    char *out, *err;
-    int status = dlqctl (args, &out, &err);
-    cr_assert_eq (status, 0, "dlqctl %s: exit %d\nstdout: %s\nstderr: %s", args, status, out, err);
-    cr_assert_str_eq (err, "", "dlqctl %s", args);
-    free (err);
-    return out;
-}
-
-/* Lines in text. */
-static size_t
-lines (const char *text)
-{
-    size_t n = 0;
-    for (; *text; text++)
-        n += *text == '\n';
-    return n;
-}
-
 static void
 expect_count (const char *args, const char *want)
 {
-    char *out = dlqctl_ok (args);
+    char *out = dlqctl_ok (&d, args);
     cr_expect_str_eq (out, want, "dlqctl %s", args);
     free (out);
 }
 
 Test (workbench_client, dlqctl_list_with_filters)
 {
-    char *out = dlqctl_ok ("list --stream orders --error-type java.net.SocketTimeoutException --status PENDING"
-                           " --attempts-min 1 --attempts-max 5 --since 2000-01-01T00:00:00Z --until 2099-01-01T00:00:00Z");
-    cr_expect_eq (lines (out), 3, "the timeouts 2 and 4, with a header:\n%s", out);
+    char *out = dlqctl_ok (&d, "list --stream orders --error-type java.net.SocketTimeoutException --status PENDING"
+                               " --attempts-min 1 --attempts-max 5 --since 2000-01-01T00:00:00Z"
+                               " --until 2099-01-01T00:00:00Z");
+    cr_expect_eq (dlqctl_lines (out), 3, "the timeouts 2 and 4, with a header:\n%s", out);
     cr_expect_eq (strncmp (out, "ID                                    CREATED AT  ", 50), 0, "one stream: no STREAM column\n%s", out);
     cr_expect_not_null (strstr (out, "Read timed out after 3000 ms calling 10.0.0.2:8080\n"), "%s", out);
     cr_expect_not_null (strstr (out, "Read timed out after 5000 ms calling 10.0.0.4:8080\n"), "%s", out);
     free (out);
 
-    out = dlqctl_ok ("list --meta tenantId=acme --message SKU-1");
-    cr_expect_eq (lines (out), 2, "%s", out);
+    out = dlqctl_ok (&d, "list --meta tenantId=acme --message SKU-1");
+    cr_expect_eq (dlqctl_lines (out), 2, "%s", out);
     cr_expect_eq (strncmp (out, "ID                                    STREAM            CREATED AT  ", 68), 0,
                   "every stream: a STREAM column\n%s", out);
     cr_expect_not_null (strstr (out, "  orders            "), "%s", out);
@@ -91,15 +59,15 @@ Test (workbench_client, dlqctl_list_with_filters)
                         "%s", out);
     free (out);
 
-    out = dlqctl_ok ("list --limit 4 --all");
-    cr_expect_eq (lines (out), 12, "every event of every stream, page after page:\n%s", out);
+    out = dlqctl_ok (&d, "list --limit 4 --all");
+    cr_expect_eq (dlqctl_lines (out), 12, "every event of every stream, page after page:\n%s", out);
     cr_expect_null (strstr (out, "next cursor"), "%s", out);
     free (out);
-    out = dlqctl_ok ("list --limit 4 --all --json");
-    cr_expect_eq (lines (out), 3, "three raw pages:\n%s", out);
+    out = dlqctl_ok (&d, "list --limit 4 --all --json");
+    cr_expect_eq (dlqctl_lines (out), 3, "three raw pages:\n%s", out);
     free (out);
-    out = dlqctl_ok ("list --stream payments --limit 2");
-    cr_expect_eq (lines (out), 4, "a page and the next cursor:\n%s", out);
+    out = dlqctl_ok (&d, "list --stream payments --limit 2");
+    cr_expect_eq (dlqctl_lines (out), 4, "a page and the next cursor:\n%s", out);
     cr_expect_not_null (strstr (out, "\nnext cursor: "), "%s", out);
     free (out);
 }
@@ -117,8 +85,8 @@ Test (workbench_client, dlqctl_count)
 
 Test (workbench_client, dlqctl_groups_what_is_failing)
 {
-    char *out = dlqctl_ok ("groups");
-    cr_assert_eq (lines (out), 4, "three bugs, three groups:\n%s", out);
+    char *out = dlqctl_ok (&d, "groups");
+    cr_assert_eq (dlqctl_lines (out), 4, "three bugs, three groups:\n%s", out);
     const char *header = "COUNT  FINGERPRINT       ERROR TYPE                       STREAMS   LAST SEEN                 MESSAGE\n";
     cr_assert_eq (strncmp (out, header, strlen (header)), 0, "%s", out);
     const char *first = out + strlen (header);
@@ -132,15 +100,15 @@ Test (workbench_client, dlqctl_groups_what_is_failing)
     expect_count (args, "6\n");
     free (out);
 
-    out = dlqctl_ok ("groups --stream payments --limit 5");
-    cr_expect_eq (lines (out), 2, "%s", out);
+    out = dlqctl_ok (&d, "groups --stream payments --limit 5");
+    cr_expect_eq (dlqctl_lines (out), 2, "%s", out);
     cr_expect_not_null (strstr (out, "\n3      "), "%s", out);
     cr_expect_not_null (strstr (out, "  Order <hex> not found\n"), "%s", out);
     free (out);
-    out = dlqctl_ok ("groups --since 2099-01-01T00:00:00Z");
+    out = dlqctl_ok (&d, "groups --since 2099-01-01T00:00:00Z");
     cr_expect_str_eq (out, "no events match\n");
     free (out);
-    out = dlqctl_ok ("groups --limit 1 --json");
+    out = dlqctl_ok (&d, "groups --limit 1 --json");
     cr_expect_eq (strncmp (out, "{\"groups\":[{\"fingerprint\":\"", 27), 0, "%s", out);
     cr_expect_not_null (strstr (out, "\"count\":6,"), "%s", out);
     cr_expect_null (strstr (out, "NotFound"), "one group only: %s", out);
@@ -150,21 +118,21 @@ Test (workbench_client, dlqctl_groups_what_is_failing)
 Test (workbench_client, dlqctl_reports_bad_filters)
 {
     char *out, *err;
-    cr_expect_eq (dlqctl ("list --since yesterday", &out, &err), 1, "%s", err);
+    cr_expect_eq (dlqctl_on (&d, "list --since yesterday", &out, &err), 1, "%s", err);
     cr_expect_str_eq (err, "dlqctl: INVALID_REQUEST: expected an ISO-8601 instant such as 2026-06-09T14:32:11.123Z"
                            " (createdAfter)\n");
     cr_expect_str_eq (out, "");
     free (out);
     free (err);
-    cr_expect_eq (dlqctl ("count --fingerprint C8ECE6878338F747", &out, &err), 1, "%s", err);
+    cr_expect_eq (dlqctl_on (&d, "count --fingerprint C8ECE6878338F747", &out, &err), 1, "%s", err);
     cr_expect_str_eq (err, "dlqctl: INVALID_REQUEST: expected 16 lowercase hex digits (fingerprint)\n");
     free (out);
     free (err);
-    cr_expect_eq (dlqctl ("groups --meta shard.id=1", &out, &err), 1, "%s", err);
+    cr_expect_eq (dlqctl_on (&d, "groups --meta shard.id=1", &out, &err), 1, "%s", err);
     cr_expect_not_null (strstr (err, " (metadata.shard.id)\n"), "%s", err);
     free (out);
     free (err);
-    cr_expect_eq (dlqctl ("list --meta tenantId", &out, &err), 64, "%s", err);
+    cr_expect_eq (dlqctl_on (&d, "list --meta tenantId", &out, &err), 64, "%s", err);
     cr_expect_str_eq (err, "dlqctl: list: --meta wants KEY=VALUE, not 'tenantId'\nTry 'dlqctl list --help'.\n");
     free (out);
     free (err);
@@ -217,8 +185,7 @@ count (dlq_client_t *c, const dlq_client_filter_t *filter)
 
 Test (workbench_client, libdlq_filtered_list_count_and_groups)
 {
-    dlq_client_t *c = dlq_client_new (d.endpoint);
-    cr_assert_not_null (c);
+    dlq_client_t *c = dlqctl_client (&d);
     const char *extra = "{\"streamName\":\"extras\",\"metadata\":{\"shard\":3,\"vip\":true,\"tenant\":\"a\\\"b\\\\c\"},"
                         "\"error\":{\"type\":\"com.acme.Stop\",\"message\":\"He said \\\"stop\\\" \\\\ now\"}}";
     cr_assert_eq (dlq_client_put (c, extra, strlen (extra), NULL, NULL), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));

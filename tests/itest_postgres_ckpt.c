@@ -36,6 +36,7 @@
 #include "pg_ckpt_sql.h"
 #include "pg_format.h"
 #include "pg_sql.h"
+#include "pg_db.h"
 #include "pg_support.h"
 #include "sink_host.h"
 
@@ -49,39 +50,17 @@
 #define NOW         1781015533500LL
 #define CONCURRENT  2000            /* writes of each thread */
 
-static pg_server_t pg;
-static char table [64];
+static pg_db_t db;                              /* the server, the table (pg_db.h) */
 static char long_table [DLQ_PG_NAME_MAX + 1];   /* "" unless a test uses one */
-static PGconn *db;
-static pg_plugin_t plugin;
+static test_plugin_t plugin;
 static void *reader;
 
 static void
 setup (void)
 {
-    memset (&pg, 0, sizeof pg);
-    db = NULL;
     reader = NULL;
     long_table [0] = '\0';
-    pg_table_name (table, sizeof table);
-    cr_assert (pg_server_shared (&pg), "no PostgreSQL server (contrib/scripts/pg-server.sh failed, see above)");
-    db = PQconnectdb (pg.conninfo);
-    cr_assert_eq (PQstatus (db), CONNECTION_OK, "cannot connect to %s: %s", pg.conninfo, PQerrorMessage (db));
-    PQclear (PQexec (db, "SET client_min_messages = warning"));
-}
-
-/* Drop name's tables (events, lock, checkpoints) and its version row. */
-static void
-drop_tables (const char *name)
-{
-    char lock [DLQ_PG_NAME_MAX + 1], ckpt [DLQ_PG_NAME_MAX + 1], sql [512];
-    dlq_pg_lock_table_name (name, lock);
-    dlq_pg_ckpt_table_name (name, ckpt);
-    snprintf (sql, sizeof sql, "DROP TABLE IF EXISTS \"%s\", \"%s\", \"%s\"", name, lock, ckpt);
-    PQclear (PQexec (db, sql));
-    const char *const params [] = { name };
-    PQclear (PQexecParams (db, "DELETE FROM dlq_schema_version WHERE table_name = $1", 1, NULL, params, NULL, NULL,
-                           0));
+    pg_db_open (&db);
 }
 
 static void
@@ -90,14 +69,10 @@ teardown (void)
     if (reader)
         plugin.ops->destroy (reader);
     if (plugin.config)
-        pg_plugin_unload (&plugin);
-    if (db) {
-        drop_tables (table);
-        if (long_table [0])
-            drop_tables (long_table);
-        PQfinish (db);
-    }
-    pg_server_stop (&pg);
+        test_plugin_unload (&plugin);
+    if (db.conn && long_table [0])
+        pg_db_drop (&db, long_table);
+    pg_db_close (&db);
 }
 
 TestSuite (postgres_ckpt, .init = setup, .fini = teardown, .timeout = 300);
@@ -109,17 +84,17 @@ static void
 open_plugin_on (const char *name)
 {
     char err [512];
-    cr_assert (pg_plugin_load (&plugin, pg.conninfo, name, NULL, err, sizeof err), "%s", err);
+    cr_assert (pg_plugin_load (&plugin, db.server.conninfo, name, NULL, err, sizeof err), "%s", err);
     cr_assert (DLQ_SINK_OPS_HAS (plugin.ops, checkpoints) && plugin.ops->checkpoints, "no checkpoint calls");
     cr_assert_eq (plugin.ops->checkpoints->struct_size, sizeof (dlq_sink_checkpoint_ops_t));
-    reader = pg_plugin_open (&plugin, DLQ_SINK_MODE_QUERY, err, sizeof err);
+    reader = test_plugin_open (&plugin, DLQ_SINK_MODE_QUERY, err, sizeof err);
     cr_assert_not_null (reader, "init (QUERY): %s", err);
 }
 
 static void
 open_plugin (void)
 {
-    open_plugin_on (table);
+    open_plugin_on (db.table);
 }
 
 static const dlq_sink_checkpoint_ops_t *
@@ -128,60 +103,11 @@ ckpt (void)
     return plugin.ops->checkpoints;
 }
 
-/* sql with every %T replaced by the quoted table name, every %C by the
- * quoted checkpoint table name. Caller frees. */
-static char *
-sql_for (const char *sql)
-{
-    dlq_buf_t out = DLQ_BUF_INIT;
-    const char *at;
-    while ((at = strchr (sql, '%')) && (at [1] == 'T' || at [1] == 'C')) {
-        char name [DLQ_PG_NAME_MAX + 1];
-        if (at [1] == 'C')
-            dlq_pg_ckpt_table_name (table, name);
-        else
-            snprintf (name, sizeof name, "%s", table);
-        dlq_buf_append (&out, sql, (size_t) (at - sql));
-        dlq_buf_printf (&out, "\"%s\"", name);
-        sql = at + 2;
-    }
-    dlq_buf_puts (&out, sql);
-    return dlq_buf_steal (&out, NULL);
-}
-
-/* Run sql (with %T, %C: sql_for). */
-static void
-command (const char *sql_with_table)
-{
-    char *sql = sql_for (sql_with_table);
-    PGresult *r = PQexec (db, sql);
-    cr_assert (PQresultStatus (r) == PGRES_COMMAND_OK || PQresultStatus (r) == PGRES_TUPLES_OK,
-               "%s\n-> %s", sql, PQerrorMessage (db));
-    PQclear (r);
-    free (sql);
-}
-
-/* The one value sql (with %T, %C) gives for parameter param (may be
- * NULL); NULL for SQL NULL. Caller frees. */
-static char *
-value_of (const char *sql_with_table, const char *param)
-{
-    char *sql = sql_for (sql_with_table);
-    const char *const params [] = { param };
-    PGresult *r = PQexecParams (db, sql, param ? 1 : 0, NULL, params, NULL, NULL, 0);
-    cr_assert_eq (PQresultStatus (r), PGRES_TUPLES_OK, "%s\n-> %s", sql, PQerrorMessage (db));
-    cr_assert_eq (PQntuples (r), 1, "%s: %d rows", sql, PQntuples (r));
-    char *v = PQgetisnull (r, 0, 0) ? NULL : strdup (PQgetvalue (r, 0, 0));
-    PQclear (r);
-    free (sql);
-    return v;
-}
-
 /* sql (with %T, %C) for stream must give "t". */
 static void
 expect_true (const char *sql_with_table, const char *stream, const char *what)
 {
-    char *v = value_of (sql_with_table, stream);
+    char *v = pg_db_value (&db, sql_with_table, stream);
     cr_expect (v && strcmp (v, "t") == 0, "%s: %s", what, v ? v : "NULL");
     free (v);
 }
@@ -393,10 +319,10 @@ Test (postgres_ckpt, tokens_and_metadata_come_back_byte_for_byte)
         dlq_sink_checkpoint_t want = record;
         want.updated_at = NOW;
         expect_write (DLQ_SINK_CKPT_SAVE, &record, NOW, &want);
-        char *text = value_of ("SELECT last_seen_token_text FROM %C WHERE stream_name = $1", stream);
+        char *text = pg_db_value (&db, "SELECT last_seen_token_text FROM %C WHERE stream_name = $1", stream);
         cr_expect_str_eq (text, texts [i], "the text column");
         free (text);
-        char *copy = value_of ("SELECT last_seen_token IS NOT NULL FROM %C WHERE stream_name = $1", stream);
+        char *copy = pg_db_value (&db, "SELECT last_seen_token IS NOT NULL FROM %C WHERE stream_name = $1", stream);
         cr_expect_str_eq (copy, dlq_pg_jsonb_holds (texts [i]) ? "t" : "f", "the JSONB copy of %s", texts [i]);
         free (copy);
 
@@ -632,30 +558,28 @@ Test (postgres_ckpt, a_cursor_is_a_position_in_byte_order)
 Test (postgres_ckpt, a_prefix_page_is_a_range_of_the_primary_key)
 {
     store_names ();
-    char ckpt_name [DLQ_PG_NAME_MAX + 1];
-    dlq_pg_ckpt_table_name (table, ckpt_name);
-    char *collation = value_of ("SELECT collation_name FROM information_schema.columns "
-                                "WHERE table_name = $1 AND column_name = 'stream_name'", ckpt_name);
+    char *collation = pg_db_value (&db, "SELECT collation_name FROM information_schema.columns "
+                                        "WHERE table_name = $1 AND column_name = 'stream_name'", db.ckpt);
     cr_expect_str_eq (collation, "C", "stream_name is in byte order whatever the database's locale");
     free (collation);
     dlq_pg_names_t quoted;
     memset (&quoted, 0, sizeof quoted);
     snprintf (quoted.schema, sizeof quoted.schema, "\"public\"");
-    snprintf (quoted.ckpt_table, sizeof quoted.ckpt_table, "\"%s\"", ckpt_name);
+    snprintf (quoted.ckpt_table, sizeof quoted.ckpt_table, "\"%s\"", db.ckpt);
     dlq_buf_t sql = DLQ_BUF_INIT;
     dlq_buf_puts (&sql, "EXPLAIN ");
     dlq_pg_ckpt_sql_list (&sql, &quoted, true, true);
-    command ("SET enable_seqscan = off");
+    pg_db_command (&db, "SET enable_seqscan = off");
     const char *const params [] = { "11", "orders\\_%", "orders" };
-    PGresult *r = PQexecParams (db, sql.data, 3, NULL, params, NULL, NULL, 0);
-    cr_assert_eq (PQresultStatus (r), PGRES_TUPLES_OK, "%s", PQerrorMessage (db));
+    PGresult *r = PQexecParams (db.conn, sql.data, 3, NULL, params, NULL, NULL, 0);
+    cr_assert_eq (PQresultStatus (r), PGRES_TUPLES_OK, "%s", PQerrorMessage (db.conn));
     dlq_buf_t plan = DLQ_BUF_INIT;
     for (int i = 0; i < PQntuples (r); i++)
         dlq_buf_printf (&plan, "%s\n", PQgetvalue (r, i, 0));
     PQclear (r);
     cr_expect_not_null (strstr (plan.data, "Index Cond: ((stream_name >= 'orders_'::text) AND "
                                            "(stream_name < 'orders`'::text)"), "%s", plan.data);
-    command ("RESET enable_seqscan");
+    pg_db_command (&db, "RESET enable_seqscan");
     dlq_buf_free (&plan);
     dlq_buf_free (&sql);
 }
@@ -740,7 +664,7 @@ Test (postgres_ckpt, two_connections_writing_seen_and_processed_never_undo_each_
     w [1].kind = DLQ_SINK_CKPT_PROCESSED;
     for (int t = 0; t < 2; t++) {
         char err [512];
-        w [t].instance = pg_plugin_open (&plugin, DLQ_SINK_MODE_QUERY, err, sizeof err);
+        w [t].instance = test_plugin_open (&plugin, DLQ_SINK_MODE_QUERY, err, sizeof err);
         cr_assert_not_null (w [t].instance, "%s", err);
     }
     for (int t = 0; t < 2; t++)
@@ -774,42 +698,20 @@ Test (postgres_ckpt, two_connections_writing_seen_and_processed_never_undo_each_
 static void
 create_version_2 (void)
 {
-    dlq_pg_names_t quoted;
-    memset (&quoted, 0, sizeof quoted);
-    snprintf (quoted.schema, sizeof quoted.schema, "\"public\"");
-    snprintf (quoted.table, sizeof quoted.table, "\"%s\"", table);
-    char name [DLQ_PG_NAME_MAX + 1];
-    for (int i = 0; i < DLQ_PG_INDEX_COUNT; i++) {
-        dlq_pg_index_name (table, (dlq_pg_index_t) i, name);
-        snprintf (quoted.index [i], sizeof quoted.index [i], "\"%s\"", name);
-    }
-    dlq_pg_lock_table_name (table, name);
-    snprintf (quoted.lock_table, sizeof quoted.lock_table, "\"%s\"", name);
-    command ("CREATE TABLE IF NOT EXISTS dlq_schema_version (table_name TEXT PRIMARY KEY, version INT NOT NULL)");
-    dlq_buf_t sql = DLQ_BUF_INIT;
-    for (int version = 1; version <= 2; version++)
-        for (size_t step = 0; dlq_pg_sql_migration (&sql, &quoted, version, step); step++) {
-            command (sql.data);
-            dlq_buf_reset (&sql);
-        }
-    dlq_buf_free (&sql);
-    char insert [128];
-    snprintf (insert, sizeof insert, "INSERT INTO dlq_schema_version VALUES ('%s', 2)", table);
-    command (insert);
-    command ("INSERT INTO %T (id, stream_name, payload, payload_text, error_type, attempts, created_at) VALUES "
-             "('0190f1d2-6c4e-7a01-8b2c-3d4e5f607182', 'old', '{}', '{\"kept\":true}', 'X', 1, now())");
+    pg_db_create_version (&db, 2);
+    pg_db_command (&db, "INSERT INTO %T (id, stream_name, payload, payload_text, error_type, attempts, created_at) "
+                        "VALUES ('0190f1d2-6c4e-7a01-8b2c-3d4e5f607182', 'old', '{}', '{\"kept\":true}', 'X', 1, "
+                        "now())");
 }
 
 Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
 {
     create_version_2 ();
-    char ckpt_name [DLQ_PG_NAME_MAX + 1];
-    dlq_pg_ckpt_table_name (table, ckpt_name);
-    char *before = value_of ("SELECT to_regclass($1) IS NULL", ckpt_name);
+    char *before = pg_db_value (&db, "SELECT to_regclass($1) IS NULL", db.ckpt);
     cr_expect_str_eq (before, "t", "no checkpoint table at version 2");
     free (before);
     open_plugin ();
-    char *version = value_of ("SELECT version FROM dlq_schema_version WHERE table_name = $1", table);
+    char *version = pg_db_value (&db, "SELECT version FROM dlq_schema_version WHERE table_name = $1", db.table);
     cr_expect_str_eq (version, "3");
     free (version);
     dlq_buf_t event = DLQ_BUF_INIT;
@@ -823,7 +725,7 @@ Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
     want.updated_at = NOW;
     expect_write (DLQ_SINK_CKPT_SAVE, &record, NOW, &want);
 
-    command ("DROP TABLE %C");
+    pg_db_command (&db, "DROP TABLE %C");
     dlq_sink_checkpoint_t seen = token_write (DLQ_SINK_CKPT_SEEN, "orders", "{\"_data\":\"1\"}", NOW);
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_sink_status_t first = ckpt ()->write (reader, DLQ_SINK_CKPT_SEEN, &seen, NOW, dlq_sink_buf (&out));
@@ -834,7 +736,7 @@ Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
     want = seen;
     want.updated_at = NOW + 1;
     expect_write (DLQ_SINK_CKPT_SEEN, &seen, NOW + 1, &want);
-    version = value_of ("SELECT version FROM dlq_schema_version WHERE table_name = $1", table);
+    version = pg_db_value (&db, "SELECT version FROM dlq_schema_version WHERE table_name = $1", db.table);
     cr_expect_str_eq (version, "3", "the checkpoint table is created again, the version stays");
     free (version);
 }
@@ -842,8 +744,8 @@ Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
 Test (postgres_ckpt, a_long_table_name_gets_a_hashed_checkpoint_table)
 {
     static const char padding [] = "_padding_to_sixty_three_bytes_padding_to_sixty_three_bytes";
-    size_t len = strlen (table);
-    memcpy (long_table, table, len);
+    size_t len = strlen (db.table);
+    memcpy (long_table, db.table, len);
     memcpy (long_table + len, padding, DLQ_PG_NAME_MAX - len);
     long_table [DLQ_PG_NAME_MAX] = '\0';
     cr_assert_eq (strlen (long_table), DLQ_PG_NAME_MAX);
@@ -854,7 +756,7 @@ Test (postgres_ckpt, a_long_table_name_gets_a_hashed_checkpoint_table)
     dlq_pg_ckpt_table_name (long_table, name);
     cr_expect_leq (strlen (name), DLQ_PG_NAME_MAX, "%s", name);
     cr_expect_eq (strcmp (name + strlen (name) - strlen ("_checkpoints"), "_checkpoints"), 0, "%s", name);
-    char *count = value_of ("SELECT count(*) FROM pg_catalog.pg_class WHERE relname = $1", name);
+    char *count = pg_db_value (&db, "SELECT count(*) FROM pg_catalog.pg_class WHERE relname = $1", name);
     cr_expect_str_eq (count, "1", "the checkpoint table is %s", name);
     free (count);
 }

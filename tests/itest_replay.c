@@ -11,6 +11,7 @@
 #include "dlq_json.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
+#include "replay_support.h"
 #include "sink_support.h"
 #include "test_support.h"
 
@@ -65,66 +66,10 @@ put_events (int n, char (*ids) [DLQ_UUID_LEN + 1])
     sink_free_events (bodies, n);
 }
 
-static void *
-pull_open (void)
-{
-    void *pull = zmq_socket (zctx, ZMQ_PULL);
-    int timeout = 200, linger = 0;
-    zmq_setsockopt (pull, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
-    zmq_setsockopt (pull, ZMQ_LINGER, &linger, sizeof linger);
-    cr_assert_eq (zmq_connect (pull, replay_endpoint), 0);
-    return pull;
-}
-
-/* One replayed event: [job][id][body]; false when none came in time. */
-static bool
-pull_event (void *pull, char *job, char *id, char **body)
-{
-    zmq_msg_t frames [3];
-    for (int i = 0; i < 3; i++) {
-        zmq_msg_init (&frames [i]);
-        if (zmq_msg_recv (&frames [i], pull, 0) < 0) {
-            cr_assert_eq (i, 0, "a replay message cut short");
-            zmq_msg_close (&frames [i]);
-            return false;
-        }
-    }
-    cr_assert_not (zmq_msg_more (&frames [2]), "a replay message is 3 frames");
-    snprintf (job, 64, "%.*s", (int) zmq_msg_size (&frames [0]), (char *) zmq_msg_data (&frames [0]));
-    snprintf (id, DLQ_UUID_LEN + 1, "%.*s", (int) zmq_msg_size (&frames [1]), (char *) zmq_msg_data (&frames [1]));
-    *body = strndup (zmq_msg_data (&frames [2]), zmq_msg_size (&frames [2]));
-    for (int i = 0; i < 3; i++)
-        zmq_msg_close (&frames [i]);
-    return true;
-}
-
-static int64_t
-int_of (const char *json, const char *member)
-{
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (json, strlen (json), &doc, NULL), DLQ_JSON_OK, "%s", json);
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), member), &n), "%s in %s", member, json);
-    dlq_json_doc_destroy (&doc);
-    return n;
-}
-
-/* The string member of a JSON object (malloc'd), or NULL. */
-static char *
-str_of (const char *json, const char *member)
-{
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (json, strlen (json), &doc, NULL), DLQ_JSON_OK, "%s", json);
-    const dlq_json_value_t *v = dlq_json_get (dlq_json_root (doc), member);
-    char *s = v && v->type == DLQ_JSON_STRING ? strndup (v->str, v->len) : NULL;
-    dlq_json_doc_destroy (&doc);
-    return s;
-}
-
 static void
 expect_state (const char *job, const char *state)
 {
-    char *s = str_of (job, "state");
+    char *s = sink_reply_text (job, "state");
     cr_assert_str_eq (s, state, "%s", job);
     free (s);
 }
@@ -134,7 +79,7 @@ static char *
 replay (const char *request, char *job_id)
 {
     char *reply = sink_request (d.endpoint, "REPLAY", request, "OK");
-    char *id = str_of (reply, "job");
+    char *id = sink_reply_text (reply, "job");
     cr_assert_not_null (id, "%s", reply);
     snprintf (job_id, DLQ_UUID_LEN + 1, "%s", id);
     free (id);
@@ -155,7 +100,7 @@ job_wait (const char *job, const char *state, int seconds)
 {
     for (int i = 0; i < seconds * 20; i++) {
         char *status = job_status (job);
-        char *s = str_of (status, "state");
+        char *s = sink_reply_text (status, "state");
         bool there = s && strcmp (s, state) == 0;
         free (s);
         if (there)
@@ -169,29 +114,20 @@ job_wait (const char *job, const char *state, int seconds)
     return status;
 }
 
-static int
-index_of (char (*ids) [DLQ_UUID_LEN + 1], int n, const char *id)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp (ids [i], id) == 0)
-            return i;
-    return -1;
-}
-
 /* Receive until want events came (or a quiet second): per-id counts. */
 static int
 pull_all (void *pull, char (*ids) [DLQ_UUID_LEN + 1], int n, int *seen, int want, const char *job_want)
 {
     int got = 0, quiet = 0;
     while (got < want && quiet < 25) {
-        char job [64], id [DLQ_UUID_LEN + 1];
+        char job [REPLAY_JOB_SIZE], id [DLQ_UUID_LEN + 1];
         char *body = NULL;
-        if (!pull_event (pull, job, id, &body)) {
+        if (!replay_pull (pull, job, id, &body)) {
             quiet++;
             continue;
         }
         quiet = 0;
-        int i = index_of (ids, n, id);
+        int i = replay_index_of (ids, n, id);
         cr_assert_geq (i, 0, "replayed an event that was not asked for: %s", id);
         if (job_want)
             cr_assert_str_eq (job, job_want);
@@ -210,7 +146,7 @@ Test (replay, dry_run_counts_and_samples_without_replaying)
     char ids [30][DLQ_UUID_LEN + 1];
     put_events (30, ids);
     char *reply = sink_request (d.endpoint, "REPLAY", "{\"streamName\":\"orders\",\"dryRun\":true,\"sample\":5}", "OK");
-    cr_expect_eq (int_of (reply, "count"), 30);
+    cr_expect_eq (sink_reply_int (reply, "count"), 30);
     dlq_json_doc_t *doc = NULL;
     cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK);
     const dlq_json_value_t *sample = dlq_json_get (dlq_json_root (doc), "sample");
@@ -219,12 +155,12 @@ Test (replay, dry_run_counts_and_samples_without_replaying)
     dlq_json_doc_destroy (&doc);
     free (reply);
     reply = sink_request (d.endpoint, "REPLAY", "{\"messageContains\":\"event 1\",\"dryRun\":true}", "OK");
-    cr_expect_eq (int_of (reply, "count"), 11, "event 1, 10..19: %s", reply);
+    cr_expect_eq (sink_reply_int (reply, "count"), 11, "event 1, 10..19: %s", reply);
     free (reply);
     char by_ids [256];
     snprintf (by_ids, sizeof by_ids, "{\"ids\":[\"%s\",\"%s\"],\"dryRun\":true}", ids [3], ids [4]);
     reply = sink_request (d.endpoint, "REPLAY", by_ids, "OK");
-    cr_expect_eq (int_of (reply, "count"), 2);
+    cr_expect_eq (sink_reply_int (reply, "count"), 2);
     free (reply);
     /* nothing was replayed: no job, and the events were never replayed */
     reply = sink_request (d.endpoint, "REPLAY.STATUS", "{}", "OK");
@@ -241,22 +177,22 @@ Test (replay, a_job_replays_every_event_once_to_the_endpoint_with_lineage)
     enum { N = 250 };
     char ids [N][DLQ_UUID_LEN + 1];
     put_events (N, ids);
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char job [DLQ_UUID_LEN + 1];
     char *reply = replay ("{\"streamName\":\"orders\",\"rate\":5000}", job);
     expect_state (reply, "RUNNING");
-    cr_expect_eq (int_of (reply, "total"), N);
+    cr_expect_eq (sink_reply_int (reply, "total"), N);
     free (reply);
     int seen [N] = { 0 };
     char first_body [4096] = "";
     for (int got = 0, quiet = 0; got < N && quiet < 25; ) {
-        char j [64], id [DLQ_UUID_LEN + 1];
+        char j [REPLAY_JOB_SIZE], id [DLQ_UUID_LEN + 1];
         char *body = NULL;
-        if (!pull_event (pull, j, id, &body)) {
+        if (!replay_pull (pull, j, id, &body)) {
             quiet++;
             continue;
         }
-        int i = index_of (ids, N, id);
+        int i = replay_index_of (ids, N, id);
         cr_assert_geq (i, 0);
         cr_assert_str_eq (j, job);
         seen [i]++;
@@ -268,7 +204,7 @@ Test (replay, a_job_replays_every_event_once_to_the_endpoint_with_lineage)
     for (int i = 0; i < N; i++)
         cr_expect_eq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
     /* lineage: the stored body plus metadata.replayOf / replayCount */
-    char *id = str_of (first_body, "id");
+    char *id = sink_reply_text (first_body, "id");
     char *stored = sink_stored_event (d.endpoint, id);
     char lineage [128];
     snprintf (lineage, sizeof lineage, ",\"replayOf\":\"%s\",\"replayCount\":1}", id);
@@ -276,9 +212,9 @@ Test (replay, a_job_replays_every_event_once_to_the_endpoint_with_lineage)
     cr_assert_not_null (at, "%s", first_body);
     cr_expect_eq (strncmp (first_body, stored, (size_t) (at - first_body)), 0, "%s\n%s", first_body, stored);
     char *status = job_wait (job, "DONE", 10);
-    cr_expect_eq (int_of (status, "done"), N);
-    cr_expect_eq (int_of (status, "replayed"), N);
-    cr_expect_eq (int_of (status, "failed"), 0);
+    cr_expect_eq (sink_reply_int (status, "done"), N);
+    cr_expect_eq (sink_reply_int (status, "replayed"), N);
+    cr_expect_eq (sink_reply_int (status, "failed"), 0);
     free (status);
     char *got = sink_get (d.endpoint, id, "OK");
     cr_expect_not_null (strstr (got, "\"replayCount\":1"), "%s", got);
@@ -294,7 +230,7 @@ Test (replay, the_rate_limit_holds_a_job_to_its_events_per_second)
     enum { N = 40 };
     char ids [N][DLQ_UUID_LEN + 1];
     put_events (N, ids);
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char job [DLQ_UUID_LEN + 1];
     int64_t start_ms = dlq_time_mono_ms ();
     free (replay ("{\"streamName\":\"orders\",\"rate\":50}", job));
@@ -313,7 +249,7 @@ Test (replay, pause_and_resume_across_a_restart_lose_and_repeat_nothing)
     enum { N = 120 };
     char ids [N][DLQ_UUID_LEN + 1];
     put_events (N, ids);
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char job [DLQ_UUID_LEN + 1];
     free (replay ("{\"streamName\":\"orders\",\"rate\":40}", job));
     int seen [N] = { 0 };
@@ -329,13 +265,13 @@ Test (replay, pause_and_resume_across_a_restart_lose_and_repeat_nothing)
     cr_assert (test_dlqd_restart (&d));
     char *status = job_status (job);
     expect_state (status, "PAUSED");
-    cr_expect_eq (int_of (status, "done"), before, "the progress survived: %s", status);
+    cr_expect_eq (sink_reply_int (status, "done"), before, "the progress survived: %s", status);
     free (status);
     cr_expect_eq (pull_all (pull, ids, N, seen, N, job), 0, "a paused job sends nothing");
     free (sink_request (d.endpoint, "REPLAY.RESUME", body, "OK"));
     cr_expect_eq (pull_all (pull, ids, N, seen, N - before, job), N - before);
     status = job_wait (job, "DONE", 20);
-    cr_expect_eq (int_of (status, "replayed"), N);
+    cr_expect_eq (sink_reply_int (status, "replayed"), N);
     free (status);
     for (int i = 0; i < N; i++)
         cr_expect_eq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
@@ -351,7 +287,7 @@ Test (replay, cancel_stops_a_job_for_good)
     enum { N = 60 };
     char ids [N][DLQ_UUID_LEN + 1];
     put_events (N, ids);
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char job [DLQ_UUID_LEN + 1];
     free (replay ("{\"all\":true,\"rate\":20}", job));
     int seen [N] = { 0 };
@@ -365,7 +301,7 @@ Test (replay, cancel_stops_a_job_for_good)
     cr_expect_leq (after, 10, "a cancelled job stops (%d more came)", after);
     char *status = job_status (job);
     expect_state (status, "CANCELLED");
-    cr_expect_lt (int_of (status, "done"), N);
+    cr_expect_lt (sink_reply_int (status, "done"), N);
     free (status);
     char *resume = sink_request (d.endpoint, "REPLAY.RESUME", body, "ERR");
     cr_expect_not_null (strstr (resume, "\"INVALID_STATE\""), "%s", resume);
@@ -378,7 +314,7 @@ Test (replay, the_loop_guard_quarantines_after_max_replays)
     start ("max_replays = 2;", NULL);
     char ids [1][DLQ_UUID_LEN + 1];
     put_events (1, ids);
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char request [256];
     snprintf (request, sizeof request, "{\"ids\":[\"%s\"],\"rate\":1000}", ids [0]);
     for (int round = 1; round <= 4; round++) {
@@ -389,13 +325,13 @@ Test (replay, the_loop_guard_quarantines_after_max_replays)
         int got = pull_all (pull, ids, 1, seen, round <= 2 ? 1 : 0, job);
         if (round <= 2) {
             cr_expect_eq (got, 1, "round %d", round);
-            cr_expect_eq (int_of (status, "replayed"), 1, "round %d: %s", round, status);
+            cr_expect_eq (sink_reply_int (status, "replayed"), 1, "round %d: %s", round, status);
         }
         else
         if (round == 3)
-            cr_expect_eq (int_of (status, "quarantined"), 1, "the third replay is refused: %s", status);
+            cr_expect_eq (sink_reply_int (status, "quarantined"), 1, "the third replay is refused: %s", status);
         else
-            cr_expect_eq (int_of (status, "skipped"), 1, "a quarantined event is skipped: %s", status);
+            cr_expect_eq (sink_reply_int (status, "skipped"), 1, "a quarantined event is skipped: %s", status);
         free (status);
     }
     char *got = sink_get (d.endpoint, ids [0], "OK");
@@ -423,8 +359,8 @@ Test (replay, resolve_and_fail_change_the_status_and_retry_schedule)
         int64_t before = dlq_time_now_ms ();
         char *failed = sink_request (d.endpoint, "FAIL", body, "OK");
         cr_expect_not_null (strstr (failed, "\"status\":\"PENDING\""), "%s", failed);
-        cr_expect_eq (int_of (failed, "retryCount"), n, "%s", failed);
-        char *after = str_of (failed, "retryAfter");
+        cr_expect_eq (sink_reply_int (failed, "retryCount"), n, "%s", failed);
+        char *after = sink_reply_text (failed, "retryAfter");
         int64_t at = 0;
         cr_assert (dlq_time_parse_iso (after, strlen (after), &at), "%s", failed);
         int64_t delay = n == 1 ? 60000 : 100000;        /* 60 s, then doubled and capped */
@@ -434,12 +370,12 @@ Test (replay, resolve_and_fail_change_the_status_and_retry_schedule)
         free (failed);
     }
     /* a replay of all three skips the resolved one */
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     char job [DLQ_UUID_LEN + 1];
     free (replay ("{\"streamName\":\"orders\"}", job));
     char *status = job_wait (job, "DONE", 10);
-    cr_expect_eq (int_of (status, "skipped"), 1, "%s", status);
-    cr_expect_eq (int_of (status, "replayed"), 2, "%s", status);
+    cr_expect_eq (sink_reply_int (status, "skipped"), 1, "%s", status);
+    cr_expect_eq (sink_reply_int (status, "replayed"), 2, "%s", status);
     free (status);
     char missing [DLQ_UUID_LEN + 1], request [128];
     dlq_uuid_v7 (dlq_time_now_ms (), missing);
@@ -464,7 +400,7 @@ Test (replay, a_schedule_replays_batch_size_due_events_per_pass)
     snprintf (body, sizeof body, "{\"id\":\"%s\"}", ids [9]);
     free (sink_request (d.endpoint, "FAIL", body, "OK"));
     free (sink_request (d.endpoint, "FAIL", body, "OK"));
-    void *pull = pull_open ();
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     int seen [N] = { 0 };
     int64_t start_ms = dlq_time_mono_ms ();
     int got = pull_all (pull, ids, N, seen, 9, "schedule");
@@ -497,7 +433,7 @@ Test (replay, bad_requests_are_refused_by_name)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
         char *reply = sink_request (d.endpoint, cases [i].verb, cases [i].body, "ERR");
-        char *code = str_of (reply, "code"), *field = str_of (reply, "field");
+        char *code = sink_reply_text (reply, "code"), *field = sink_reply_text (reply, "field");
         cr_expect_str_eq (code, cases [i].code, "%s %s: %s", cases [i].verb, cases [i].body, reply);
         cr_expect_str_eq (field ? field : "", cases [i].field, "%s %s: %s", cases [i].verb, cases [i].body, reply);
         free (code);

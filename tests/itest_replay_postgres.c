@@ -7,10 +7,10 @@
  *  the lock table), and when the instance holding the passes stops, the
  *  other takes over and finishes (both took passes).
  */
-#include "dlq_json.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "pg_support.h"
+#include "replay_support.h"
 #include "sink_support.h"
 #include "test_support.h"
 
@@ -71,26 +71,13 @@ start (test_dlqd_t *d, const char *owner, const char *replay_endpoint, const cha
     cr_assert (test_dlqd_start (d, NULL, extra));
 }
 
-static int64_t
-count_of (const char *endpoint, const char *filters)
-{
-    char *reply = sink_request (endpoint, "COUNT", filters, "OK");
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), "count"), &n), "%s", reply);
-    dlq_json_doc_destroy (&doc);
-    free (reply);
-    return n;
-}
-
 /* Wait until the table holds want events of orders (the sink delivered). */
 static void
 wait_count (const char *endpoint, int64_t want)
 {
     int64_t n = -1;
     for (int i = 0; i < 300 && n != want; i++) {
-        n = count_of (endpoint, "{\"streamName\":\"orders\"}");
+        n = sink_count (endpoint, "{\"streamName\":\"orders\"}");
         if (n != want) {
             struct timespec ts = { 0, 50000000 };
             nanosleep (&ts, NULL);
@@ -99,66 +86,30 @@ wait_count (const char *endpoint, int64_t want)
     cr_assert_eq (n, want, "the postgres table has %lld events of orders", (long long) n);
 }
 
-static void *
-pull_open (const char *endpoint)
-{
-    void *pull = zmq_socket (zctx, ZMQ_PULL);
-    int timeout = 100, linger = 0;
-    zmq_setsockopt (pull, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
-    zmq_setsockopt (pull, ZMQ_LINGER, &linger, sizeof linger);
-    cr_assert_eq (zmq_connect (pull, endpoint), 0);
-    return pull;
-}
-
-/* One replayed event's id from pull, or false. */
-static bool
-pull_id (void *pull, char *id)
-{
-    zmq_msg_t frames [3];
-    for (int i = 0; i < 3; i++) {
-        zmq_msg_init (&frames [i]);
-        if (zmq_msg_recv (&frames [i], pull, 0) < 0) {
-            cr_assert_eq (i, 0);
-            zmq_msg_close (&frames [i]);
-            return false;
-        }
-    }
-    snprintf (id, DLQ_UUID_LEN + 1, "%.*s", (int) zmq_msg_size (&frames [1]), (char *) zmq_msg_data (&frames [1]));
-    for (int i = 0; i < 3; i++)
-        zmq_msg_close (&frames [i]);
-    return true;
-}
-
+/* Receive from both endpoints until want events came in all (or nothing
+ * came for quiet_s seconds); per-event counts into seen, per instance into
+ * by_a / by_b. Returns how many came. */
 static int
-index_of (char (*ids) [DLQ_UUID_LEN + 1], int n, const char *id)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp (ids [i], id) == 0)
-            return i;
-    return -1;
-}
-
-/* Receive from both endpoints until want events came in all (or a quiet
- * 3 s); per-event counts into seen, per instance into by_a / by_b. */
-static void
-collect (void *pull_a, void *pull_b, char (*ids) [DLQ_UUID_LEN + 1], int *seen, int want, int *by_a, int *by_b)
+collect (void *pull_a, void *pull_b, char (*ids) [DLQ_UUID_LEN + 1], int *seen, int want, int *by_a, int *by_b,
+         int quiet_s)
 {
     int got = 0;
-    for (int quiet = 0; got < want && quiet < 15; ) {
+    for (int quiet = 0; got < want && quiet < quiet_s * 5; ) {
         char id [DLQ_UUID_LEN + 1];
-        bool from_a = pull_id (pull_a, id);
-        if (!from_a && !pull_id (pull_b, id)) {
+        bool from_a = replay_pull (pull_a, NULL, id, NULL);
+        if (!from_a && !replay_pull (pull_b, NULL, id, NULL)) {
             quiet++;
             continue;
         }
         quiet = 0;
-        int i = index_of (ids, N_EVENTS, id);
+        int i = replay_index_of (ids, N_EVENTS, id);
         cr_assert_geq (i, 0, "replayed an unknown event %s", id);
         seen [i]++;
         got++;
         *by_a += from_a;
         *by_b += !from_a;
     }
+    return got;
 }
 
 Test (replay_postgres, two_instances_replay_each_event_once)
@@ -167,7 +118,7 @@ Test (replay_postgres, two_instances_replay_each_event_once)
     snprintf (schedule, sizeof schedule,
               "schedule = { enabled = true; max_retries = 5; batch_size = %d; interval_ms = 200; };", BATCH);
     start (&a, "instance-a", endpoint_a, schedule);
-    void *pull_a = pull_open (endpoint_a), *pull_b = pull_open (endpoint_b);
+    void *pull_a = replay_pull_open (zctx, endpoint_a, 100), *pull_b = replay_pull_open (zctx, endpoint_b, 100);
     static char ids [N_EVENTS][DLQ_UUID_LEN + 1];
     static int seen [N_EVENTS];
     char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, N_EVENTS, ids);
@@ -177,13 +128,14 @@ Test (replay_postgres, two_instances_replay_each_event_once)
     sink_put_bodies (b.endpoint, bodies + N_EVENTS / 2, N_EVENTS / 2);
     sink_free_events (bodies, N_EVENTS);
     int by_a = 0, by_b = 0;
-    collect (pull_a, pull_b, ids, seen, N_EVENTS / 3, &by_a, &by_b);
+    cr_assert_geq (collect (pull_a, pull_b, ids, seen, N_EVENTS / 3, &by_a, &by_b, 30), N_EVENTS / 3,
+                   "the schedule replays");
     /* the gateway holding the passes stops: the other takes over */
     test_dlqd_t *stopping = by_a >= by_b ? &a : &b;
     cr_assert_eq (test_dlqd_signal_wait (stopping, 15), 0);
     cr_log_info ("instance %s stopped after %d + %d events", stopping == &a ? "a" : "b", by_a, by_b);
-    collect (pull_a, pull_b, ids, seen, N_EVENTS - by_a - by_b, &by_a, &by_b);
-    collect (pull_a, pull_b, ids, seen, N_EVENTS, &by_a, &by_b);        /* anything more: a duplicate */
+    collect (pull_a, pull_b, ids, seen, N_EVENTS - by_a - by_b, &by_a, &by_b, 30);
+    collect (pull_a, pull_b, ids, seen, N_EVENTS, &by_a, &by_b, 2);     /* anything more: a duplicate */
     cr_log_info ("%d events replayed: %d by instance a, %d by instance b", by_a + by_b, by_a, by_b);
     for (int i = 0; i < N_EVENTS; i++)
         cr_expect_eq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
@@ -202,8 +154,8 @@ Test (replay_postgres, filters_resolve_fail_and_a_job_on_the_table)
     sink_put_bodies (a.endpoint, bodies, 20);
     sink_free_events (bodies, 20);
     wait_count (a.endpoint, 20);
-    cr_expect_eq (count_of (a.endpoint, "{\"messageContains\":\"EVENT 1\"}"), 11);
-    cr_expect_eq (count_of (a.endpoint, "{\"metadata\":{\"n\":7}}"), 1);
+    cr_expect_eq (sink_count (a.endpoint, "{\"messageContains\":\"EVENT 1\"}"), 11);
+    cr_expect_eq (sink_count (a.endpoint, "{\"metadata\":{\"n\":7}}"), 1);
     char body [128];
     snprintf (body, sizeof body, "{\"id\":\"%s\"}", ids [0]);
     free (sink_request (a.endpoint, "RESOLVE", body, "OK"));
@@ -211,18 +163,18 @@ Test (replay_postgres, filters_resolve_fail_and_a_job_on_the_table)
     char *failed = sink_request (a.endpoint, "FAIL", body, "OK");
     cr_expect_not_null (strstr (failed, "\"retryCount\":1"), "%s", failed);
     free (failed);
-    cr_expect_eq (count_of (a.endpoint, "{\"status\":\"SUCCEEDED\"}"), 1);
+    cr_expect_eq (sink_count (a.endpoint, "{\"status\":\"SUCCEEDED\"}"), 1);
     char *got = sink_get (a.endpoint, ids [0], "OK");
     cr_expect_not_null (strstr (got, "\"status\":\"SUCCEEDED\""), "%s", got);
     free (got);
-    void *pull = pull_open (endpoint_a);
+    void *pull = replay_pull_open (zctx, endpoint_a, 100);
     char *reply = sink_request (a.endpoint, "REPLAY", "{\"streamName\":\"orders\",\"rate\":1000}", "OK");
     cr_expect_not_null (strstr (reply, "\"total\":20"), "%s", reply);
     free (reply);
     int n = 0;
     for (int quiet = 0; quiet < 30; ) {
         char id [DLQ_UUID_LEN + 1];
-        if (pull_id (pull, id)) {
+        if (replay_pull (pull, NULL, id, NULL)) {
             cr_expect_neq (strcmp (id, ids [0]), 0, "the resolved event is skipped");
             n++;
         }

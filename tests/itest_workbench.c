@@ -23,19 +23,6 @@ static void teardown (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (workbench, .init = setup, .fini = teardown, .timeout = 120);
 
-static int64_t
-count (const char *filters)
-{
-    char *reply = sink_request (d.endpoint, "COUNT", filters, "OK");
-    dlq_json_doc_t *doc = NULL;
-    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), "count"), &n), "%s", reply);
-    dlq_json_doc_destroy (&doc);
-    free (reply);
-    return n;
-}
-
 /* The number of events of a LIST reply (all pages of size limit). */
 static size_t
 listed (const char *filters, int limit)
@@ -68,14 +55,14 @@ Test (workbench, list_and_count_with_filters)
 {
     cr_assert (test_dlqd_start (&d, NULL, NULL));
     workbench_put_failures (d.endpoint);
-    cr_expect_eq (count ("{}"), 11);
-    cr_expect_eq (count ("{\"streamName\":\"orders\"}"), 8);
-    cr_expect_eq (count ("{\"status\":\"DLQ\"}"), 3);
-    cr_expect_eq (count ("{\"errorType\":\"com.acme.NotFound\"}"), 3);
-    cr_expect_eq (count ("{\"messageContains\":\"TIMED OUT\"}"), 6);
-    cr_expect_eq (count ("{\"metadata\":{\"tenantId\":\"acme\"}}"), 2);
-    cr_expect_eq (count ("{\"attemptsMin\":2,\"attemptsMax\":4,\"streamName\":\"orders\"}"), 5);
-    cr_expect_eq (count ("{\"createdAfter\":\"2099-01-01T00:00:00Z\"}"), 0);
+    cr_expect_eq (sink_count (d.endpoint, "{}"), 11);
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"orders\"}"), 8);
+    cr_expect_eq (sink_count (d.endpoint, "{\"status\":\"DLQ\"}"), 3);
+    cr_expect_eq (sink_count (d.endpoint, "{\"errorType\":\"com.acme.NotFound\"}"), 3);
+    cr_expect_eq (sink_count (d.endpoint, "{\"messageContains\":\"TIMED OUT\"}"), 6);
+    cr_expect_eq (sink_count (d.endpoint, "{\"metadata\":{\"tenantId\":\"acme\"}}"), 2);
+    cr_expect_eq (sink_count (d.endpoint, "{\"attemptsMin\":2,\"attemptsMax\":4,\"streamName\":\"orders\"}"), 5);
+    cr_expect_eq (sink_count (d.endpoint, "{\"createdAfter\":\"2099-01-01T00:00:00Z\"}"), 0);
     cr_expect_eq (listed ("{}", 4), 11, "LIST across streams, in pages");
     cr_expect_eq (listed ("{\"streamName\":\"orders\",\"status\":\"PENDING\"}", 2), 5);
     cr_expect_eq (listed ("{\"messageContains\":\"sku\"}", 1), 2);
@@ -100,7 +87,7 @@ Test (workbench, groups_by_fingerprint)
     const dlq_json_value_t *fp = dlq_json_get (first, "fingerprint");
     char request [96];
     snprintf (request, sizeof request, "{\"fingerprint\":\"%.*s\"}", (int) fp->len, fp->str);
-    cr_expect_eq (count (request), 6, "the fingerprint filter finds the group's events");
+    cr_expect_eq (sink_count (d.endpoint, request), 6, "the fingerprint filter finds the group's events");
     dlq_json_doc_destroy (&doc);
     free (reply);
     reply = sink_request (d.endpoint, "GROUPS", "{\"streamName\":\"payments\",\"limit\":5}", "OK");

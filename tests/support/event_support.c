@@ -19,6 +19,18 @@ event_canonical (const char *body, size_t len)
 }
 
 dlq_event_t *
+event_stored (const char *body, int64_t expires_at)
+{
+    dlq_error_t error = { 0 };
+    dlq_event_t *event = dlq_event_decode (body, strlen (body), EVENT_RECEIVED_AT, &error);
+    cr_assert_not_null (event, "%s: %s", body, error.message);
+    dlq_event_fingerprint (event);
+    event->expires_at = expires_at;
+    dlq_event_encode (event);
+    return event;
+}
+
+dlq_event_t *
 event_seed_001 (void)
 {
     size_t len;

@@ -1,6 +1,7 @@
 /*  event_support — events as a sink's deliver sees them, for the unit tests
- *  of sink formatters (test_pg_format, test_amqp_format): seed 001's
- *  example, decoded and encoded canonically as the gateway does.
+ *  of sink formatters (test_pg_format, test_amqp_format) and the suites
+ *  that load a sink plugin: seed 001's example, decoded and encoded
+ *  canonically as the gateway does, and events as a store holds them.
  */
 #ifndef EVENT_SUPPORT_H
 #define EVENT_SUPPORT_H
@@ -9,6 +10,7 @@
 #include "failed_event.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define EVENT_SEED_001 DLQ_SOURCE_DIR "/tests/data/seed_001_event.json"
 #define EVENT_SEED_001_CREATED_AT "2026-06-09T14:32:13.500Z"
@@ -17,6 +19,12 @@
 /* The gateway's form of a body: decoded and encoded canonically; the test
  * fails when it does not decode. */
 dlq_event_t *event_canonical (const char *body, size_t len);
+
+/* body (a FailedEvent) as a store holds it: decoded as the gateway took
+ * it at EVENT_RECEIVED_AT, fingerprinted, expiring at expires_at
+ * (DLQ_TIME_NONE: never), encoded canonically. The test fails when it
+ * does not decode. */
+dlq_event_t *event_stored (const char *body, int64_t expires_at);
 
 /* Seed 001's example event (tests/data/seed_001_event.json), canonical. */
 dlq_event_t *event_seed_001 (void);

@@ -2,7 +2,7 @@
  *  the postgres plugin loaded in the test process. */
 #include "pg_support.h"
 
-#include "sink_host.h"
+#include "dlq_buf.h"
 #include "test_support.h"
 
 #include <stdio.h>
@@ -72,60 +72,14 @@ pg_table_name (char *out, size_t len)
     snprintf (out, len, "dlq_t_%016llx", (unsigned long long) test_random_u64 ());
 }
 
-/* Write p->dir/dlqd.conf with the sink section "pg"; false when it cannot. */
-static bool
-write_plugin_config (const pg_plugin_t *p, const char *path, const char *conninfo, const char *table,
-                     const char *extra)
-{
-    FILE *f = fopen (path, "w");
-    if (!f)
-        return false;
-    fprintf (f, "sinks: { pg: { type = \"plugin\"; path = \"%s\"; conninfo = \"%s\"; table = \"%s\"; %s }; };\n",
-             PG_PLUGIN, conninfo, table, extra ? extra : "");
-    return fclose (f) == 0;
-}
-
 bool
-pg_plugin_load (pg_plugin_t *p, const char *conninfo, const char *table, const char *extra, char *err,
+pg_plugin_load (test_plugin_t *p, const char *conninfo, const char *table, const char *extra, char *err,
                 size_t err_len)
 {
-    memset (p, 0, sizeof *p);
-    test_tmpdir (p->dir);
-    char path [320];
-    snprintf (path, sizeof path, "%s/dlqd.conf", p->dir);
-    if (!write_plugin_config (p, path, conninfo, table, extra)) {
-        snprintf (err, err_len, "cannot write %s", path);
-        return false;
-    }
-    char *why = NULL;
-    if (dlqd_config_load (path, &p->config, &why) != DLQD_CONFIG_OK) {
-        snprintf (err, err_len, "the config is refused: %s", why ? why : "?");
-        free (why);
-        return false;
-    }
-    p->sink = dlqd_config_sink (p->config, "pg");
-    p->ops = p->sink ? dlq_sink_config_ops (p->sink) : NULL;
-    p->host = dlq_sink_host ();
-    if (!p->ops)
-        snprintf (err, err_len, "no sink pg in the config");
-    return p->ops != NULL;
-}
-
-void *
-pg_plugin_open (const pg_plugin_t *p, dlq_sink_mode_t mode, char *err, size_t err_len)
-{
-    void *instance = NULL;
-    err [0] = '\0';
-    if (p->ops->init (p->host, p->sink, mode, &instance, err, err_len) != DLQ_SINK_STATUS_OK)
-        return NULL;
-    return instance;
-}
-
-void
-pg_plugin_unload (pg_plugin_t *p)
-{
-    dlqd_config_destroy (&p->config);
-    if (p->dir [0])
-        test_rmtree (p->dir);
-    memset (p, 0, sizeof *p);
+    dlq_buf_t config = DLQ_BUF_INIT;
+    dlq_buf_printf (&config, "sinks: { pg: { type = \"plugin\"; path = \"%s\"; conninfo = \"%s\"; table = \"%s\"; "
+                    "%s }; };\n", PG_PLUGIN, conninfo, table, extra ? extra : "");
+    bool loaded = test_plugin_load (p, config.data, "pg", err, err_len);
+    dlq_buf_free (&config);
+    return loaded;
 }

@@ -1,7 +1,6 @@
 /*  pg_support — a PostgreSQL server for the tests of the postgres sink,
  *  through contrib/scripts/pg-server.sh, and the postgres plugin loaded in
- *  the test process as the gateway loads it (no libpq here: every test
- *  binary links this helper library).
+ *  the test process as the gateway loads it (plugin_support.h).
  *
  *  The server a test uses is the one contrib/scripts/test.sh started for
  *  the whole run (its conninfo in DLQD_TEST_PG_CONNINFO), or, when that is
@@ -13,8 +12,7 @@
 #ifndef PG_SUPPORT_H
 #define PG_SUPPORT_H
 
-#include "dlq_sink.h"
-#include "dlqd_config.h"
+#include "plugin_support.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,25 +45,10 @@ void pg_server_stop (pg_server_t *s);
 void pg_table_name (char *out, size_t len);
 
 /* The postgres plugin (DLQD_PLUGIN_DIR/libdlq_sink_postgres.so) loaded
- * through a dlqd.conf of its own, as sink "pg", with the gateway's host
- * table: call ops with host and sink. */
-typedef struct {
-    char                   dir [256];       /* holds the dlqd.conf */
-    dlqd_config_t         *config;
-    dlq_sink_config_t     *sink;
-    const dlq_sink_ops_t  *ops;
-    const dlq_sink_host_t *host;
-} pg_plugin_t;
-
-/* Load the plugin with conninfo and table (and extra settings of the
- * section, libconfig syntax, may be NULL). False with why in err. */
-bool pg_plugin_load (pg_plugin_t *p, const char *conninfo, const char *table, const char *extra,
+ * (plugin_support.h) as sink "pg" with conninfo and table (and extra
+ * settings of the section, libconfig syntax, may be NULL). False with why
+ * in err. */
+bool pg_plugin_load (test_plugin_t *p, const char *conninfo, const char *table, const char *extra,
                      char *err, size_t err_len);
-
-/* A new instance in mode (init), or NULL with init's message in err. */
-void *pg_plugin_open (const pg_plugin_t *p, dlq_sink_mode_t mode, char *err, size_t err_len);
-
-/* Unload: the config and its directory (destroy the instances first). */
-void pg_plugin_unload (pg_plugin_t *p);
 
 #endif

@@ -24,6 +24,37 @@ sink_request (const char *endpoint, const char *verb, const char *body, const ch
     return reply;
 }
 
+int64_t
+sink_reply_int (const char *reply, const char *member)
+{
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_root (doc), member), &n), "no %s in %s", member, reply);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
+char *
+sink_reply_text (const char *reply, const char *member)
+{
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (reply, strlen (reply), &doc, NULL), DLQ_JSON_OK, "%s", reply);
+    const dlq_json_value_t *v = dlq_json_get (dlq_json_root (doc), member);
+    char *s = v && v->type == DLQ_JSON_STRING ? strndup (v->str, v->len) : NULL;
+    dlq_json_doc_destroy (&doc);
+    return s;
+}
+
+int64_t
+sink_count (const char *endpoint, const char *filters)
+{
+    char *reply = sink_request (endpoint, "COUNT", filters, "OK");
+    int64_t n = sink_reply_int (reply, "count");
+    free (reply);
+    return n;
+}
+
 char *
 sink_get (const char *endpoint, const char *id, const char *want_status)
 {

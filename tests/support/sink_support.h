@@ -1,8 +1,8 @@
 /*  sink_support — what the sink integration suites (itest_sinks,
  *  itest_postgres, itest_amqp, ...) ask of a running dlqd: requests that
  *  must succeed, a sink's STATS figures (and waiting for one to reach a
- *  value), pipelined PUTs that must all be acked, small events, and a
- *  dlqd that must refuse to start.
+ *  value), members of replies and COUNT, pipelined PUTs that must all be
+ *  acked, small events, and a dlqd that must refuse to start.
  *
  *  Every function fails the calling test (Criterion asserts) when the
  *  gateway does not answer as required.
@@ -23,6 +23,17 @@ char *sink_request (const char *endpoint, const char *verb, const char *body, co
 
 /* GET id; the reply's status must be want_status. Caller frees. */
 char *sink_get (const char *endpoint, const char *id, const char *want_status);
+
+/* The integer member of a reply (a JSON object); the test fails when it
+ * is not JSON or has no such integer. */
+int64_t sink_reply_int (const char *reply, const char *member);
+
+/* The string member of a reply (a JSON object), or NULL when it has none;
+ * the test fails when it is not JSON. Caller frees. */
+char *sink_reply_text (const char *reply, const char *member);
+
+/* The count COUNT filters answers (it must answer OK). */
+int64_t sink_count (const char *endpoint, const char *filters);
 
 /* STATS, parsed; caller destroys. */
 dlq_json_doc_t *sink_stats (const char *endpoint);
