@@ -660,6 +660,58 @@ end_usage_checks (fake_t *fake, int sent, const char *dir)
     test_rmtree (dir);
 }
 
+/* The fake gateway of the dlqctl tests (dlqctl_gateway), with a fresh
+ * directory for dlqctl's output made into dir. */
+static fake_t *
+dlqctl_start (char *dir)
+{
+    test_tmpdir (dir);
+    return fake_start (dlqctl_gateway, 1000);
+}
+
+/* Stop fake, free it and remove dir. */
+static void
+dlqctl_finish (fake_t *fake, const char *dir)
+{
+    fake_stop (fake);
+    fake_destroy (&fake);
+    test_rmtree (dir);
+}
+
+/* "dlqctl COMMAND ARGS" is a usage error: exit status 64, nothing on
+ * stdout, and "dlqctl: COMMAND: MESSAGE" with the hint of COMMAND's help
+ * on stderr (message NULL: what it prints is not looked at). */
+static void
+expect_usage_error (const char *dir, const fake_t *fake, const char *command, const char *args, const char *message)
+{
+    char line [512], want [1024];
+    snprintf (line, sizeof line, "%s%s%s", command, args [0] ? " " : "", args);
+    snprintf (want, sizeof want, "dlqctl: %s: %s\nTry 'dlqctl %s --help'.\n", command, message ? message : "",
+              command);
+    expect_dlqctl (dir, fake, line, 64, message ? "" : NULL, message ? want : NULL);
+}
+
+typedef struct {
+    const char *args;           /* after the command */
+    const char *message;        /* NULL: not looked at */
+} usage_case_t;
+
+/* Each of cases [0, count) is a usage error of command
+ * (expect_usage_error) and "COMMAND --help" exits 0 saying nothing on
+ * stderr; then stop fake, which must have received nothing since, and
+ * remove dir (end_usage_checks). */
+static void
+expect_usage_errors (const char *dir, fake_t *fake, const char *command, const usage_case_t *cases, size_t count)
+{
+    int sent = fake->received;
+    for (size_t i = 0; i < count; i++)
+        expect_usage_error (dir, fake, command, cases [i].args, cases [i].message);
+    char help [128];
+    snprintf (help, sizeof help, "%s --help", command);
+    expect_dlqctl (dir, fake, help, 0, NULL, "");
+    end_usage_checks (fake, sent, dir);
+}
+
 static void
 write_file (const char *path, const char *text)
 {
@@ -1213,9 +1265,7 @@ Test (client, metadata_numbers_ignore_the_locale)
     cr_assert_str_eq (fake->last_body, "{\"metadata\":{\"ratio\":1.5}}");
     dlq_client_filter_destroy (&f);
     dlq_client_destroy (&client);
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (client, blocking_call_keeps_pipelined_completions_for_poll)
@@ -1602,9 +1652,8 @@ Test (client, replay_receivers_share_the_events)
 
 Test (dlqctl, put_reports_rejected_lines_and_a_summary)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], path [320], args [512], *out, *err;
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     snprintf (path, sizeof path, "%s/events.jsonl", dir);
     write_file (path,
                 "{\"streamName\":\"s\",\"error\":{\"type\":\"A\"}}\n"
@@ -1630,9 +1679,8 @@ Test (dlqctl, put_reports_rejected_lines_and_a_summary)
 
 Test (dlqctl, list_prints_a_table_and_the_next_cursor)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], args [512], *out, *err;
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     snprintf (args, sizeof args, "list --stream orders --limit 10 -e %s", fake->endpoint);
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
     const char *expected =
@@ -1652,9 +1700,8 @@ Test (dlqctl, list_prints_a_table_and_the_next_cursor)
 
 Test (dlqctl, get_pretty_prints_and_json_prints_raw)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], args [512], *out, *err;
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     snprintf (args, sizeof args, "-e %s get e1", fake->endpoint);
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
     cr_assert_str_eq (out, "{\n  \"id\": \"e1\",\n  \"tags\": [\n    1,\n    {\n      \"a\": \"}\"\n    }\n  ]\n}\n");
@@ -1665,9 +1712,7 @@ Test (dlqctl, get_pretty_prints_and_json_prints_raw)
     cr_assert_str_eq (out, "{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}\n");
     free (out);
     free (err);
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, ping_prints_the_pong_line)
@@ -1727,16 +1772,13 @@ Test (dlqctl, exit_statuses_for_errors)
     cr_assert_str_eq (err, "dlqctl: INVALID_EVENT: error.type is \"required\" \xc3\xa9 (error.type)\n");
     free (out);
     free (err);
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, redeliver_prints_the_count_and_sends_the_filter)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "redeliver --sink s", 0, "requeued 3 failed deliveries to s\n", "");
     cr_assert_str_eq (fake->last_body, "{\"sink\":\"s\"}");
     expect_dlqctl (dir, fake, "redeliver --sink s -s bad", 0, "requeued 3 failed deliveries to s\n", "");
@@ -1749,21 +1791,18 @@ Test (dlqctl, redeliver_prints_the_count_and_sends_the_filter)
                    "dlqctl: INVALID_REQUEST: sink must name a configured sink (sink)\n");
     expect_dlqctl (dir, fake, "redeliver --sink mute", 2, "",
                    "dlqctl: PROTOCOL: REDELIVER reply without a \"requeued\" count\n");
-    int sent = fake->received;
-    expect_dlqctl (dir, fake, "redeliver --stream bad", 64, "",
-                   "dlqctl: redeliver: --sink is required\nTry 'dlqctl redeliver --help'.\n");
-    expect_dlqctl (dir, fake, "redeliver --sink s --stream bad --id x", 64, "",
-                   "dlqctl: redeliver: give --stream or --id, not both\nTry 'dlqctl redeliver --help'.\n");
-    expect_dlqctl (dir, fake, "redeliver --sink s bad", 64, NULL, NULL);
-    expect_dlqctl (dir, fake, "redeliver --help", 0, NULL, "");
-    end_usage_checks (fake, sent, dir);
+    static const usage_case_t usage [] = {
+        { "--stream bad", "--sink is required" },
+        { "--sink s --stream bad --id x", "give --stream or --id, not both" },
+        { "--sink s bad", NULL },
+    };
+    expect_usage_errors (dir, fake, "redeliver", usage, sizeof usage / sizeof usage [0]);
 }
 
 Test (dlqctl, stats_and_get_show_the_sinks_and_the_replay_state)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "stats", 0,
         "events stored  2\n"
         "\n"
@@ -1782,16 +1821,13 @@ Test (dlqctl, stats_and_get_show_the_sinks_and_the_replay_state)
         "{\n  \"id\": \"e3\",\n  \"status\": \"PENDING\"\n}\n"
         "\n"
         "replay: retry count 2, replay count 1, retry after 2026-06-09T14:34:13.500Z\n", "");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, list_sends_every_filter)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "list -s orders --status DLQ --error-type java.lang.IllegalStateException"
                    " --fingerprint c8ece6878338f747 --since 2026-06-09T00:00:00Z --until 2026-06-10T00:00:00+02:00"
                    " --attempts-min 1 --attempts-max 3 --meta tenantId=acme --meta shard=3 --meta ratio=-1.5e2"
@@ -1809,16 +1845,13 @@ Test (dlqctl, list_sends_every_filter)
                       "\"attemptsMin\":1,\"attemptsMax\":3,\"metadata\":{\"tenantId\":\"acme\",\"shard\":4,"
                       "\"ratio\":-150,\"vip\":false,\"code\":\"404\",\"note\":\" a b\",\"eq\":\"x=y\",\"empty\":\"\"},"
                       "\"limit\":10}");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, list_without_a_stream_shows_the_streams)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "list --status PENDING", 0,
         "ID                                    STREAM            CREATED AT                OPERATION  "
         "ERROR TYPE                        ATTEMPTS  STATUS      MESSAGE\n"
@@ -1828,16 +1861,13 @@ Test (dlqctl, list_without_a_stream_shows_the_streams)
     cr_assert_str_eq (fake->last_body, "{\"status\":\"PENDING\"}");
     expect_dlqctl (dir, fake, "list --json", 0, NULL, "");
     cr_assert_str_eq (fake->last_body, "{}", "every event of every stream");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, count_prints_the_number)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "count", 0, "42\n", "");
     cr_assert_str_eq (fake->last_verb, "COUNT");
     cr_assert_str_eq (fake->last_body, "{}");
@@ -1846,25 +1876,19 @@ Test (dlqctl, count_prints_the_number)
     expect_dlqctl (dir, fake, "count --since yesterday", 1, "",
                    "dlqctl: INVALID_REQUEST: expected an ISO-8601 instant (createdAfter)\n");
     expect_dlqctl (dir, fake, "count --status mute", 2, "", "dlqctl: PROTOCOL: COUNT reply without a \"count\"\n");
-    int sent = fake->received;
-    expect_dlqctl (dir, fake, "count --limit 5", 64, "",
-                   "dlqctl: count: unknown or incomplete option '--limit'\nTry 'dlqctl count --help'.\n");
-    expect_dlqctl (dir, fake, "count orders", 64, "",
-                   "dlqctl: count: unexpected argument 'orders'\nTry 'dlqctl count --help'.\n");
-    expect_dlqctl (dir, fake, "count --attempts-max many", 64, "",
-                   "dlqctl: count: --attempts-max wants a number from 0 to 2147483647, not 'many'\n"
-                   "Try 'dlqctl count --help'.\n");
-    expect_dlqctl (dir, fake, "count --meta =acme", 64, "",
-                   "dlqctl: count: --meta wants KEY=VALUE, not '=acme'\nTry 'dlqctl count --help'.\n");
-    expect_dlqctl (dir, fake, "count --help", 0, NULL, "");
-    end_usage_checks (fake, sent, dir);
+    static const usage_case_t usage [] = {
+        { "--limit 5", "unknown or incomplete option '--limit'" },
+        { "orders", "unexpected argument 'orders'" },
+        { "--attempts-max many", "--attempts-max wants a number from 0 to 2147483647, not 'many'" },
+        { "--meta =acme", "--meta wants KEY=VALUE, not '=acme'" },
+    };
+    expect_usage_errors (dir, fake, "count", usage, sizeof usage / sizeof usage [0]);
 }
 
 Test (dlqctl, groups_prints_what_is_failing)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "groups --since 2026-06-09T00:00:00Z -n 5", 0,
         "COUNT  FINGERPRINT       ERROR TYPE                                STREAMS           "
         "LAST SEEN                 MESSAGE\n"
@@ -1876,19 +1900,17 @@ Test (dlqctl, groups_prints_what_is_failing)
     cr_assert_str_eq (fake->last_body, "{\"createdAfter\":\"2026-06-09T00:00:00Z\",\"limit\":5}");
     expect_dlqctl (dir, fake, "groups --stream quiet", 0, "no events match\n", "");
     expect_dlqctl (dir, fake, "groups --stream quiet --json", 0, "{\"groups\":[]}\n", "");
-    int sent = fake->received;
-    expect_dlqctl (dir, fake, "groups --limit 1001", 64, "",
-                   "dlqctl: groups: --limit wants a number from 1 to 1000, not '1001'\nTry 'dlqctl groups --help'.\n");
-    expect_dlqctl (dir, fake, "groups --all", 64, NULL, NULL);
-    expect_dlqctl (dir, fake, "groups --help", 0, NULL, "");
-    end_usage_checks (fake, sent, dir);
+    static const usage_case_t usage [] = {
+        { "--limit 1001", "--limit wants a number from 1 to 1000, not '1001'" },
+        { "--all", NULL },
+    };
+    expect_usage_errors (dir, fake, "groups", usage, sizeof usage / sizeof usage [0]);
 }
 
 Test (dlqctl, replay_dry_run_prints_the_count_and_the_sample)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "replay --stream orders --dry-run --sample 2", 0,
         "3 events would be replayed\n"
         "ID                                    STREAM    STATUS   ERROR TYPE\n"
@@ -1900,16 +1922,13 @@ Test (dlqctl, replay_dry_run_prints_the_count_and_the_sample)
     cr_assert_str_eq (fake->last_body, "{\"all\":true,\"target\":\"endpoint\",\"dryRun\":true}");
     expect_dlqctl (dir, fake, "replay --status mute --dry-run", 2, "",
                    "dlqctl: PROTOCOL: dry-run REPLAY reply without a \"count\"\n");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, replay_follows_the_job_with_plain_lines)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], args [512], *out, *err;
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     snprintf (args, sizeof args, "-e %s replay --ids a,b --id c --target endpoint --rate 50", fake->endpoint);
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stdout: %s\nstderr: %s", out, err);
     cr_assert_str_eq (replay_body, "{\"ids\":[\"a\",\"b\",\"c\"],\"target\":\"endpoint\",\"rate\":50}");
@@ -1935,9 +1954,8 @@ Test (dlqctl, replay_follows_the_job_with_plain_lines)
 
 Test (dlqctl, replay_with_failed_events_or_cancelled_exits_1)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], args [512], *out, *err;
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     snprintf (args, sizeof args, "-e %s replay --stream payments", fake->endpoint);
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 1, "stdout: %s\nstderr: %s", out, err);
     cr_assert_str_eq (err, "dlqctl: 2 events could not be replayed: stream payments has no replay_route\n");
@@ -1954,16 +1972,13 @@ Test (dlqctl, replay_with_failed_events_or_cancelled_exits_1)
     free (err);
     expect_dlqctl (dir, fake, "replay --stream closed --target endpoint", 1, "",
                    "dlqctl: INVALID_REQUEST: no replay endpoint (target)\n");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, replay_detach_and_json)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], running [1024], done [1024], want [2100];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     job_json (running, sizeof running, JOB_A, "RUNNING", 0, 0, NULL);
     job_json (done, sizeof done, JOB_A, "DONE", JOB_TOTAL, 0, NULL);
     expect_dlqctl (dir, fake, "replay --all --detach", 0, JOB_A "\n", "");
@@ -1973,16 +1988,13 @@ Test (dlqctl, replay_detach_and_json)
     snprintf (want, sizeof want, "%s\n%s\n", running, done);
     expect_dlqctl (dir, fake, "replay --all --json", 0, want, "");
     cr_assert_str_eq (replay_body, "{\"all\":true,\"target\":\"route\"}");
-    fake_stop (fake);
-    fake_destroy (&fake);
-    test_rmtree (dir);
+    dlqctl_finish (fake, dir);
 }
 
 Test (dlqctl, replay_status_pause_resume_cancel)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256], job [1024], want [1100];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "replay status", 0,
         "JOB                                   STATE      TARGET    RATE  DONE  TOTAL  REPLAYED  SKIPPED  "
         "QUARANTINED  FAILED  CREATED AT                LAST ERROR\n"
@@ -2025,10 +2037,8 @@ Test (dlqctl, replay_status_pause_resume_cancel)
     expect_dlqctl (dir, fake, "replay status 0190f1d2-6c4e-7a01-8b2c-000000000000", 1, "",
                    "dlqctl: NOT_FOUND: no such job (job)\n");
     int sent = fake->received;
-    expect_dlqctl (dir, fake, "replay pause", 64, "",
-                   "dlqctl: replay pause: wants exactly one job id\nTry 'dlqctl replay pause --help'.\n");
-    expect_dlqctl (dir, fake, "replay status a b", 64, "",
-                   "dlqctl: replay status: wants one job id at most\nTry 'dlqctl replay status --help'.\n");
+    expect_usage_error (dir, fake, "replay pause", "", "wants exactly one job id");
+    expect_usage_error (dir, fake, "replay status", "a b", "wants one job id at most");
     expect_dlqctl (dir, fake, "replay cancel --help", 0, NULL, "");
     expect_dlqctl (dir, fake, "replay status --help", 0, NULL, "");
     end_usage_checks (fake, sent, dir);
@@ -2036,9 +2046,8 @@ Test (dlqctl, replay_status_pause_resume_cancel)
 
 Test (dlqctl, resolve_and_fail_print_the_event_state)
 {
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
     char dir [256];
-    test_tmpdir (dir);
+    fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "resolve 0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", 0,
                    "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182 SUCCEEDED (retry count 0, replay count 1,"
                    " retry after 2026-06-09T14:42:13.500Z)\n", "");
@@ -2051,39 +2060,30 @@ Test (dlqctl, resolve_and_fail_print_the_event_state)
     expect_dlqctl (dir, fake, "fail nosuch", 1, "", "dlqctl: NOT_FOUND: no such event (id)\n");
     expect_dlqctl (dir, fake, "resolve mute", 2, "", "dlqctl: PROTOCOL: reply is not an event's replay state\n");
     int sent = fake->received;
-    expect_dlqctl (dir, fake, "resolve", 64, "",
-                   "dlqctl: resolve: wants exactly one event id\nTry 'dlqctl resolve --help'.\n");
-    expect_dlqctl (dir, fake, "fail a b", 64, NULL, NULL);
+    expect_usage_error (dir, fake, "resolve", "", "wants exactly one event id");
+    expect_usage_error (dir, fake, "fail", "a b", NULL);
     expect_dlqctl (dir, fake, "fail --help", 0, NULL, "");
     end_usage_checks (fake, sent, dir);
 }
 
 Test (dlqctl, replay_usage_errors_send_nothing)
 {
-    static const struct {
-        const char *args, *message;
-    } cases [] = {
-        { "replay", "give filters, --ids / --id, or --all to replay every event" },
-        { "replay --target endpoint --rate 5", "give filters, --ids / --id, or --all to replay every event" },
-        { "replay --stream orders --id a", "give filters or ids, not both" },
-        { "replay --all --sample 3", "--sample goes with --dry-run" },
-        { "replay --all --dry-run --detach", "--dry-run replays nothing: no --detach with it" },
-        { "replay --all --dry-run --rate 5", "--dry-run replays nothing: no --rate with it" },
-        { "replay --all --rate 0", "--rate wants a number from 1 to 100000, not '0'" },
-        { "replay --all --dry-run --sample 101", "--sample wants a number from 0 to 100, not '101'" },
-        { "replay --all --target sink", "--target wants route or endpoint, not 'sink'" },
-        { "replay --ids a,", "--ids wants ids separated by commas, not 'a,'" },
-        { "replay --ids ''", "--ids wants ids separated by commas, not ''" },
-        { "replay --all extra", "unexpected argument 'extra'" },
-        { "replay --all --limit 5", "unknown or incomplete option '--limit'" },
+    static const usage_case_t usage [] = {
+        { "", "give filters, --ids / --id, or --all to replay every event" },
+        { "--target endpoint --rate 5", "give filters, --ids / --id, or --all to replay every event" },
+        { "--stream orders --id a", "give filters or ids, not both" },
+        { "--all --sample 3", "--sample goes with --dry-run" },
+        { "--all --dry-run --detach", "--dry-run replays nothing: no --detach with it" },
+        { "--all --dry-run --rate 5", "--dry-run replays nothing: no --rate with it" },
+        { "--all --rate 0", "--rate wants a number from 1 to 100000, not '0'" },
+        { "--all --dry-run --sample 101", "--sample wants a number from 0 to 100, not '101'" },
+        { "--all --target sink", "--target wants route or endpoint, not 'sink'" },
+        { "--ids a,", "--ids wants ids separated by commas, not 'a,'" },
+        { "--ids ''", "--ids wants ids separated by commas, not ''" },
+        { "--all extra", "unexpected argument 'extra'" },
+        { "--all --limit 5", "unknown or incomplete option '--limit'" },
     };
-    fake_t *fake = fake_start (dlqctl_gateway, 1000);
-    char dir [256], want [512];
-    test_tmpdir (dir);
-    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
-        snprintf (want, sizeof want, "dlqctl: replay: %s\nTry 'dlqctl replay --help'.\n", cases [i].message);
-        expect_dlqctl (dir, fake, cases [i].args, 64, "", want);
-    }
-    expect_dlqctl (dir, fake, "replay --help", 0, NULL, "");
-    end_usage_checks (fake, 0, dir);
+    char dir [256];
+    fake_t *fake = dlqctl_start (dir);
+    expect_usage_errors (dir, fake, "replay", usage, sizeof usage / sizeof usage [0]);
 }
