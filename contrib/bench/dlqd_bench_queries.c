@@ -164,27 +164,60 @@ static const query_t queries [] = {
     { Q_LIST,   "{\"metadata\":{\"tenantId\":\"tenant-42\"}}" },
     { Q_LIST,   "{\"messageContains\":\"connection refused\"}" },
     { Q_LIST,   "{\"streamName\":\"stream-01\",\"attemptsMin\":4,\"messageContains\":\"timed out\"}" },
+    { Q_LIST,   "{\"fingerprint\":\"@FP_TOP@\"}" },
+    { Q_LIST,   "{\"fingerprint\":\"@FP_RARE@\"}" },
     { Q_COUNT,  "{\"streamName\":\"stream-03\",\"status\":\"PENDING\"}" },
+    { Q_COUNT,  "{\"fingerprint\":\"@FP_RARE@\"}" },
     { Q_COUNT,  "{\"errorType\":\"com.acme.errors.Error05\"}" },
     { Q_GROUPS, "{}" },
     { Q_GROUPS, "{\"streamName\":\"stream-02\"}" },
     { Q_GROUPS, "{\"createdAfter\":\"@DAY@\"}" },
 };
 
-/* The filter text with @WEEK@ / @DAY@ filled in (a week / a day ago). */
+/* The fingerprints of the biggest and the smallest group of the store
+ * (from GROUPS), for the drill-down queries. */
+static char fp_top [17], fp_rare [17];
+
+static void
+pick_fingerprints (dlq_embedded_t *reader, int64_t now)
+{
+    dlq_event_filter_t all = DLQ_EVENT_FILTER_INIT;
+    dlq_buf_t out = DLQ_BUF_INIT;
+    dlq_json_doc_t *doc = NULL;
+    if (dlq_embedded_query_groups (reader, &all, 1000, now, &out) != DLQ_STORE_OK
+    ||  dlq_json_parse (out.data, out.len, &doc, NULL) != DLQ_JSON_OK || !dlq_json_root (doc)->child) {
+        fprintf (stderr, "dlqd_bench_queries: no groups: %s\n", dlq_embedded_last_error (reader));
+        exit (1);
+    }
+    for (const dlq_json_value_t *g = dlq_json_root (doc)->child; g; g = g->next) {
+        const dlq_json_value_t *fp = dlq_json_get (g, "fingerprint");
+        if (fp && fp->type == DLQ_JSON_STRING && g == dlq_json_root (doc)->child)
+            snprintf (fp_top, sizeof fp_top, "%s", fp->str);
+        if (fp && fp->type == DLQ_JSON_STRING)
+            snprintf (fp_rare, sizeof fp_rare, "%s", fp->str);
+    }
+    dlq_json_doc_destroy (&doc);
+    dlq_buf_free (&out);
+}
+
+/* The filter text with its placeholder filled in: @WEEK@ / @DAY@ (a week /
+ * a day ago), @FP_TOP@ / @FP_RARE@ (pick_fingerprints). */
 static void
 expand (const char *filter, int64_t now, char *out, size_t len)
 {
     char week [DLQ_TIME_ISO_LEN + 1], day [DLQ_TIME_ISO_LEN + 1];
     dlq_time_format_iso (now - 7 * DAY_MS, week);
     dlq_time_format_iso (now - DAY_MS, day);
-    const char *at = strstr (filter, "@WEEK@") ? strstr (filter, "@WEEK@") : strstr (filter, "@DAY@");
-    if (!at) {
-        snprintf (out, len, "%s", filter);
-        return;
+    static const char *const names [] = { "@WEEK@", "@DAY@", "@FP_TOP@", "@FP_RARE@" };
+    const char *values [] = { week, day, fp_top, fp_rare };
+    for (size_t i = 0; i < sizeof names / sizeof names [0]; i++) {
+        const char *at = strstr (filter, names [i]);
+        if (at) {
+            snprintf (out, len, "%.*s%s%s", (int) (at - filter), filter, values [i], at + strlen (names [i]));
+            return;
+        }
     }
-    bool is_week = at [1] == 'W';
-    snprintf (out, len, "%.*s%s%s", (int) (at - filter), filter, is_week ? week : day, at + (is_week ? 6 : 5));
+    snprintf (out, len, "%s", filter);
 }
 
 /* Run a query once: ms taken; *matched the events of the page / the count
@@ -317,6 +350,7 @@ main (int argc, char **argv)
         return 1;
     }
     printf ("query       median        slowest    matched  filter\n");
+    pick_fingerprints (reader, now);
     for (size_t i = 0; i < sizeof queries / sizeof queries [0]; i++)
         time_query (reader, &queries [i], o.runs, now);
     dlq_embedded_destroy (&reader);
