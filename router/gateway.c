@@ -149,18 +149,35 @@ on_committed (dlq_gateway_t *self, bool draining)
     maybe_commit (self, draining);
 }
 
+/* A body over gateway.max_message_bytes is answered TOO_LARGE here: true. */
+static bool
+refuse_too_large (dlq_gateway_t *self, zmq_msg_t frames [4])
+{
+    size_t len = zmq_msg_size (&frames [3]);
+    if (len <= (size_t) self->config->max_message_bytes)
+        return false;
+    dlq_error_t err;
+    dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is %zu bytes; the limit "
+                   "(gateway.max_message_bytes) is %lld", len, (long long) self->config->max_message_bytes);
+    send_error (self, &frames [0], &frames [2], &err);
+    return true;
+}
+
+/* Start the gathering batch's clock with its first write. */
+static void
+gathering_starts (dlq_gateway_t *self)
+{
+    if (dlq_commit_batch_size (self->gathering) == 0)
+        self->gather_started_ms = dlq_time_mono_ms ();
+}
+
 static void
 handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
     size_t len = zmq_msg_size (&frames [3]);
     dlq_error_t err;
-    if (len > (size_t) self->config->max_message_bytes) {
-        dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is %zu bytes; the limit "
-                       "(gateway.max_message_bytes) is %lld", len,
-                       (long long) self->config->max_message_bytes);
-        send_error (self, &frames [0], &frames [2], &err);
+    if (refuse_too_large (self, frames))
         return;
-    }
     if (len == 0) {
         dlq_error_set (&err, DLQ_ERR_EMPTY_BODY, NULL, "PUT needs a FailedEvent JSON body");
         send_error (self, &frames [0], &frames [2], &err);
@@ -174,8 +191,7 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
     dlq_event_fingerprint (event);          /* before the policy may strip the stack trace */
     dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
     dlq_event_encode (event);
-    if (dlq_commit_batch_size (self->gathering) == 0)
-        self->gather_started_ms = dlq_time_mono_ms ();
+    gathering_starts (self);
     dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);
 }
 
@@ -195,23 +211,17 @@ identity_key (zmq_msg_t *identity)
 static void
 handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
 {
-    size_t len = zmq_msg_size (&frames [3]);
     dlq_error_t err;
-    if (len > (size_t) self->config->max_message_bytes) {
-        dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is %zu bytes; the limit "
-                       "(gateway.max_message_bytes) is %lld", len,
-                       (long long) self->config->max_message_bytes);
-        send_error (self, &frames [0], &frames [2], &err);
+    if (refuse_too_large (self, frames))
         return;
-    }
     dlq_checkpoint_t value;
     bool remove = false;
-    if (dlq_ckpt_read_write (verb, zmq_msg_data (&frames [3]), len, &value, &remove, &err) != DLQ_OK) {
+    if (dlq_ckpt_read_write (verb, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), &value, &remove, &err)
+        != DLQ_OK) {
         send_error (self, &frames [0], &frames [2], &err);
         return;
     }
-    if (dlq_commit_batch_size (self->gathering) == 0)
-        self->gather_started_ms = dlq_time_mono_ms ();
+    gathering_starts (self);
     dlq_commit_batch_add_ckpt (self->gathering, &value, remove, dlq_time_now_ms (), &frames [0], &frames [2]);
 }
 

@@ -268,7 +268,8 @@ step_job (replayer_t *r, run_t *run)
     char why [512] = "";
     while (sent < allowed) {
         if (!run->page && !read_page (r, run)) {
-            run->wait_until = mono + WAIT_MAX_MS;
+            run->wait_until = mono + WAIT_MAX_MS;      /* the store failed: lastError says why */
+            changed = true;
             break;
         }
         if (!run->item) {
