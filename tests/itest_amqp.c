@@ -396,7 +396,8 @@ Test (amqp, a_nack_is_retried_until_the_broker_takes_it)
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", ROOM, 30), ROOM);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "retrying", N - ROOM, 30), N - ROOM);
     cr_expect_geq (sink_counter (d.endpoint, SINK, "nacked"), N - ROOM);
-    char *error = sink_text (d.endpoint, SINK, "lastError");
+    /* the ledger and the sink's health are two reports: wait for the second too */
+    char *error = sink_wait_error (d.endpoint, SINK, 10);
     cr_expect_not_null (strstr (error, "NACK"), "lastError: %s", error);
     free (error);
     cr_expect_eq (sink_stat (d.endpoint, SINK, "delivered"), ROOM, "a NACKed event counted delivered");

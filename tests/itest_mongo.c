@@ -23,61 +23,35 @@
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "event_support.h"
-#include "mongo_server.h"
+#include "mongo_support.h"
 #include "sink_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <mongoc/mongoc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define SINK        "mongo"
-#define URI_ENV     "DLQD_TEST_MONGO_URI"
 #define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 
 static test_dlqd_t d;
-static mongo_server_t *server;          /* NULL against a real MongoDB */
-static mongoc_client_t *client;
-static char uri [512];
-static char database [64];
+static mongo_db_t mongo;                /* the server, the test's database, a client */
 
 static void
 setup (void)
 {
     memset (&d, 0, sizeof d);
     test_tmpdir (d.dir);
-    mongoc_init ();
-    const char *real = getenv (URI_ENV);
-    if (real && *real)
-        snprintf (uri, sizeof uri, "%s", real);
-    else {
-        server = mongo_server_new (0);
-        cr_assert_not_null (server, "the MongoDB test server does not start");
-        snprintf (uri, sizeof uri, "%s", mongo_server_uri (server));
-    }
-    uint64_t r = ((uint64_t) getpid () << 20) ^ (uint64_t) dlq_time_now_ms ();
-    snprintf (database, sizeof database, "dlqd_test_%llx", (unsigned long long) (r & 0xffffffffffULL));
-    client = mongoc_client_new (uri);
-    cr_assert_not_null (client, "bad uri %s", uri);
+    mongo_db_open (&mongo, "dlqd_test_");
 }
 
 static void
 teardown (void)
 {
     test_dlqd_cleanup (&d);
-    if (client) {
-        if (!server) {                  /* a real server: leave it clean */
-            mongoc_database_t *db = mongoc_client_get_database (client, database);
-            mongoc_database_drop (db, NULL);
-            mongoc_database_destroy (db);
-        }
-        mongoc_client_destroy (client);
-        client = NULL;
-    }
-    mongo_server_destroy (&server);
+    mongo_db_close (&mongo);
     mongoc_cleanup ();
 }
 
@@ -86,8 +60,7 @@ TestSuite (mongo, .init = setup, .fini = teardown, .timeout = 300);
 static void
 need_test_server (void)
 {
-    if (!server)
-        cr_skip_test ("needs the test server's faults or command log (" URI_ENV " is set)");
+    mongo_db_need_test_server (&mongo, "the test server's faults or command log");
 }
 
 /* dlqd with sink "mongo" (plus sink_extra) in the default chain, streams,
@@ -100,36 +73,27 @@ start (const char *sink_extra, const char *streams, const char *top_extra)
               "sinks: { " SINK ": { type = \"mongo\"; uri = \"%s\"; database = \"%s\"; %s }; };\n"
               "defaults: { retention_days = 30; chain = [\"" SINK "\"]; };\n"
               "streams = ( %s );\n%s\n",
-              uri, database, sink_extra ? sink_extra : "", streams ? streams : "", top_extra ? top_extra : "");
+              mongo.uri, mongo.database, sink_extra ? sink_extra : "", streams ? streams : "",
+              top_extra ? top_extra : "");
     return test_dlqd_start (&d, "sweep: { interval_ms = 200; };", extra);
 }
 
-/* The document of db.collection with _id = id, via the driver; NULL when
- * none. Caller destroys. */
+/* The document of db.collection with _id = id; NULL when none. Caller
+ * destroys. */
 static bson_t *
 stored (const char *collection_name, const char *id)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, collection_name);
-    bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (id));
-    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (collection, filter, NULL, NULL);
-    const bson_t *doc;
-    bson_t *copy = mongoc_cursor_next (cursor, &doc) ? bson_copy (doc) : NULL;
-    bson_error_t error;
-    cr_assert_not (mongoc_cursor_error (cursor, &error), "find: %s", error.message);
-    mongoc_cursor_destroy (cursor);
-    bson_destroy (filter);
-    mongoc_collection_destroy (collection);
-    return copy;
+    return mongo_db_find (&mongo, collection_name, id);
 }
 
 static int64_t
 count_in (const char *collection_name)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, collection_name);
+    mongoc_collection_t *collection = mongoc_client_get_collection (mongo.client, mongo.database, collection_name);
     bson_t *command = BCON_NEW ("count", BCON_UTF8 (collection_name));
     bson_t reply;
     bson_error_t error;
-    mongoc_database_t *db = mongoc_client_get_database (client, database);
+    mongoc_database_t *db = mongoc_client_get_database (mongo.client, mongo.database);
     cr_assert (mongoc_database_command_simple (db, command, NULL, &reply, &error), "count: %s", error.message);
     bson_iter_t it;
     int64_t n = bson_iter_init_find (&it, &reply, "n") ? bson_iter_as_int64 (&it) : -1;
@@ -140,19 +104,11 @@ count_in (const char *collection_name)
     return n;
 }
 
-static bson_type_t
-type_at (const bson_t *doc, const char *path)
-{
-    bson_iter_t it, found;
-    cr_assert (bson_iter_init (&it, doc));
-    return bson_iter_find_descendant (&it, path, &found) ? bson_iter_type (&found) : BSON_TYPE_EOD;
-}
-
 /* Does collection have the TTL index: key {expiresAt: 1}, expireAfterSeconds 0? */
 static bool
 has_ttl_index (const char *collection_name)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, collection_name);
+    mongoc_collection_t *collection = mongoc_client_get_collection (mongo.client, mongo.database, collection_name);
     mongoc_cursor_t *cursor = mongoc_collection_find_indexes_with_opts (collection, NULL);
     const bson_t *spec;
     bool found = false;
@@ -173,7 +129,7 @@ static size_t
 create_indexes_for (const char *collection_name)
 {
     size_t n = 0, found = 0;
-    bson_t **commands = mongo_server_command_documents (server, "createIndexes", &n);
+    bson_t **commands = mongo_server_command_documents (mongo.server, "createIndexes", &n);
     for (size_t i = 0; i < n; i++) {
         bson_iter_t it;
         if (bson_iter_init_find (&it, commands [i], "createIndexes") && BSON_ITER_HOLDS_UTF8 (&it)
@@ -188,8 +144,8 @@ create_indexes_for (const char *collection_name)
 
 Test (mongo, documents_are_native_bson)
 {
-    cr_log_info ("the mongo integration tests run against %s", server ? "the wire-protocol test server (tests/mongo)"
-                                                               : "a real MongoDB (" URI_ENV ")");
+    cr_log_info ("the mongo integration tests run against %s",
+                 mongo.server ? "the wire-protocol test server (tests/mongo)" : "a real MongoDB (" MONGO_URI_ENV ")");
     cr_assert (start (NULL, "{ name = \"payments\"; " SINK ": { collection = \"payments_dlq\"; }; }", NULL));
     char *seed = event_seed_001_json_now ();
     char id [2][DLQ_UUID_LEN + 1];
@@ -200,16 +156,16 @@ Test (mongo, documents_are_native_bson)
 
     bson_t *doc = stored ("_fw_dlq_orders", SEED_ID);
     cr_assert_not_null (doc, "the seed event is not in _fw_dlq_orders");
-    cr_expect_eq (type_at (doc, "_id"), BSON_TYPE_UTF8);
-    cr_expect_eq (type_at (doc, "documentKey._id"), BSON_TYPE_OID);
-    cr_expect_eq (type_at (doc, "fullDocument.total"), BSON_TYPE_DECIMAL128);
-    cr_expect_eq (type_at (doc, "resumeToken._data"), BSON_TYPE_UTF8);
-    cr_expect_eq (type_at (doc, "error.type"), BSON_TYPE_UTF8);
-    cr_expect_eq (type_at (doc, "attempts"), BSON_TYPE_INT32);
-    cr_expect_eq (type_at (doc, "createdAt"), BSON_TYPE_DATE_TIME);
-    cr_expect_eq (type_at (doc, "expiresAt"), BSON_TYPE_DATE_TIME);
-    cr_expect_eq (type_at (doc, "firstAttemptAt"), BSON_TYPE_DATE_TIME);
-    cr_expect_eq (type_at (doc, "metadata"), BSON_TYPE_DOCUMENT);
+    cr_expect_eq (mongo_db_type_at (doc, "_id"), BSON_TYPE_UTF8);
+    cr_expect_eq (mongo_db_type_at (doc, "documentKey._id"), BSON_TYPE_OID);
+    cr_expect_eq (mongo_db_type_at (doc, "fullDocument.total"), BSON_TYPE_DECIMAL128);
+    cr_expect_eq (mongo_db_type_at (doc, "resumeToken._data"), BSON_TYPE_UTF8);
+    cr_expect_eq (mongo_db_type_at (doc, "error.type"), BSON_TYPE_UTF8);
+    cr_expect_eq (mongo_db_type_at (doc, "attempts"), BSON_TYPE_INT32);
+    cr_expect_eq (mongo_db_type_at (doc, "createdAt"), BSON_TYPE_DATE_TIME);
+    cr_expect_eq (mongo_db_type_at (doc, "expiresAt"), BSON_TYPE_DATE_TIME);
+    cr_expect_eq (mongo_db_type_at (doc, "firstAttemptAt"), BSON_TYPE_DATE_TIME);
+    cr_expect_eq (mongo_db_type_at (doc, "metadata"), BSON_TYPE_DOCUMENT);
     bson_iter_t it;
     cr_assert (bson_iter_init_find (&it, doc, "_fw_body"));
     char *event = sink_stored_event (d.endpoint, SEED_ID);
@@ -233,7 +189,7 @@ Test (mongo, the_ttl_index_is_made_once_per_collection)
     need_test_server ();
     cr_assert (start (NULL, "{ name = \"orders\"; }", NULL));
     /* a configured stream: at startup, before any event */
-    cr_assert (mongo_server_wait_commands (server, "createIndexes", 1, 10000));
+    cr_assert (mongo_server_wait_commands (mongo.server, "createIndexes", 1, 10000));
     cr_expect_eq (create_indexes_for ("_fw_dlq_orders"), 1, "createIndexes at startup for a configured stream");
     cr_expect (has_ttl_index ("_fw_dlq_orders"));
     cr_expect_eq (create_indexes_for ("_fw_dlq_other"), 0);
@@ -247,7 +203,7 @@ Test (mongo, the_ttl_index_is_made_once_per_collection)
     cr_expect_eq (create_indexes_for ("_fw_dlq_other"), 1, "on first use for an unconfigured stream, once");
     cr_expect (has_ttl_index ("_fw_dlq_other"));
     char **specs = NULL;
-    size_t n = mongo_server_commands_named (server, "createIndexes", &specs);
+    size_t n = mongo_server_commands_named (mongo.server, "createIndexes", &specs);
     for (size_t i = 0; i < n; i++)
         if (strstr (specs [i], "\"_fw_dlq_other\""))
             cr_expect_not_null (strstr (specs [i], "\"expireAfterSeconds\" : { \"$numberInt\" : \"0\" }"),
@@ -261,12 +217,9 @@ Test (mongo, a_duplicate_id_counts_as_delivered)
     char id [DLQ_UUID_LEN + 1];
     dlq_uuid_v7 (dlq_time_now_ms (), id);
     /* the event is there already (a crash after the insert, before the ledger knew) */
-    mongoc_collection_t *c = mongoc_client_get_collection (client, database, "_fw_dlq_orders");
     bson_t *doc = BCON_NEW ("_id", BCON_UTF8 (id), "note", BCON_UTF8 ("there before"));
-    bson_error_t error;
-    cr_assert (mongoc_collection_insert_one (c, doc, NULL, NULL, &error), "%s", error.message);
+    mongo_db_insert (&mongo, "_fw_dlq_orders", doc);
     bson_destroy (doc);
-    mongoc_collection_destroy (c);
     char body [256], got [DLQ_UUID_LEN + 1], other [DLQ_UUID_LEN + 1];
     snprintf (body, sizeof body, "{\"id\":\"%s\",\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}", id);
     sink_put_one (d.endpoint, body, got);
@@ -333,7 +286,7 @@ Test (mongo, a_dropped_connection_mid_batch_is_retried_then_delivered)
 {
     char id [DLQ_UUID_LEN + 1];
     start_retrying (id);
-    mongo_server_drop_on_command (server, "insert", 1);
+    mongo_server_drop_on_command (mongo.server, "insert", 1);
     expect_retried_then_delivered (50, id, "the first batch after the drop was retried");
 }
 
@@ -341,7 +294,7 @@ Test (mongo, not_primary_is_retried)
 {
     char id [DLQ_UUID_LEN + 1];
     start_retrying (id);
-    mongo_server_fail_command (server, "insert", 2, 10107, NULL, "not primary", "RetryableWriteError");
+    mongo_server_fail_command (mongo.server, "insert", 2, 10107, NULL, "not primary", "RetryableWriteError");
     expect_retried_then_delivered (10, id, "retried after NotWritablePrimary");
 }
 
@@ -354,7 +307,7 @@ Test (mongo, a_validation_error_fails_that_event_only)
                       " retry = { max_attempts = 5; backoff_ms = 10; };", NULL, NULL));
     char (*ids) [DLQ_UUID_LEN + 1] = calloc (N, sizeof *ids);
     char **bodies = sink_small_events ("orders", dlq_time_now_ms (), N, ids);
-    mongo_server_fail_insert_of_string (server, ids [BAD], -1, 121, "Document failed validation");
+    mongo_server_fail_insert_of_string (mongo.server, ids [BAD], -1, 121, "Document failed validation");
     sink_put_bodies (d.endpoint, bodies, N);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "failed", 1, 30), 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N - 1, 30), N - 1);
@@ -411,12 +364,12 @@ Test (mongo, the_sink_as_the_primary_store)
     cr_expect_eq (payments, PAYMENTS);
     cr_expect_eq (events, ORDERS + PAYMENTS);
     dlq_json_doc_destroy (&doc);
-    if (server) {
-        size_t finds = mongo_server_commands_named (server, "find", NULL);
-        mongo_server_clear_log (server);
+    if (mongo.server) {
+        size_t finds = mongo_server_commands_named (mongo.server, "find", NULL);
+        mongo_server_clear_log (mongo.server);
         reply = sink_get (d.endpoint, ids [0], "OK");
         free (reply);
-        cr_expect_leq (mongo_server_commands_named (server, "find", NULL), 3,
+        cr_expect_leq (mongo_server_commands_named (mongo.server, "find", NULL), 3,
                        "GET by id: at most three lookups by _id: the index entry, the event's body and"
                        " its replay state (had %zu finds before)", finds);
     }

@@ -38,73 +38,40 @@
  */
 #include "checkpoint.h"
 #include "dlq_buf.h"
-#include "mongo_server.h"
+#include "mongo_support.h"
 #include "plugin_checkpoints.h"
 #include "sink_host.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <mongoc/mongoc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define URI_ENV     "DLQD_TEST_MONGO_URI"
-#define PLUGIN      DLQD_PLUGIN_DIR "/libdlq_sink_mongo.so"
 #define COLLECTION  "_fw_checkpoints"
 #define NOW         PLUGIN_CKPT_NOW
 #define RACED       1000            /* new streams two instances write first at once */
 
-static mongo_server_t *server;          /* NULL against a real MongoDB */
-static mongoc_client_t *client;
-static char uri [512];
-static char database [64];
+static mongo_db_t mongo;                /* the server, the test's database, a client */
 static plugin_ckpt_t ck;                /* the plugin as sink "mg", its reader */
 
 static void
 setup (void)
 {
     memset (&ck, 0, sizeof ck);
-    mongoc_init ();
-    const char *real = getenv (URI_ENV);
-    if (real && *real)
-        snprintf (uri, sizeof uri, "%s", real);
-    else {
-        server = mongo_server_new (0);
-        cr_assert_not_null (server, "the MongoDB test server does not start");
-        snprintf (uri, sizeof uri, "%s", mongo_server_uri (server));
-    }
-    snprintf (database, sizeof database, "dlqd_ckpt_%llx", (unsigned long long) (test_random_u64 () & 0xffffffffffULL));
-    client = mongoc_client_new (uri);
-    cr_assert_not_null (client, "bad uri %s", uri);
+    mongo_db_open (&mongo, "dlqd_ckpt_");
 }
 
 static void
 teardown (void)
 {
     plugin_ckpt_close (&ck);
-    if (client) {
-        if (!server) {
-            mongoc_database_t *db = mongoc_client_get_database (client, database);
-            mongoc_database_drop (db, NULL);
-            mongoc_database_destroy (db);
-        }
-        mongoc_client_destroy (client);
-        client = NULL;
-    }
-    mongo_server_destroy (&server);
+    mongo_db_close (&mongo);
 }
 
 TestSuite (mongo_ckpt, .init = setup, .fini = teardown, .timeout = 300);
-
-static void
-need_test_server (void)
-{
-    if (!server)
-        cr_skip_test ("needs the test server's faults (" URI_ENV " is set)");
-}
 
 /* ---- the plugin --------------------------------------------------------------------- */
 
@@ -113,11 +80,9 @@ need_test_server (void)
 static void
 open_plugin (void)
 {
-    char config [1024], err [512];
-    snprintf (config, sizeof config,
-              "sinks: { mg: { type = \"plugin\"; path = \"%s\"; uri = \"%s\"; database = \"%s\";\n"
-              "               mongoc = [ \"serverSelectionTimeoutMS=1500\" ]; }; };\n", PLUGIN, uri, database);
-    cr_assert (test_plugin_load (&ck.plugin, config, "mg", err, sizeof err), "%s", err);
+    char err [512];
+    cr_assert (mongo_db_plugin_load (&mongo, &ck.plugin, "mongoc = [ \"serverSelectionTimeoutMS=1500\" ];", NULL,
+                                     err, sizeof err), "%s", err);
     plugin_ckpt_open (&ck);
 }
 
@@ -135,40 +100,19 @@ last_error (void *instance)
 
 /* ---- the documents behind the plugin ------------------------------------------------------ */
 
-/* The document of stream in _fw_checkpoints, via the driver; NULL when
- * none. Caller destroys. */
+/* The document of stream in _fw_checkpoints; NULL when none. Caller
+ * destroys. */
 static bson_t *
 document (const char *stream)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, COLLECTION);
-    bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (stream));
-    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (collection, filter, NULL, NULL);
-    const bson_t *doc;
-    bson_t *copy = mongoc_cursor_next (cursor, &doc) ? bson_copy (doc) : NULL;
-    bson_error_t error;
-    cr_assert_not (mongoc_cursor_error (cursor, &error), "find: %s", error.message);
-    mongoc_cursor_destroy (cursor);
-    bson_destroy (filter);
-    mongoc_collection_destroy (collection);
-    return copy;
+    return mongo_db_find (&mongo, COLLECTION, stream);
 }
 
-/* Insert doc into _fw_checkpoints via the driver. */
+/* Insert doc into _fw_checkpoints. */
 static void
 insert (const bson_t *doc)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, COLLECTION);
-    bson_error_t error;
-    cr_assert (mongoc_collection_insert_one (collection, doc, NULL, NULL, &error), "insert: %s", error.message);
-    mongoc_collection_destroy (collection);
-}
-
-static bson_type_t
-type_at (const bson_t *doc, const char *path)
-{
-    bson_iter_t it, found;
-    cr_assert (bson_iter_init (&it, doc));
-    return bson_iter_find_descendant (&it, path, &found) ? bson_iter_type (&found) : BSON_TYPE_EOD;
+    mongo_db_insert (&mongo, COLLECTION, doc);
 }
 
 /* The names of doc's fields, comma-separated, into out. */
@@ -273,7 +217,7 @@ text_and_document (const char *stream, const char *text)
     bson_iter_t it;
     cr_assert (bson_iter_init_find (&it, doc, "_fw_lastSeenToken") && BSON_ITER_HOLDS_UTF8 (&it));
     cr_expect_str_eq (bson_iter_utf8 (&it, NULL), text, "the text field");
-    cr_expect_eq (type_at (doc, "lastSeenToken"), BSON_TYPE_DOCUMENT, "the token as a document");
+    cr_expect_eq (mongo_db_type_at (doc, "lastSeenToken"), BSON_TYPE_DOCUMENT, "the token as a document");
     bson_destroy (doc);
 }
 
@@ -305,8 +249,8 @@ Test (mongo_ckpt, the_documents_have_seed_004s_bson_types)
         { "_fw_metadata", BSON_TYPE_UTF8 },
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields [0]; i++)
-        cr_expect_eq (type_at (doc, fields [i].path), fields [i].type, "%s: type 0x%02x, want 0x%02x",
-                      fields [i].path, (unsigned) type_at (doc, fields [i].path), (unsigned) fields [i].type);
+        cr_expect_eq (mongo_db_type_at (doc, fields [i].path), fields [i].type, "%s: type 0x%02x, want 0x%02x",
+                      fields [i].path, (unsigned) mongo_db_type_at (doc, fields [i].path), (unsigned) fields [i].type);
     bson_iter_t it, found;
     cr_assert (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, "lastSeenTimestamp", &found));
     cr_expect_eq (bson_iter_date_time (&found), NOW - 2000);
@@ -339,7 +283,7 @@ Test (mongo_ckpt, a_document_of_seed_004s_own_store_is_answered_from_its_bson)
     /* our SEEN, then their targeted write of the seen token alone: theirs counts */
     dlq_sink_checkpoint_t seen = plugin_ckpt_token (DLQ_SINK_CKPT_SEEN, "java", "{\"_data\":\"82AB\"}", NOW);
     free (plugin_ckpt_write (&ck, ck.reader, DLQ_SINK_CKPT_SEEN, &seen, NOW));
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, COLLECTION);
+    mongoc_collection_t *collection = mongoc_client_get_collection (mongo.client, mongo.database, COLLECTION);
     bson_t *query = BCON_NEW ("_id", BCON_UTF8 ("java"));
     bson_t *update = BCON_NEW ("$set", "{", "lastSeenToken", "{", "_data", BCON_UTF8 ("82AC"), "}",
                                "lastSeenTimestamp", BCON_DATE_TIME (NOW + 1), "}");
@@ -389,7 +333,8 @@ Test (mongo_ckpt, a_token_libbson_cannot_read_fails_the_write_with_why)
     want.updated_at = NOW;
     plugin_ckpt_expect_write (&ck, DLQ_SINK_CKPT_SAVE, &record, NOW, &want);
     bson_t *doc = document ("meta");
-    cr_expect_eq (type_at (doc, "metadata"), BSON_TYPE_EOD, "metadata libbson cannot read is kept as text only");
+    cr_expect_eq (mongo_db_type_at (doc, "metadata"), BSON_TYPE_EOD,
+                  "metadata libbson cannot read is kept as text only");
     bson_destroy (doc);
 }
 
@@ -530,15 +475,15 @@ Test (mongo_ckpt, first_writes_of_a_stream_racing_all_succeed)
 
 Test (mongo_ckpt, a_duplicate_key_is_tried_once_more)
 {
-    need_test_server ();
+    mongo_db_need_test_server (&mongo, "the test server's faults");
     open_plugin ();
-    mongo_server_fail_command (server, "findAndModify", 1, 11000, NULL, "E11000 duplicate key (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "findAndModify", 1, 11000, NULL, "E11000 duplicate key (injected)", NULL);
     dlq_sink_checkpoint_t seen = plugin_ckpt_token (DLQ_SINK_CKPT_SEEN, "dup", "{\"_data\":\"1\"}", NOW);
     dlq_sink_checkpoint_t want = seen;
     want.updated_at = NOW;
     plugin_ckpt_expect_write (&ck, DLQ_SINK_CKPT_SEEN, &seen, NOW, &want);
 
-    mongo_server_fail_command (server, "findAndModify", 2, 11000, NULL, "E11000 duplicate key (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "findAndModify", 2, 11000, NULL, "E11000 duplicate key (injected)", NULL);
     dlq_buf_t out = DLQ_BUF_INIT;
     cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SEEN, &seen, NOW, dlq_sink_buf (&out)), DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "duplicate key"), "%s", last_error (ck.reader));
@@ -548,36 +493,36 @@ Test (mongo_ckpt, a_duplicate_key_is_tried_once_more)
 
 Test (mongo_ckpt, the_servers_failures_are_errors_with_its_words)
 {
-    need_test_server ();
+    mongo_db_need_test_server (&mongo, "the test server's faults");
     open_plugin ();
     dlq_sink_checkpoint_t record = plugin_ckpt_full ("orders");
     free (plugin_ckpt_write (&ck, ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW));
     dlq_buf_t out = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
     /* Unauthorized (13): not a transient error the driver would retry a read on */
-    mongo_server_fail_command (server, "findAndModify", 1, 13, NULL, "write refused (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "findAndModify", 1, 13, NULL, "write refused (injected)", NULL);
     cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_sink_buf (&out)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "write refused (injected)"), "%s", last_error (ck.reader));
-    mongo_server_fail_command (server, "find", 1, 13, NULL, "find refused (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "find", 1, 13, NULL, "find refused (injected)", NULL);
     cr_expect_eq (ckpt ()->get (ck.reader, "orders", dlq_sink_buf (&out)), DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "find refused"), "%s", last_error (ck.reader));
-    mongo_server_fail_command (server, "find", 1, 13, NULL, "list refused (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "find", 1, 13, NULL, "list refused (injected)", NULL);
     cr_expect_eq (ckpt ()->list (ck.reader, "", 10, NULL, dlq_sink_buf (&out), dlq_sink_buf (&next)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "list refused"), "%s", last_error (ck.reader));
-    mongo_server_fail_command (server, "delete", 1, 13, NULL, "delete refused (injected)", NULL);
+    mongo_server_fail_command (mongo.server, "delete", 1, 13, NULL, "delete refused (injected)", NULL);
     bool deleted = true;
     cr_expect_eq (ckpt ()->remove (ck.reader, "orders", &deleted), DLQ_SINK_STATUS_ERROR);
     cr_expect_not (deleted);
     cr_expect_not_null (strstr (last_error (ck.reader), "delete refused"), "%s", last_error (ck.reader));
     cr_expect_eq (out.len + next.len, 0, "nothing written on ERROR");
 
-    cr_assert (mongo_server_set_down (server, true));
+    cr_assert (mongo_server_set_down (mongo.server, true));
     cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_sink_buf (&out)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_neq (last_error (ck.reader) [0], '\0');
     cr_log_info ("server down: %s", last_error (ck.reader));
-    cr_assert (mongo_server_set_down (server, false));
+    cr_assert (mongo_server_set_down (mongo.server, false));
     dlq_sink_status_t status = DLQ_SINK_STATUS_ERROR;
     for (int tries = 0; tries < 40 && status != DLQ_SINK_STATUS_OK; tries++) {
         dlq_buf_reset (&out);

@@ -29,32 +29,26 @@
 #include "dlq_uuid.h"
 #include "failed_event.h"
 #include "filter_oracle.h"
-#include "mongo_server.h"
+#include "mongo_support.h"
 #include "plugin_workbench.h"
 #include "sink_host.h"
 #include "sink_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <mongoc/mongoc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define URI_ENV     "DLQD_TEST_MONGO_URI"
-#define PLUGIN      DLQD_PLUGIN_DIR "/libdlq_sink_mongo.so"
 #define N           FILTER_ORACLE_EVENTS
 #define NOW         FILTER_ORACLE_NOW
 #define LEASE_MS    PLUGIN_WB_LEASE_MS
 #define CONCURRENT  1000            /* events two instances claim */
 #define CLAIM_BATCH 25
 
-static mongo_server_t *server;          /* NULL against a real MongoDB */
-static mongoc_client_t *client;
-static char uri [512];
-static char database [64];
+static mongo_db_t mongo;                /* the server, the test's database, a client */
 static plugin_wb_t wb;                  /* the plugin as sink "mg", its writer and reader */
 static dlq_event_t *events [N];
 static size_t stored;                   /* events [0, stored) are in the store */
@@ -66,18 +60,7 @@ setup (void)
     memset (&d, 0, sizeof d);
     memset (&wb, 0, sizeof wb);
     stored = 0;
-    mongoc_init ();
-    const char *real = getenv (URI_ENV);
-    if (real && *real)
-        snprintf (uri, sizeof uri, "%s", real);
-    else {
-        server = mongo_server_new (0);
-        cr_assert_not_null (server, "the MongoDB test server does not start");
-        snprintf (uri, sizeof uri, "%s", mongo_server_uri (server));
-    }
-    snprintf (database, sizeof database, "dlqd_wb_%llx", (unsigned long long) (test_random_u64 () & 0xffffffffffULL));
-    client = mongoc_client_new (uri);
-    cr_assert_not_null (client, "bad uri %s", uri);
+    mongo_db_open (&mongo, "dlqd_wb_");
 }
 
 static void
@@ -85,18 +68,9 @@ teardown (void)
 {
     test_dlqd_cleanup (&d);
     plugin_wb_close (&wb);
-    if (client) {
-        if (!server) {
-            mongoc_database_t *db = mongoc_client_get_database (client, database);
-            mongoc_database_drop (db, NULL);
-            mongoc_database_destroy (db);
-        }
-        mongoc_client_destroy (client);
-        client = NULL;
-    }
+    mongo_db_close (&mongo);
     for (int i = 0; i < N; i++)
         dlq_event_destroy (&events [i]);
-    mongo_server_destroy (&server);
 }
 
 TestSuite (mongo_workbench, .init = setup, .fini = teardown, .timeout = 300);
@@ -108,31 +82,19 @@ TestSuite (mongo_workbench, .init = setup, .fini = teardown, .timeout = 300);
 static void
 open_plugin (void)
 {
-    char config [1024], err [512];
-    snprintf (config, sizeof config,
-              "sinks: { mg: { type = \"plugin\"; path = \"%s\"; uri = \"%s\"; database = \"%s\"; }; };\n"
-              "streams = ( { name = \"audit.v2\"; mg: { collection = \"audit_events\"; }; } );\n",
-              PLUGIN, uri, database);
-    cr_assert (test_plugin_load (&wb.plugin, config, "mg", err, sizeof err), "%s", err);
+    char err [512];
+    cr_assert (mongo_db_plugin_load (&mongo, &wb.plugin, NULL,
+                                     "streams = ( { name = \"audit.v2\"; mg: { collection = \"audit_events\"; }; } );",
+                                     err, sizeof err), "%s", err);
     plugin_wb_open (&wb);
 }
 
-/* The document of event id in collection, via the driver; NULL when
- * none. Caller destroys. */
+/* The document of event id in collection; NULL when none. Caller
+ * destroys. */
 static bson_t *
 document (const char *collection_name, const char *id)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, collection_name);
-    bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (id));
-    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts (collection, filter, NULL, NULL);
-    const bson_t *doc;
-    bson_t *copy = mongoc_cursor_next (cursor, &doc) ? bson_copy (doc) : NULL;
-    bson_error_t error;
-    cr_assert_not (mongoc_cursor_error (cursor, &error), "find: %s", error.message);
-    mongoc_cursor_destroy (cursor);
-    bson_destroy (filter);
-    mongoc_collection_destroy (collection);
-    return copy;
+    return mongo_db_find (&mongo, collection_name, id);
 }
 
 static const char *
@@ -264,16 +226,9 @@ put_old_document (const char *stream, int64_t ago)
                             "_fw_body", BCON_UTF8 (e->json));
     bson_t *entry = BCON_NEW ("_id", BCON_UTF8 (e->id), "c", BCON_UTF8 (collection), "s", BCON_UTF8 (stream));
     bson_t *registered = BCON_NEW ("_id", BCON_UTF8 (stream), "c", BCON_UTF8 (collection));
-    bson_error_t error;
-    mongoc_collection_t *c = mongoc_client_get_collection (client, database, collection);
-    cr_assert (mongoc_collection_insert_one (c, doc, NULL, NULL, &error), "%s", error.message);
-    mongoc_collection_destroy (c);
-    c = mongoc_client_get_collection (client, database, "_fw_dlq_index");
-    cr_assert (mongoc_collection_insert_one (c, entry, NULL, NULL, &error), "%s", error.message);
-    mongoc_collection_destroy (c);
-    c = mongoc_client_get_collection (client, database, "_fw_dlq_streams");
-    mongoc_collection_insert_one (c, registered, NULL, NULL, NULL);
-    mongoc_collection_destroy (c);
+    mongo_db_insert (&mongo, collection, doc);
+    mongo_db_insert (&mongo, "_fw_dlq_index", entry);
+    mongo_db_try_insert (&mongo, "_fw_dlq_streams", registered, NULL);     /* once a stream: a second is refused */
     bson_destroy (registered);
     bson_destroy (entry);
     bson_destroy (doc);
@@ -427,7 +382,7 @@ Test (mongo_workbench, another_owner_is_locked_out_for_the_pass)
 static int64_t
 count_leased (const char *collection_name, int64_t at)
 {
-    mongoc_collection_t *collection = mongoc_client_get_collection (client, database, collection_name);
+    mongoc_collection_t *collection = mongoc_client_get_collection (mongo.client, mongo.database, collection_name);
     bson_t *filter = BCON_NEW ("retryAfter", BCON_DATE_TIME (at));
     bson_error_t error;
     int64_t n = mongoc_collection_count_documents (collection, filter, NULL, NULL, NULL, &error);
@@ -459,7 +414,7 @@ Test (mongo_workbench, dlqd_answers_the_workbench_from_the_sink)
     snprintf (extra, sizeof extra,
               "sinks: { mongo: { type = \"mongo\"; uri = \"%s\"; database = \"%s\"; }; };\n"
               "defaults: { retention_days = 30; chain = [\"mongo\"]; };\n"
-              "primary = \"mongo\";\n", uri, database);
+              "primary = \"mongo\";\n", mongo.uri, mongo.database);
     cr_assert (test_dlqd_start (&d, "", extra));
     char ids [ORDERS + PAYMENTS][DLQ_UUID_LEN + 1];
     char *bodies [ORDERS + PAYMENTS];

@@ -9,8 +9,7 @@
 #include "dlq_strmap.h"
 #include "dlq_time.h"
 #include "fingerprint.h"
-#include "mongo_filter.h"
-#include "mongo_query.h"
+#include "mongo_lookup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,23 +228,18 @@ dlq_mongo_query_groups (void *instance, const char *filter_json, size_t limit, i
                         dlq_sink_buf_t *groups_out)
 {
     dlq_mongo_sink_t *self = instance;
-    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
-    dlq_mongo_names_t names;
+    dlq_mongo_scope_t scope;
     dlq_sink_status_t status;
-    if (!dlq_mongo_query_scope (self, filter_json, &filter, &names, &status))
+    if (!dlq_mongo_scope_open (self, filter_json, now_ms, &scope, &status))
         return status;
-    bson_t query;
-    dlq_mongo_filter_query (&filter, now_ms, &query);
-    bson_t *pipeline = pipeline_of (&query);
+    bson_t *pipeline = pipeline_of (&scope.query);
     groups_t g = { .by_fingerprint = dlq_strmap_new (NULL) };
-    for (size_t i = 0; i < names.count && status == DLQ_SINK_STATUS_OK; i++)
-        status = aggregate (self, names.names [i], pipeline, &g);
+    for (size_t i = 0; i < scope.names.count && status == DLQ_SINK_STATUS_OK; i++)
+        status = aggregate (self, scope.names.names [i], pipeline, &g);
     if (status == DLQ_SINK_STATUS_OK)
         write_groups (self, &g, limit, groups_out);
     groups_free (&g);
     bson_destroy (pipeline);
-    bson_destroy (&query);
-    dlq_mongo_names_free (&names);
-    dlq_event_filter_free (&filter);
+    dlq_mongo_scope_free (&scope);
     return status;
 }

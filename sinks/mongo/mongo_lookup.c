@@ -4,6 +4,7 @@
 #include "mongo_lookup.h"
 
 #include "dlq_alloc.h"
+#include "mongo_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,4 +194,31 @@ dlq_mongo_names_free (dlq_mongo_names_t *names)
         free (names->names [i]);
     free (names->names);
     memset (names, 0, sizeof *names);
+}
+
+bool
+dlq_mongo_scope_open (dlq_mongo_sink_t *self, const char *filter_json, int64_t now_ms, dlq_mongo_scope_t *scope,
+                      dlq_sink_status_t *status)
+{
+    char why [DLQ_MONGO_ERR_LEN];
+    scope->filter = (dlq_event_filter_t) DLQ_EVENT_FILTER_INIT;
+    if (!dlq_mongo_filter_parse (filter_json, &scope->filter, why, sizeof why)) {
+        *status = dlq_mongo_fail_text (self, "%s", why);
+        return false;
+    }
+    *status = dlq_mongo_collections_of (self, scope->filter.stream, &scope->names);
+    if (*status != DLQ_SINK_STATUS_OK) {
+        dlq_event_filter_free (&scope->filter);
+        return false;
+    }
+    dlq_mongo_filter_query (&scope->filter, now_ms, &scope->query);
+    return true;
+}
+
+void
+dlq_mongo_scope_free (dlq_mongo_scope_t *scope)
+{
+    bson_destroy (&scope->query);
+    dlq_mongo_names_free (&scope->names);
+    dlq_event_filter_free (&scope->filter);
 }

@@ -2,13 +2,15 @@
  *  mongo sink share: a failure kept as the instance's last_error, a
  *  document's string field, an event's collection (its _fw_dlq_index
  *  entry: one lookup by _id, never a scan of every collection), the one
- *  document of a collection by _id, one findAndModify, and the
+ *  document of a collection by _id, one findAndModify, the
  *  collections a query runs on (the stream's, or every one
- *  _fw_dlq_streams registers, each once).
+ *  _fw_dlq_streams registers, each once), and the scope of a workbench
+ *  query (its filter, as a query, and those collections).
  */
 #ifndef DLQ_MONGO_LOOKUP_H
 #define DLQ_MONGO_LOOKUP_H
 
+#include "event_filter.h"
 #include "mongo_doc.h"
 #include "mongo_sink.h"
 
@@ -67,5 +69,21 @@ typedef struct {
 
 dlq_sink_status_t dlq_mongo_collections_of (dlq_mongo_sink_t *self, const char *stream, dlq_mongo_names_t *out);
 void dlq_mongo_names_free (dlq_mongo_names_t *names);
+
+/* What a filtered workbench call (LIST, COUNT, GROUPS) runs: the filter
+ * of its filter_json, the query of the unexpired events it matches at
+ * now_ms (mongo_filter.h), and the collections of the filter's stream. */
+typedef struct {
+    dlq_event_filter_t filter;
+    bson_t             query;
+    dlq_mongo_names_t  names;
+} dlq_mongo_scope_t;
+
+/* The scope of filter_json at now_ms; false, the status in *status and
+ * nothing to free, when the filter or the collections cannot be had.
+ * Free with dlq_mongo_scope_free. */
+bool dlq_mongo_scope_open (dlq_mongo_sink_t *self, const char *filter_json, int64_t now_ms,
+                           dlq_mongo_scope_t *scope, dlq_sink_status_t *status);
+void dlq_mongo_scope_free (dlq_mongo_scope_t *scope);
 
 #endif

@@ -110,21 +110,6 @@ write_page (dlq_mongo_sink_t *self, rows_t *rows, size_t limit, dlq_sink_buf_t *
     }
 }
 
-bool
-dlq_mongo_query_scope (dlq_mongo_sink_t *self, const char *filter_json, dlq_event_filter_t *filter,
-                       dlq_mongo_names_t *names, dlq_sink_status_t *status)
-{
-    char why [DLQ_MONGO_ERR_LEN];
-    if (!dlq_mongo_filter_parse (filter_json, filter, why, sizeof why)) {
-        *status = dlq_mongo_fail_text (self, "%s", why);
-        return false;
-    }
-    *status = dlq_mongo_collections_of (self, filter->stream, names);
-    if (*status != DLQ_SINK_STATUS_OK)
-        dlq_event_filter_free (filter);
-    return *status == DLQ_SINK_STATUS_OK;
-}
-
 dlq_sink_status_t
 dlq_mongo_query_list (void *instance, const char *filter_json, size_t limit, const char *cursor, int64_t now_ms,
                       dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out)
@@ -135,24 +120,19 @@ dlq_mongo_query_list (void *instance, const char *filter_json, size_t limit, con
     bool after = cursor && *cursor;
     if (after && !dlq_mongo_cursor_parse (cursor, &created_at, id, sizeof id))
         return DLQ_SINK_STATUS_BAD_CURSOR;
-    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
-    dlq_mongo_names_t names;
+    dlq_mongo_scope_t scope;
     dlq_sink_status_t status;
-    if (!dlq_mongo_query_scope (self, filter_json, &filter, &names, &status))
+    if (!dlq_mongo_scope_open (self, filter_json, now_ms, &scope, &status))
         return status;
-    bson_t query;
-    dlq_mongo_filter_query (&filter, now_ms, &query);
     if (after)
-        dlq_mongo_filter_after (&query, created_at, id);
+        dlq_mongo_filter_after (&scope.query, created_at, id);
     rows_t rows = { 0 };
-    for (size_t i = 0; i < names.count && status == DLQ_SINK_STATUS_OK; i++)
-        status = read_collection (self, names.names [i], &query, limit, &rows);
+    for (size_t i = 0; i < scope.names.count && status == DLQ_SINK_STATUS_OK; i++)
+        status = read_collection (self, scope.names.names [i], &scope.query, limit, &rows);
     if (status == DLQ_SINK_STATUS_OK)
         write_page (self, &rows, limit, events_out, cursor_out);
     rows_free (&rows);
-    bson_destroy (&query);
-    dlq_mongo_names_free (&names);
-    dlq_event_filter_free (&filter);
+    dlq_mongo_scope_free (&scope);
     return status;
 }
 
@@ -160,28 +140,24 @@ dlq_sink_status_t
 dlq_mongo_query_count (void *instance, const char *filter_json, int64_t now_ms, int64_t *count_out)
 {
     dlq_mongo_sink_t *self = instance;
-    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
-    dlq_mongo_names_t names;
+    dlq_mongo_scope_t scope;
     dlq_sink_status_t status;
-    if (!dlq_mongo_query_scope (self, filter_json, &filter, &names, &status))
+    if (!dlq_mongo_scope_open (self, filter_json, now_ms, &scope, &status))
         return status;
-    bson_t query;
-    dlq_mongo_filter_query (&filter, now_ms, &query);
     int64_t total = 0;
-    for (size_t i = 0; i < names.count && status == DLQ_SINK_STATUS_OK; i++) {
-        mongoc_collection_t *collection = mongoc_database_get_collection (self->db, names.names [i]);
+    for (size_t i = 0; i < scope.names.count && status == DLQ_SINK_STATUS_OK; i++) {
+        const char *name = scope.names.names [i];
+        mongoc_collection_t *collection = mongoc_database_get_collection (self->db, name);
         bson_error_t error;
-        int64_t n = mongoc_collection_count_documents (collection, &query, NULL, NULL, NULL, &error);
+        int64_t n = mongoc_collection_count_documents (collection, &scope.query, NULL, NULL, NULL, &error);
         if (n < 0)
-            status = dlq_mongo_fail (self, names.names [i], &error);
+            status = dlq_mongo_fail (self, name, &error);
         else
             total += n;
         mongoc_collection_destroy (collection);
     }
     if (status == DLQ_SINK_STATUS_OK)
         *count_out = total;
-    bson_destroy (&query);
-    dlq_mongo_names_free (&names);
-    dlq_event_filter_free (&filter);
+    dlq_mongo_scope_free (&scope);
     return status;
 }

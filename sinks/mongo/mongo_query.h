@@ -19,12 +19,6 @@
 #include "event_filter.h"
 #include "mongo_lookup.h"
 
-/* The filter of filter_json (into filter: DLQ_EVENT_FILTER_INIT) and the
- * collections it runs on (names); false, the status in *status and
- * nothing to free, when either cannot be had. */
-bool dlq_mongo_query_scope (dlq_mongo_sink_t *self, const char *filter_json, dlq_event_filter_t *filter,
-                            dlq_mongo_names_t *names, dlq_sink_status_t *status);
-
 dlq_sink_status_t dlq_mongo_query_list (void *instance, const char *filter_json, size_t limit, const char *cursor,
                                         int64_t now_ms, dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out);
 
