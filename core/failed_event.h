@@ -54,8 +54,9 @@ typedef struct {
  * ("error.type", "createdAt", ...). Unknown fields are rejected. */
 dlq_event_t *dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err);
 
-/* Set event->fingerprint from its error (type, message, stack trace):
- * call it before a stream policy may strip the stack trace. */
+/* Set event->fingerprint from its error (type, message, stack trace). The
+ * gateway calls it after the stream policy, so the fingerprint is of the
+ * event as stored: what any store computes again from the body. */
 void dlq_event_fingerprint (dlq_event_t *event);
 
 /* The same fingerprint into hex (17 bytes), event untouched. */

@@ -188,8 +188,8 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
         send_error (self, &frames [0], &frames [2], &err);
         return;
     }
-    dlq_event_fingerprint (event);          /* before the policy may strip the stack trace */
     dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
+    dlq_event_fingerprint (event);          /* of what is stored: every store computes the same */
     dlq_event_encode (event);
     gathering_starts (self);
     dlq_commit_batch_add (self->gathering, &event, &frames [0], &frames [2]);

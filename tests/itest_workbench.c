@@ -2,10 +2,14 @@
  *  embedded primary: LIST with filters (and across streams), COUNT, and
  *  GROUPS by error fingerprint (the same bug with different ids is one
  *  group; different bugs are different groups); bad filters are refused
- *  naming the member; a sink primary without the workbench calls says
+ *  naming the member; a fingerprint is of the event as stored (a stream
+ *  that drops stack traces groups without frames, as core computes it from
+ *  the stored body); a sink primary without the workbench calls says
  *  filters need one that has them.
  */
 #include "dlq_json.h"
+#include "dlq_uuid.h"
+#include "failed_event.h"
 #include "sink_support.h"
 #include "test_support.h"
 #include "workbench_support.h"
@@ -94,6 +98,49 @@ Test (workbench, groups_by_fingerprint)
     cr_expect_not_null (strstr (reply, "\"count\":3"), "%s", reply);
     cr_expect_null (strstr (reply, "Timeout"), "%s", reply);
     free (reply);
+}
+
+/* Two failures alike but for their top stack frame. */
+static void
+put_two_paths (const char *stream)
+{
+    for (int i = 0; i < 2; i++) {
+        char body [512];
+        snprintf (body, sizeof body, "{\"streamName\":\"%s\",\"error\":{\"type\":\"java.lang.IllegalStateException\","
+                  "\"message\":\"no tenant\",\"stackTrace\":\"java.lang.IllegalStateException: no tenant\\n"
+                  "\\tat com.acme.%s(Orders.java:%d)\"}}", stream, i ? "Orders.ship" : "Orders.bill", 10 + i);
+        char id [DLQ_UUID_LEN + 1];
+        sink_put_one (d.endpoint, body, id);
+    }
+}
+
+Test (workbench, a_fingerprint_is_of_the_event_as_stored)
+{
+    cr_assert (test_dlqd_start (&d, NULL, "streams = ( { name = \"lean\"; include_stack_trace = false; } );"));
+    put_two_paths ("lean");
+    put_two_paths ("full");
+    char *lean = sink_request (d.endpoint, "GROUPS", "{\"streamName\":\"lean\"}", "OK");
+    char *full = sink_request (d.endpoint, "GROUPS", "{\"streamName\":\"full\"}", "OK");
+    cr_expect_not_null (strstr (lean, "\"count\":2"), "the frames were not stored: one group: %s", lean);
+    cr_expect_null (strstr (full, "\"count\":2"), "other top frames, other groups: %s", full);
+    /* the fingerprint is what core computes from the stored body, as a sink store does */
+    char *list = sink_request (d.endpoint, "LIST", "{\"streamName\":\"lean\",\"limit\":1}", "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (list, strlen (list), &doc, NULL), DLQ_JSON_OK);
+    dlq_buf_t stored = DLQ_BUF_INIT;
+    dlq_json_write (&stored, dlq_json_get (dlq_json_root (doc), "events")->child);
+    dlq_error_t err;
+    dlq_event_t *e = dlq_event_decode (stored.data, stored.len, 0, &err);
+    cr_assert_not_null (e, "%s", err.message);
+    char hex [17];
+    dlq_event_fingerprint_hex (e, hex);
+    cr_expect_not_null (strstr (lean, hex), "GROUPS has %s: %s", hex, lean);
+    dlq_event_destroy (&e);
+    dlq_buf_free (&stored);
+    dlq_json_doc_destroy (&doc);
+    free (list);
+    free (lean);
+    free (full);
 }
 
 Test (workbench, bad_filters_are_refused_naming_the_member)

@@ -110,7 +110,7 @@ static const char schema_v3 [] =
 
 /* Version 3 -> 4: the columns and indexes of the workbench's filters
  * (embedded_query.h): the error's fingerprint (fingerprint.h; old rows get
- * it from their body, so without a stack trace a stream policy stripped;
+ * it from their body, as the gateway computes it for new ones;
  * error.message is read from the body where a filter needs it, rather than
  * stored twice); an index by created_at
  * (LIST across streams, time windows) and one by fingerprint (GROUPS and
