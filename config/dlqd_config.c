@@ -317,6 +317,12 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
                 ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
                                       "sink \"%s\" (type %s) cannot answer queries", primary,
                                       dlq_sink_config_ops (c->primary_sink)->type);
+            else
+            if (c->replay.scheduled_count && !dlq_replay_primary_keeps_state (dlq_sink_config_ops (c->primary_sink)))
+                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
+                                      "stream \"%s\" has a schedule, but sink \"%s\" (type %s) keeps no replay "
+                                      "state: use \"embedded\" or a postgres or mongo sink", c->replay.scheduled [0],
+                                      primary, dlq_sink_config_ops (c->primary_sink)->type);
         }
     }
     if (ok && c->max_frame_bytes == 0)

@@ -134,6 +134,13 @@ dlq_replay_policy_read (const config_setting_t *g, dlqd_config_t *c, const char 
     return true;
 }
 
+bool
+dlq_replay_primary_keeps_state (const dlq_sink_ops_t *ops)
+{
+    return DLQ_SINK_OPS_HAS (ops, workbench) && ops->workbench
+        && ops->workbench->struct_size >= sizeof (dlq_sink_workbench_ops_t) && ops->workbench->claim;
+}
+
 void
 dlq_replay_config_free (dlqd_replay_config_t *r)
 {

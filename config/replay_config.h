@@ -26,6 +26,10 @@ bool dlq_replay_config_read (const config_setting_t *group, dlqd_replay_config_t
 bool dlq_replay_policy_read (const config_setting_t *g, dlqd_config_t *config, const char *stream,
                              dlq_policy_t *policy, bool allow_schedule, dlq_config_error_t *err);
 
+/* Does a sink plugin keep the replay state a schedule needs (the
+ * workbench calls of dlq_sink.h)? */
+bool dlq_replay_primary_keeps_state (const dlq_sink_ops_t *ops);
+
 /* Free what replay holds. */
 void dlq_replay_config_free (dlqd_replay_config_t *replay);
 

@@ -172,4 +172,19 @@ Test (workbench, a_sink_primary_without_workbench_calls_says_filters_need_one)
     free (reply);
     reply = sink_request (d.endpoint, "LIST", "{\"streamName\":\"orders\"}", "OK");
     free (reply);
+    reply = sink_request (d.endpoint, "RESOLVE", "{\"id\":\"0190a0b2-4c1d-7e5f-8a9b-0c1d2e3f4a5b\"}", "ERR");
+    cr_expect_not_null (strstr (reply, "keeps it"), "%s", reply);
+    free (reply);
+
+    /* a schedule needs a primary that keeps replay state: a config error */
+    test_dlqd_cleanup (&d);
+    test_tmpdir (d.dir);
+    snprintf (path, sizeof path, "%s/copy", d.dir);
+    cr_assert (mkdir (path, 0700) == 0);
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
+    char settings [768];
+    snprintf (settings, sizeof settings, "%s\nstreams = ( { name = \"s\"; replay_route = \"endpoint\";"
+              " schedule = { }; } );", extra);
+    sink_expect_startup_error (&d, test_dlqd_start (&d, NULL, settings), settings, "keeps no replay state");
 }
