@@ -37,6 +37,7 @@ typedef struct {
     dlq_pacer_t       pacer;
     char             *page_cursor;      /* where the current page starts ("" = the first) */
     size_t            page_done;        /* events of the page handled */
+    char              last_id [64];     /* the last of them ("" : none yet) */
     dlq_json_doc_t   *page;             /* the current page, NULL when not read */
     const dlq_json_value_t *item;       /* the next event of the page */
     char             *next_cursor;      /* the next page's cursor, NULL on the last */
@@ -163,12 +164,36 @@ run_new (dlq_replay_job_t *job)
         run_destroy (&run);
         return NULL;
     }
-    const char *cursor = run->job.cursor ? run->job.cursor : "0|";
+    /* The saved place: "<handled>|<last id handled>|<page cursor>". */
+    const char *cursor = run->job.cursor ? run->job.cursor : "0||";
     const char *bar = strchr (cursor, '|');
+    const char *bar2 = bar ? strchr (bar + 1, '|') : NULL;
     run->page_done = (size_t) strtoull (cursor, NULL, 10);
-    run->page_cursor = dlq_strdup (bar ? bar + 1 : "");
+    if (bar2 && (size_t) (bar2 - bar - 1) < sizeof run->last_id)
+        snprintf (run->last_id, sizeof run->last_id, "%.*s", (int) (bar2 - bar - 1), bar + 1);
+    run->page_cursor = dlq_strdup (bar2 ? bar2 + 1 : "");
     dlq_pacer_start (&run->pacer, (double) run->plan.rate, dlq_time_mono_ms ());
     return run;
+}
+
+/* Where a page read again goes on: after the last event handled (events
+ * swept from the page meanwhile do not shift the place); when that one is
+ * gone too, from the page's start (at-least-once: the page's handled
+ * events may go again, none is skipped). */
+static const dlq_json_value_t *
+resume_point (const run_t *run, const dlq_json_value_t *page)
+{
+    for (const dlq_json_value_t *e = page->child; run->last_id [0] && e; e = e->next) {
+        const dlq_json_value_t *id = dlq_json_get (e, "id");
+        if (id && id->type == DLQ_JSON_STRING && strcmp (id->str, run->last_id) == 0)
+            return e->next;
+    }
+    if (run->last_id [0])
+        return page->child;
+    const dlq_json_value_t *item = page->child;
+    for (size_t i = 0; i < run->page_done && item; i++)
+        item = item->next;
+    return item;
 }
 
 /* Read the page at page_cursor and step over the events already done. */
@@ -201,9 +226,7 @@ read_page (replayer_t *r, run_t *run)
     bool ok = rc != DLQ_STORE_ERROR && rc != DLQ_STORE_BAD_CURSOR
            && dlq_json_parse (events.data, events.len, &run->page, NULL) == DLQ_JSON_OK;
     if (ok) {
-        run->item = dlq_json_root (run->page)->child;
-        for (size_t i = 0; i < run->page_done && run->item; i++)
-            run->item = run->item->next;
+        run->item = resume_point (run, dlq_json_root (run->page));
         dlq_buf_putc (&next, '\0');
         run->next_cursor = next.len > 1 ? dlq_buf_steal (&next, NULL) : NULL;
     }
@@ -226,6 +249,7 @@ next_page (run_t *run)
     run->page_cursor = run->next_cursor;
     run->next_cursor = NULL;
     run->page_done = 0;
+    run->last_id [0] = '\0';
     dlq_json_doc_destroy (&run->page);
     return true;
 }
@@ -248,8 +272,9 @@ count_result (run_t *run, event_result_t result, const char *why)
 static void
 save_progress (replayer_t *r, run_t *run)
 {
-    char *cursor = dlq_calloc (1, strlen (run->page_cursor) + 32);
-    sprintf (cursor, "%zu|%s", run->page_done, run->page_cursor);
+    size_t len = strlen (run->page_cursor) + sizeof run->last_id + 32;
+    char *cursor = dlq_calloc (1, len);
+    snprintf (cursor, len, "%zu|%s|%s", run->page_done, run->last_id, run->page_cursor);
     free (run->job.cursor);
     run->job.cursor = cursor;
     if (dlq_embedded_job_progress (r->jobs, &run->job, dlq_time_now_ms ()) != DLQ_STORE_OK)
@@ -294,6 +319,8 @@ step_job (replayer_t *r, run_t *run)
         }
         run->wait_ms = 0;
         count_result (run, result, why);
+        const dlq_json_value_t *id = dlq_json_get (run->item, "id");
+        snprintf (run->last_id, sizeof run->last_id, "%s", id && id->type == DLQ_JSON_STRING ? id->str : "");
         run->item = run->item->next;
         run->page_done++;
         sent++;

@@ -448,3 +448,49 @@ Test (replay, bad_requests_are_refused_by_name)
     cr_expect_not_null (strstr (reply, "\"field\":\"target\""), "%s", reply);
     free (reply);
 }
+
+/* A job paused after replaying events that then expire: on resume its
+ * page is read again without them, and it goes on from the page's start
+ * rather than skipping as many events as were handled. Every event that
+ * stays is replayed. */
+Test (replay, events_expiring_under_a_paused_job_make_it_skip_nothing)
+{
+    enum { SOON = 8, KEPT = 20 };
+    char extra [1024];
+    snprintf (extra, sizeof extra,
+              "replay: { listen = \"%s\"; };\n"
+              "streams = ( { name = \"soon\"; retention_days = 1; replay_route = \"endpoint\"; },\n"
+              "            { name = \"kept\"; retention_days = 0; replay_route = \"endpoint\"; } );\n",
+              replay_endpoint);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    int64_t now = dlq_time_now_ms ();
+    char soon [SOON][DLQ_UUID_LEN + 1], kept [KEPT][DLQ_UUID_LEN + 1];
+    /* the newest events (replayed first) expire 3 s from now; the others never */
+    char **bodies = sink_small_events ("soon", now - 86400000LL + 3000 - SOON, SOON, soon);
+    sink_put_bodies (d.endpoint, bodies, SOON);
+    sink_free_events (bodies, SOON);
+    bodies = sink_small_events ("kept", now - 2 * 86400000LL, KEPT, kept);
+    sink_put_bodies (d.endpoint, bodies, KEPT);
+    sink_free_events (bodies, KEPT);
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
+    char job [DLQ_UUID_LEN + 1];
+    free (replay ("{\"all\":true,\"rate\":4}", job));
+    int seen_soon [SOON] = { 0 };
+    cr_assert_eq (pull_all (pull, soon, SOON, seen_soon, 4, job), 4);
+    char body [128];
+    snprintf (body, sizeof body, "{\"job\":\"%s\"}", job);
+    free (sink_request (d.endpoint, "REPLAY.PAUSE", body, "OK"));
+    pull_all (pull, soon, SOON, seen_soon, SOON, job);          /* what was on its way */
+    while (dlq_time_now_ms () < now + 3500) {                   /* the soon events expire */
+        struct timespec ts = { 0, 100000000 };
+        nanosleep (&ts, NULL);
+    }
+    cr_assert_eq (sink_count (d.endpoint, "{\"streamName\":\"soon\"}"), 0, "the soon events have expired");
+    free (sink_request (d.endpoint, "REPLAY.RESUME", body, "OK"));
+    int seen_kept [KEPT] = { 0 };
+    cr_expect_eq (pull_all (pull, kept, KEPT, seen_kept, KEPT, job), KEPT);
+    for (int i = 0; i < KEPT; i++)
+        cr_expect_eq (seen_kept [i], 1, "kept event %d replayed %d times", i, seen_kept [i]);
+    free (job_wait (job, "DONE", 20));
+    zmq_close (pull);
+}
