@@ -483,6 +483,7 @@ dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
         poll_once (self, stop_fd, room, false, commit_timeout (self));
     }
     dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
+    dlq_replayer_destroy (&self->replayer);     /* no replay starts once stopping (progress is saved) */
     drain (self);
     dlq_log (DLQ_LOG_INFO, "stopped cleanly");
     return 0;

@@ -22,7 +22,7 @@
 #include <zmq.h>
 
 #define N_EVENTS 600
-#define BATCH 40
+#define BATCH 20
 
 static pg_server_t pg;
 static char table [64];
