@@ -48,24 +48,6 @@ embedded_ckpt_prepare (dlq_embedded_t *self)
     return embedded_prepare (self, ckpt_sql, self->ckpt, first, CK_STMT_COUNT);
 }
 
-static void
-bind_text (sqlite3_stmt *stmt, int i, const char *text)
-{
-    if (text)
-        sqlite3_bind_text (stmt, i, text, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null (stmt, i);
-}
-
-static void
-bind_time (sqlite3_stmt *stmt, int i, int64_t ms)
-{
-    if (ms != DLQ_SINK_TIME_NONE)
-        sqlite3_bind_int64 (stmt, i, ms);
-    else
-        sqlite3_bind_null (stmt, i);
-}
-
 static const char *
 column_text (sqlite3_stmt *stmt, int i)
 {
@@ -103,14 +85,14 @@ apply_one (dlq_embedded_t *self, dlq_ckpt_write_t *w)
         embedded_fail_text (self, "commit: %s cannot write checkpoints", self->path);
         return false;
     }
-    bind_text (stmt, 1, r->stream_name);
+    embedded_bind_optional_text (stmt, 1, r->stream_name);
     if (!w->remove) {
-        bind_text (stmt, 2, r->instance_id);
-        bind_text (stmt, 3, r->last_seen_token);
-        bind_time (stmt, 4, r->last_seen_at);
-        bind_text (stmt, 5, r->last_processed_token);
-        bind_time (stmt, 6, r->last_processed_at);
-        bind_text (stmt, 7, r->metadata);
+        embedded_bind_optional_text (stmt, 2, r->instance_id);
+        embedded_bind_optional_text (stmt, 3, r->last_seen_token);
+        embedded_bind_time (stmt, 4, r->last_seen_at);
+        embedded_bind_optional_text (stmt, 5, r->last_processed_token);
+        embedded_bind_time (stmt, 6, r->last_processed_at);
+        embedded_bind_optional_text (stmt, 7, r->metadata);
         sqlite3_bind_int64 (stmt, 8, w->now_ms);
     }
     int rc = sqlite3_step (stmt);

@@ -210,6 +210,26 @@ embedded_bind_text (sqlite3_stmt *stmt, int index, const char *text)
     sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC);
 }
 
+/* Bind text that may be absent (NULL). */
+static inline void
+embedded_bind_optional_text (sqlite3_stmt *stmt, int index, const char *text)
+{
+    if (text)
+        embedded_bind_text (stmt, index, text);
+    else
+        sqlite3_bind_null (stmt, index);
+}
+
+/* Bind a time in ms, NULL for DLQ_TIME_NONE (= DLQ_SINK_TIME_NONE). */
+static inline void
+embedded_bind_time (sqlite3_stmt *stmt, int index, int64_t ms)
+{
+    if (ms == INT64_MIN)
+        sqlite3_bind_null (stmt, index);
+    else
+        sqlite3_bind_int64 (stmt, index, ms);
+}
+
 
 /* Ledger (spool_ledger.c) ------------------------------------------------- */
 

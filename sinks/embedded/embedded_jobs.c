@@ -89,15 +89,6 @@ dlq_replay_job_clear (dlq_replay_job_t *job)
     memset (job, 0, sizeof *job);
 }
 
-static void
-bind_optional_text (sqlite3_stmt *stmt, int index, const char *text)
-{
-    if (text)
-        embedded_bind_text (stmt, index, text);
-    else
-        sqlite3_bind_null (stmt, index);
-}
-
 static char *
 column_strdup (sqlite3_stmt *stmt, int col)
 {
@@ -161,9 +152,9 @@ dlq_embedded_job_create (dlq_embedded_t *self, const dlq_replay_job_t *job)
     embedded_bind_text (stmt, 1, job->id);
     embedded_bind_text (stmt, 2, state_names [job->state]);
     embedded_bind_text (stmt, 3, job->request);
-    bind_optional_text (stmt, 4, job->cursor);
+    embedded_bind_optional_text (stmt, 4, job->cursor);
     bind_counters (stmt, 5, job);
-    bind_optional_text (stmt, 11, job->last_error);
+    embedded_bind_optional_text (stmt, 11, job->last_error);
     sqlite3_bind_int64 (stmt, 12, job->created_at);
     bool ok = embedded_step_done (self, stmt, "job create");
     sqlite3_clear_bindings (stmt);
@@ -177,9 +168,9 @@ dlq_embedded_job_progress (dlq_embedded_t *self, const dlq_replay_job_t *job, in
     if (!stmt)
         return DLQ_STORE_ERROR;
     embedded_bind_text (stmt, 1, job->id);
-    bind_optional_text (stmt, 2, job->cursor);
+    embedded_bind_optional_text (stmt, 2, job->cursor);
     bind_counters (stmt, 3, job);
-    bind_optional_text (stmt, 9, job->last_error);
+    embedded_bind_optional_text (stmt, 9, job->last_error);
     sqlite3_bind_int64 (stmt, 10, now_ms);
     bool ok = embedded_step_done (self, stmt, "job progress");
     sqlite3_clear_bindings (stmt);

@@ -903,26 +903,6 @@ missing_field (const dlq_event_t *event)
     return NULL;
 }
 
-/* Bind a timestamp, NULL for DLQ_TIME_NONE. */
-static void
-bind_time (sqlite3_stmt *stmt, int index, int64_t ms)
-{
-    if (ms == DLQ_TIME_NONE)
-        sqlite3_bind_null (stmt, index);
-    else
-        sqlite3_bind_int64 (stmt, index, ms);
-}
-
-/* Bind text that may be absent (NULL). */
-static void
-bind_optional_text (sqlite3_stmt *stmt, int index, const char *text)
-{
-    if (text)
-        embedded_bind_text (stmt, index, text);
-    else
-        sqlite3_bind_null (stmt, index);
-}
-
 /* Insert one event, its routing columns taken from the event's members
  * (which dlq_event_decode set from the body now in json); *inserted tells
  * whether a row was added (false: its id was already stored). */
@@ -933,14 +913,14 @@ insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
     embedded_bind_text (stmt, 1, event->id);
     embedded_bind_text (stmt, 2, event->stream_name);
     sqlite3_bind_int64 (stmt, 3, event->created_at);
-    bind_time (stmt, 4, event->expires_at);
+    embedded_bind_time (stmt, 4, event->expires_at);
     embedded_bind_text (stmt, 5, event->status);
     embedded_bind_text (stmt, 6, event->error_type);
     sqlite3_bind_text64 (stmt, 7, event->json, event->json_len, SQLITE_STATIC, SQLITE_UTF8);
-    bind_optional_text (stmt, 8, event->operation_type);
-    bind_optional_text (stmt, 9, event->document_key);
+    embedded_bind_optional_text (stmt, 8, event->operation_type);
+    embedded_bind_optional_text (stmt, 9, event->document_key);
     sqlite3_bind_int (stmt, 10, event->attempts);
-    bind_time (stmt, 11, event->first_attempt_at);
+    embedded_bind_time (stmt, 11, event->first_attempt_at);
     char fingerprint [sizeof event->fingerprint];
     if (event->fingerprint [0])
         memcpy (fingerprint, event->fingerprint, sizeof fingerprint);
