@@ -39,17 +39,9 @@ write_metadata (dlq_buf_t *out, const dlq_json_value_t *metadata, const char *id
     dlq_buf_printf (out, ",\"replayCount\":%" PRId64 "}", count);
 }
 
-bool
-dlq_replay_lineage (const char *json, size_t len, const char *id, int64_t replay_count, dlq_buf_t *out)
+void
+dlq_replay_lineage_of (const dlq_json_value_t *root, const char *id, int64_t replay_count, dlq_buf_t *out)
 {
-    dlq_json_doc_t *doc = NULL;
-    if (dlq_json_parse (json, len, &doc, NULL) != DLQ_JSON_OK)
-        return false;
-    const dlq_json_value_t *root = dlq_json_root (doc);
-    if (root->type != DLQ_JSON_OBJECT) {
-        dlq_json_doc_destroy (&doc);
-        return false;
-    }
     bool seen = false;
     dlq_buf_putc (out, '{');
     for (const dlq_json_value_t *m = root->child; m; m = m->next) {
@@ -68,6 +60,17 @@ dlq_replay_lineage (const char *json, size_t len, const char *id, int64_t replay
         write_metadata (out, NULL, id, replay_count);
     }
     dlq_buf_putc (out, '}');
+}
+
+bool
+dlq_replay_lineage (const char *json, size_t len, const char *id, int64_t replay_count, dlq_buf_t *out)
+{
+    dlq_json_doc_t *doc = NULL;
+    if (dlq_json_parse (json, len, &doc, NULL) != DLQ_JSON_OK)
+        return false;
+    bool object = dlq_json_root (doc)->type == DLQ_JSON_OBJECT;
+    if (object)
+        dlq_replay_lineage_of (dlq_json_root (doc), id, replay_count, out);
     dlq_json_doc_destroy (&doc);
-    return true;
+    return object;
 }

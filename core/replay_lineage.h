@@ -8,6 +8,7 @@
 #define REPLAY_LINEAGE_H
 
 #include "dlq_buf.h"
+#include "dlq_json.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,5 +18,9 @@
  * False (out unchanged) when json is not a JSON object. */
 bool dlq_replay_lineage (const char *json, size_t len, const char *id, int64_t replay_count,
                          dlq_buf_t *out);
+
+/* The same for a body already parsed: root, a JSON object (as a page of
+ * LIST gives it). */
+void dlq_replay_lineage_of (const dlq_json_value_t *root, const char *id, int64_t replay_count, dlq_buf_t *out);
 
 #endif

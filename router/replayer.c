@@ -93,13 +93,11 @@ replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_v
                  (int) replay_count, (long long) conf->max_replays);
         return EV_QUARANTINED;
     }
-    dlq_buf_t body = DLQ_BUF_INIT, text = DLQ_BUF_INIT;
-    dlq_json_write (&text, event);
-    dlq_replay_lineage (text.data, text.len, id->str, replay_count + 1, &body);
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_replay_lineage_of (event, id->str, replay_count + 1, &body);
     dlq_replay_send_t sent = dlq_replay_targets_send (r->targets, to_endpoint, job, stream->str, id->str,
                                                       body.data, body.len, why, why_len);
     dlq_buf_free (&body);
-    dlq_buf_free (&text);
     if (sent == DLQ_REPLAY_WAIT)
         return EV_WAIT;
     if (sent == DLQ_REPLAY_FAILED)
