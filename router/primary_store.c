@@ -132,15 +132,9 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
 }
 
 bool
-dlq_primary_filters (const dlq_primary_t *self)
-{
-    return self->spool != NULL || self->workbench != NULL;
-}
-
-bool
 dlq_primary_workbench (const dlq_primary_t *self)
 {
-    return dlq_primary_filters (self);
+    return self->spool != NULL || self->workbench != NULL;
 }
 
 /* A sink's workbench call gets the filter as JSON. */

@@ -33,17 +33,14 @@ dlq_store_result_t dlq_primary_list (dlq_primary_t *self, const char *stream, si
 dlq_store_result_t dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out,
                                       int64_t *events_out, int64_t *bytes_out);
 
-/* Does this primary answer the workbench's queries (LIST with filters or
- * across streams, COUNT, GROUPS; embedded_query.h)? The spool does; a
- * sink store does when its plugin has the workbench calls (dlq_sink.h). */
-bool dlq_primary_filters (const dlq_primary_t *self);
-
-/* Does it keep the replay state (RESOLVE, FAIL, REPLAY, scheduled passes)?
- * The same stores as dlq_primary_filters. */
+/* Does this primary serve the failure workbench: its queries (LIST with
+ * filters or across streams, COUNT, GROUPS; embedded_query.h) and the
+ * replay state (RESOLVE, FAIL, REPLAY, scheduled passes)? The spool does;
+ * a sink store does when its plugin has the workbench calls (dlq_sink.h). */
 bool dlq_primary_workbench (const dlq_primary_t *self);
 
 /* As dlq_embedded_query_list / _count / _groups; only when
- * dlq_primary_filters. */
+ * dlq_primary_workbench. */
 dlq_store_result_t dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit,
                                            const char *cursor, int64_t now_ms,
                                            dlq_buf_t *events_out, dlq_buf_t *cursor_out);

@@ -258,7 +258,7 @@ read_filter (worker_t *w, const request_t *req, const char *const *allowed, dlq_
     dlq_code_t code = dlq_params_check (req->root, allowed, true, err);
     if (code != DLQ_OK)
         return code;
-    if (!dlq_primary_filters (w->primary))
+    if (!dlq_primary_workbench (w->primary))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "filters, COUNT and GROUPS need a primary"
                               " that answers them (embedded, postgres or mongo); this one answers LIST by streamName only");
     static const dlq_json_value_t empty = { .type = DLQ_JSON_OBJECT };

@@ -114,9 +114,6 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
                                   DLQ_REPLAY_IDS_MAX);
         return DLQ_OK;
     }
-    if (!dlq_primary_filters (self->primary))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "replay by filters needs a primary that "
-                              "answers them (embedded, postgres or mongo); give ids");
     code = dlq_event_filter_parse (root, &plan->filter, err);
     if (code == DLQ_OK && dlq_event_filter_is_empty (&plan->filter) && !(all && all->type == DLQ_JSON_TRUE))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "all", "a replay needs filters, ids, or \"all\": true");
@@ -358,14 +355,22 @@ dlq_replay_fail_delay (const dlqd_replay_config_t *replay, int32_t n)
     return delay < replay->backoff_max_ms ? delay : replay->backoff_max_ms;
 }
 
-void
-dlq_replay_state_format (const dlq_sink_event_state_t *state, dlq_buf_t *out)
+/* "retryCount":n,"replayCount":n[,"retryAfter":"ISO"] */
+static void
+state_members (const dlq_sink_event_state_t *state, dlq_buf_t *out)
 {
-    dlq_buf_printf (out, ",\"replay\":{\"retryCount\":%d,\"replayCount\":%d", (int) state->retry_count,
+    dlq_buf_printf (out, "\"retryCount\":%d,\"replayCount\":%d", (int) state->retry_count,
                     (int) state->replay_count);
     char iso [DLQ_TIME_ISO_LEN + 1];
     if (dlq_time_format_iso (state->retry_after, iso))
         dlq_buf_printf (out, ",\"retryAfter\":\"%s\"", iso);
+}
+
+void
+dlq_replay_state_format (const dlq_sink_event_state_t *state, dlq_buf_t *out)
+{
+    dlq_buf_puts (out, ",\"replay\":{");
+    state_members (state, out);
     dlq_buf_putc (out, '}');
 }
 
@@ -384,25 +389,25 @@ do_outcome (dlq_replay_verbs_t *self, dlq_verb_t verb, const dlq_json_value_t *r
         return code;
     int64_t now = dlq_time_now_ms ();
     dlq_sink_event_state_t state;
-    dlq_store_result_t rc = dlq_primary_state (self->primary, id, now, &state);
-    if (rc == DLQ_STORE_OK)
-        rc = verb == DLQ_VERB_RESOLVE
-           ? dlq_primary_mark (self->primary, id, DLQ_SINK_MARK_RESOLVED, now, 0, &state)
-           : dlq_primary_mark (self->primary, id, DLQ_SINK_MARK_FAILED, now,
-                               now + dlq_replay_fail_delay (&self->config->replay, state.retry_count + 1), &state);
+    dlq_store_result_t rc;
+    if (verb == DLQ_VERB_RESOLVE)
+        rc = dlq_primary_mark (self->primary, id, DLQ_SINK_MARK_RESOLVED, now, 0, &state);
+    else {
+        /* the delay grows with the FAILs so far: read them first */
+        rc = dlq_primary_state (self->primary, id, now, &state);
+        if (rc == DLQ_STORE_OK)
+            rc = dlq_primary_mark (self->primary, id, DLQ_SINK_MARK_FAILED, now,
+                                   now + dlq_replay_fail_delay (&self->config->replay, state.retry_count + 1), &state);
+    }
     if (rc == DLQ_STORE_NOT_FOUND)
         return dlq_error_set (err, DLQ_ERR_NOT_FOUND, "id", "no event %s (never stored, or expired)", id);
     if (rc != DLQ_STORE_OK)
         return unavailable ("written", dlq_primary_last_error (self->primary), err);
     dlq_buf_printf (out, "{\"id\":\"%s\",\"status\":", id);
     dlq_json_write_string (out, state.status, strlen (state.status));
-    dlq_buf_t replay = DLQ_BUF_INIT;
-    dlq_replay_state_format (&state, &replay);
-    /* ,"replay":{ ... } -> its members, flat */
-    const char *open = memchr (replay.data, '{', replay.len);
     dlq_buf_putc (out, ',');
-    dlq_buf_append (out, open + 1, replay.len - (size_t) (open + 1 - replay.data));
-    dlq_buf_free (&replay);
+    state_members (&state, out);
+    dlq_buf_putc (out, '}');
     return DLQ_OK;
 }
 
