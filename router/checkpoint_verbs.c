@@ -96,19 +96,6 @@ do_get (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dl
 }
 
 static dlq_code_t
-read_text_param (const dlq_json_value_t *root, const char *name, size_t max, char **out, dlq_error_t *err)
-{
-    const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;
-    *out = NULL;
-    if (!v || v->type == DLQ_JSON_NULL)
-        return DLQ_OK;
-    if (v->type != DLQ_JSON_STRING || v->len > max || memchr (v->str, '\0', v->len))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a string", name);
-    *out = dlq_strndup (v->str, v->len);
-    return DLQ_OK;
-}
-
-static dlq_code_t
 do_list (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
 {
     static const char *const allowed [] = { "limit", "cursor", "prefix", NULL };
@@ -118,9 +105,9 @@ do_list (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, d
     if (code == DLQ_OK)
         code = dlq_params_int (root, "limit", LIST_LIMIT_DEFAULT, 1, LIST_LIMIT_MAX, &limit, err);
     if (code == DLQ_OK)
-        code = read_text_param (root, "prefix", DLQ_CKPT_STREAM_MAX, &prefix, err);
+        code = dlq_params_string (root, "prefix", DLQ_CKPT_STREAM_MAX, &prefix, err);
     if (code == DLQ_OK)
-        code = read_text_param (root, "cursor", DLQ_CKPT_STREAM_MAX + 64, &cursor, err);
+        code = dlq_params_string (root, "cursor", DLQ_CKPT_STREAM_MAX + 64, &cursor, err);
     dlq_buf_t records = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
     dlq_store_result_t rc = code == DLQ_OK
                           ? dlq_primary_ckpt_list (primary, prefix ? prefix : "", (size_t) limit, cursor,

@@ -1,6 +1,7 @@
 /*  request_params — parameters of request bodies (see the header). */
 #include "request_params.h"
 
+#include "dlq_alloc.h"
 #include "event_filter.h"
 
 #include <string.h>
@@ -27,6 +28,19 @@ dlq_params_int (const dlq_json_value_t *root, const char *name, int64_t default_
     if (v && (!dlq_json_as_int64 (v, out) || *out < min || *out > max))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be an integer from %lld to %lld",
                               name, (long long) min, (long long) max);
+    return DLQ_OK;
+}
+
+dlq_code_t
+dlq_params_string (const dlq_json_value_t *root, const char *name, size_t max, char **out, dlq_error_t *err)
+{
+    const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;
+    *out = NULL;
+    if (!v || v->type == DLQ_JSON_NULL)
+        return DLQ_OK;
+    if (v->type != DLQ_JSON_STRING || v->len > max || memchr (v->str, '\0', v->len))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a string", name);
+    *out = dlq_strndup (v->str, v->len);
     return DLQ_OK;
 }
 

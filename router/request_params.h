@@ -10,6 +10,7 @@
 #include "dlq_uuid.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* INVALID_REQUEST naming the first member of root (may be NULL: no body)
@@ -21,6 +22,11 @@ dlq_code_t dlq_params_check (const dlq_json_value_t *root, const char *const *al
 /* Member name as an integer from min to max; default_value when absent. */
 dlq_code_t dlq_params_int (const dlq_json_value_t *root, const char *name, int64_t default_value,
                            int64_t min, int64_t max, int64_t *out, dlq_error_t *err);
+
+/* Member name as a string of at most max bytes without NUL, copied into
+ * *out (caller frees); *out NULL when absent or null. */
+dlq_code_t dlq_params_string (const dlq_json_value_t *root, const char *name, size_t max, char **out,
+                              dlq_error_t *err);
 
 /* Member name as a UUID (lowercased into out); INVALID_REQUEST when absent
  * or not a UUID string. */
