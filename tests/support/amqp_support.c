@@ -14,15 +14,6 @@
 
 #define AMQP_SCRIPT DLQ_SOURCE_DIR "/contrib/scripts/rabbitmq-server.sh"
 
-/* Where free-port starts looking: spread by process, so that parallel
- * tests rarely race, and below the kernel's ephemeral ports (32768 up),
- * where outgoing connections would take ports from under us. */
-static int
-first_port_to_try (void)
-{
-    return 20000 + (int) ((unsigned) getpid () * 7919u % 12000u);
-}
-
 /* The AMQPS URL and the directory of its PEM files, from a line of
  * "rabbitmq-server.sh tls DIR": "amqps://guest:guest@localhost:P/ DIR". */
 static bool
@@ -72,7 +63,7 @@ amqp_server_start (amqp_server_t *s)
     memset (s, 0, sizeof *s);
     /* /tmp, not $TMPDIR: the node's user must reach it */
     return test_script_server_start (AMQP_SCRIPT, "/tmp/dlqd-rabbitmq-XXXXXX", s->dir, sizeof s->dir,
-                                     first_port_to_try (), &s->port, s->url, sizeof s->url)
+                                     &s->port, s->url, sizeof s->url)
         && s->url [0] && ask_tls (s);
 }
 

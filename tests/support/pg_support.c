@@ -26,11 +26,9 @@ pg_server_start (pg_server_t *s)
 {
     memset (s, 0, sizeof *s);
     /* /tmp, not $TMPDIR: the server's user must reach it, and the socket
-     * path in it must stay short; the first port tried is spread, so that
-     * parallel tests rarely race */
-    int first_port = 40000 + (int) ((unsigned) getpid () * 7919u % 20000u);
-    return test_script_server_start (PG_SCRIPT, "/tmp/dlqd-pg-XXXXXX", s->dir, sizeof s->dir, first_port,
-                                     &s->port, s->conninfo, sizeof s->conninfo)
+     * path in it must stay short */
+    return test_script_server_start (PG_SCRIPT, "/tmp/dlqd-pg-XXXXXX", s->dir, sizeof s->dir, &s->port,
+                                     s->conninfo, sizeof s->conninfo)
         && s->conninfo [0];
 }
 

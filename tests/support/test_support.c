@@ -77,9 +77,19 @@ test_run_script (const char *script, const char *args, char *out, size_t out_len
     return ok;
 }
 
-bool
-test_script_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len,
-                          int first_port, int *port, char *out, size_t out_len)
+/* Where free-port starts looking for the attempt'th time: spread by process
+ * (parallel tests rarely race) and below the kernel's ephemeral ports
+ * (32768 up), where outgoing connections would take ports from under us. */
+static int
+first_port_to_try (int attempt)
+{
+    return 20000 + (int) (((unsigned) getpid () * 7919u + (unsigned) attempt * 1009u) % 12000u);
+}
+
+/* One attempt: a fresh directory, a free port, "start". */
+static bool
+try_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len, int attempt,
+                  int *port, char *out, size_t out_len)
 {
     snprintf (dir, dir_len, "%s", dir_template);
     if (!mkdtemp (dir)) {
@@ -88,12 +98,33 @@ test_script_server_start (const char *script, const char *dir_template, char *di
         return false;
     }
     char args [512], free_port [32];
-    snprintf (args, sizeof args, "free-port %d", first_port);
+    snprintf (args, sizeof args, "free-port %d", first_port_to_try (attempt));
     if (!test_run_script (script, args, free_port, sizeof free_port))
         return false;
     *port = atoi (free_port);
     snprintf (args, sizeof args, "start '%s' %d %d", dir, *port, (int) getpid ());
     return test_run_script (script, args, out, out_len);
+}
+
+bool
+test_script_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len,
+                          int *port, char *out, size_t out_len)
+{
+    /* A port free when asked can be taken before the server binds it (by
+     * another test's server): then the start fails, and another port is
+     * tried in a new directory. */
+    enum { ATTEMPTS = 3 };
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (try_server_start (script, dir_template, dir, dir_len, attempt, port, out, out_len))
+            return true;
+        if (!dir [0])
+            return false;
+        test_script_server_command (script, "stop", dir, NULL, 0);
+        test_rmtree (dir);
+        fprintf (stderr, "%s: start failed, trying another port\n", script);
+    }
+    dir [0] = '\0';
+    return false;
 }
 
 bool

@@ -58,12 +58,14 @@ bool test_run_script (const char *script, const char *args, char *out, size_t ou
 
 /* Start a server of the test's own with such a script: a fresh directory
  * from dir_template (under /tmp: the server's user must reach it) into dir
- * (dir_len bytes; "" when it cannot be made), a free port from first_port
- * on into *port, then "start 'DIR' PORT PID", whose first line goes to out
- * (the script's watchdog removes the server should this process die
- * first). False when a step failed. */
+ * (dir_len bytes; "" when it cannot be made), a free port below the
+ * kernel's ephemeral ones into *port, then "start 'DIR' PORT PID", whose
+ * first line goes to out (the script's watchdog removes the server should
+ * this process die first). A failed start is tried again on another port
+ * (the free one may have been taken meanwhile), three times in all. False
+ * when it never started. */
 bool test_script_server_start (const char *script, const char *dir_template, char *dir, size_t dir_len,
-                               int first_port, int *port, char *out, size_t out_len);
+                               int *port, char *out, size_t out_len);
 
 /* Run "script COMMAND 'DIR'" for the server of the test's own in dir
  * (false at once when dir is "": not ours); its first line goes to out
