@@ -18,6 +18,8 @@
  *    - fire-and-forget (confirm_mode = false) delivers too;
  *    - TLS with the broker's CA and a client certificate; without the CA
  *      the broker's certificate does not verify;
+ *    - a REPLAY whose replay_route is an amqp sink in no chain: its exchange
+ *      gets each event once, with its lineage;
  *    - bad credentials and a contradictory config stop dlqd at startup.
  *
  *  The node is the one contrib/scripts/test.sh started for the run
@@ -537,6 +539,56 @@ static void
 expect_startup_error (const char *sink_extra, const char *want)
 {
     sink_expect_startup_error (&d, start (sink_extra, NULL), sink_extra, want);
+}
+
+/* A replay whose route is an amqp sink that is in no chain (the exchange
+ * the workers consume): its queue gets every replayed event once, as seed
+ * 001's message of the event with its lineage; the chain's exchange gets
+ * nothing more. */
+Test (amqp, a_replay_goes_to_the_exchange_of_its_route)
+{
+    enum { N = 20 };
+    connect_server (false);
+    char retry_exchange [128], queue [128], retry_queue [128];
+    snprintf (retry_exchange, sizeof retry_exchange, "%s.retry", exchange);
+    bind_queue (exchange, true, "#", queue, sizeof queue);
+    bind_queue (retry_exchange, true, "#", retry_queue, sizeof retry_queue);
+    char retry [512];
+    snprintf (retry, sizeof retry, "retry: { type = \"amqp\"; url = \"%s\"; exchange = \"%s\"; };", url,
+              retry_exchange);
+    cr_assert (start_with (NULL, retry, "{ name = \"orders\"; replay_route = \"retry\"; }"));
+    char ids [N][DLQ_UUID_LEN + 1];
+    char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, N, ids);
+    sink_put_bodies (d.endpoint, bodies, N);
+    sink_free_events (bodies, N);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", N, 30), N);
+    amqp_received_messages_t chain = { 0 };
+    fetch (queue, N, &chain);
+    amqp_messages_free (&chain);
+
+    char *job = sink_request (d.endpoint, "REPLAY", "{\"streamName\":\"orders\",\"rate\":1000}", "OK");
+    cr_expect_not_null (strstr (job, "\"total\":20"), "%s", job);
+    free (job);
+    amqp_received_messages_t got = { 0 };
+    fetch (retry_queue, N, &got);
+    for (size_t k = 0; k < N; k++) {
+        const amqp_received_message_t *m = &got.items [k];
+        size_t seen = 0;
+        for (size_t j = 0; j < N; j++)
+            seen += strcmp (m->message_id, ids [j]) == 0;
+        cr_expect_eq (seen, 1, "message %s is one of the replayed events", m->message_id);
+        for (size_t j = 0; j < k; j++)
+            cr_expect_str_neq (got.items [j].message_id, m->message_id, "replayed twice");
+        cr_expect_str_eq (m->exchange, retry_exchange);
+        cr_expect_str_eq (m->routing_key, "dlq.orders");
+        expect_string_header (m, "flowwarden-event-id", m->message_id);
+        char lineage [128];
+        snprintf (lineage, sizeof lineage, "\"replayOf\":\"%s\",\"replayCount\":1}", m->message_id);
+        cr_expect_not_null (strstr ((const char *) m->body, lineage), "%s", m->body);
+    }
+    amqp_messages_free (&got);
+    cr_expect_eq (amqp_consumer_queue_count (consumer, queue), 0, "the chain's exchange is not written by a replay");
+    amqp_consumer_delete_exchange (consumer, retry_exchange);
 }
 
 Test (amqp, what_a_retry_cannot_fix_stops_dlqd_at_startup)
