@@ -204,7 +204,9 @@ typedef enum {
     DLQ_SINK_MARK_RESOLVED = 0, /* status SUCCEEDED (a worker processed its replay) */
     DLQ_SINK_MARK_FAILED,       /* status PENDING, retry_count + 1, retry_after = the given time */
     DLQ_SINK_MARK_REPLAYED,     /* replay_count + 1, retry_after = the given time (a lease) */
-    DLQ_SINK_MARK_QUARANTINED   /* status QUARANTINED (the loop guard) */
+    DLQ_SINK_MARK_QUARANTINED,  /* status QUARANTINED (the loop guard) */
+    DLQ_SINK_MARK_RELEASED      /* retry_after = the given time, nothing else (a claimed event that
+                                 * could not be sent is due again; added after the first four) */
 } dlq_sink_mark_t;
 
 /* An event's replay state. The body's "status" member follows status (GET

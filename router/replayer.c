@@ -56,6 +56,7 @@ typedef struct {
     run_t                *runs [JOBS_MAX];
     size_t                run_count;
     int64_t              *next_pass;    /* mono ms, per scheduled stream */
+    int64_t              *pass_wait_ms; /* per scheduled stream: the backoff after passes that had to wait */
     int64_t               next_refresh;
     char                  error [512];
 } replayer_t;
@@ -397,8 +398,27 @@ step_jobs (replayer_t *r)
 
 /* ---- scheduled passes ---------------------------------------------------------- */
 
-/* One pass of stream; false when another instance holds it. */
-static bool
+typedef enum { PASS_DONE, PASS_LOCKED, PASS_WAITED } pass_result_t;
+
+/* Give claimed events back (due again at now): the ones a pass could not
+ * send, so that they need not sit out their lease. */
+static void
+release_claimed (replayer_t *r, const char *stream, const dlq_json_value_t *c, int64_t now)
+{
+    for (; c; c = c->next) {
+        const dlq_json_value_t *id = dlq_json_get (dlq_json_get (c, "event"), "id");
+        dlq_sink_event_state_t state;
+        if (id && id->type == DLQ_JSON_STRING
+            && dlq_primary_mark (r->primary, id->str, DLQ_SINK_MARK_RELEASED, now, now, &state) == DLQ_STORE_ERROR)
+            dlq_log (DLQ_LOG_WARN, "schedule %s: event %s not released (due again after its lease): %s", stream,
+                     id->str, dlq_primary_last_error (r->primary));
+    }
+}
+
+/* One pass of stream. An event that must wait (no worker at the endpoint,
+ * the route's sink not taking it) ends the pass: it and the rest of the
+ * batch are released, and the pass is tried again soon (PASS_WAITED). */
+static pass_result_t
 run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
 {
     const dlqd_replay_config_t *conf = &r->config->replay;
@@ -408,28 +428,60 @@ run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
                                                schedule->max_retries, (size_t) schedule->batch_size, now,
                                                now + conf->lease_ms, &claimed);
     dlq_json_doc_t *doc = NULL;
-    if (rc == DLQ_STORE_LOCKED)
+    pass_result_t result = PASS_DONE;
+    if (rc == DLQ_STORE_LOCKED) {
         dlq_log (DLQ_LOG_DEBUG, "schedule %s: another instance holds this pass", stream);
+        result = PASS_LOCKED;
+    }
     else
     if (rc != DLQ_STORE_OK || dlq_json_parse (claimed.data, claimed.len, &doc, NULL) != DLQ_JSON_OK)
         dlq_log (DLQ_LOG_ERROR, "schedule %s: claim failed: %s", stream, dlq_primary_last_error (r->primary));
     else {
         int64_t counts [EV_WAIT + 1] = { 0 };
         char why [512] = "";
-        for (const dlq_json_value_t *c = dlq_json_root (doc)->child; c; c = c->next) {
+        const dlq_json_value_t *c = dlq_json_root (doc)->child;
+        for (; c; c = c->next) {
             int64_t replays = 0;
             dlq_json_as_int64 (dlq_json_get (c, "replayCount"), &replays);
-            counts [replay_event (r, "schedule", false, dlq_json_get (c, "event"), (int32_t) replays,
-                                  why, sizeof why)]++;
+            event_result_t sent = replay_event (r, "schedule", false, dlq_json_get (c, "event"), (int32_t) replays,
+                                                why, sizeof why);
+            if (sent == EV_WAIT)
+                break;
+            counts [sent]++;
+        }
+        if (c) {
+            for (const dlq_json_value_t *rest = c; rest; rest = rest->next)
+                counts [EV_WAIT]++;
+            release_claimed (r, stream, c, now);
+            result = PASS_WAITED;
         }
         if (dlq_json_root (doc)->count)
-            dlq_log (DLQ_LOG_INFO, "schedule %s: %" PRId64 " replayed, %" PRId64 " quarantined, %" PRId64
-                     " failed, %" PRId64 " waiting%s%s", stream, counts [EV_REPLAYED], counts [EV_QUARANTINED],
-                     counts [EV_FAILED], counts [EV_WAIT], why [0] ? ": " : "", why);
+            dlq_log (result == PASS_WAITED ? DLQ_LOG_WARN : DLQ_LOG_INFO, "schedule %s: %" PRId64 " replayed, %"
+                     PRId64 " quarantined, %" PRId64 " failed, %" PRId64 " released to wait%s%s", stream,
+                     counts [EV_REPLAYED], counts [EV_QUARANTINED], counts [EV_FAILED], counts [EV_WAIT],
+                     why [0] ? ": " : "", why);
     }
     dlq_json_doc_destroy (&doc);
     dlq_buf_free (&claimed);
-    return rc != DLQ_STORE_LOCKED;
+    return result;
+}
+
+/* When stream i's next pass is due after a pass that ended so. A pass
+ * another gateway holds is looked at again every tenth of the interval,
+ * so one gateway takes over soon after another stops; one that had to
+ * wait is tried again after a backoff (0.5 s doubling to 30 s, at most
+ * the interval). */
+static int64_t
+next_pass_after (replayer_t *r, size_t i, pass_result_t result, int64_t interval_ms)
+{
+    if (result != PASS_WAITED) {
+        r->pass_wait_ms [i] = 0;
+        return result == PASS_LOCKED ? interval_ms / 10 : interval_ms;
+    }
+    int64_t wait = r->pass_wait_ms [i] ? r->pass_wait_ms [i] * 2 : WAIT_FIRST_MS;
+    wait = wait > WAIT_MAX_MS ? WAIT_MAX_MS : wait;
+    r->pass_wait_ms [i] = wait;
+    return wait < interval_ms ? wait : interval_ms;
 }
 
 static void
@@ -440,10 +492,8 @@ run_passes (replayer_t *r, int64_t mono)
         if (mono < r->next_pass [i])
             continue;
         const dlq_policy_t *policy = dlq_policy_table_lookup (r->config->policies, conf->scheduled [i]);
-        /* A pass another gateway holds is looked at again every tenth of
-         * the interval, so one gateway takes over soon after another stops. */
-        bool ran = run_pass (r, conf->scheduled [i], &policy->schedule);
-        r->next_pass [i] = mono + (ran ? policy->schedule.interval_ms : policy->schedule.interval_ms / 10);
+        pass_result_t result = run_pass (r, conf->scheduled [i], &policy->schedule);
+        r->next_pass [i] = mono + next_pass_after (r, i, result, policy->schedule.interval_ms);
     }
 }
 
@@ -468,6 +518,7 @@ open_all (replayer_t *r)
     if (r->jobs)
         r->targets = dlq_replay_targets_new (r->zmq_ctx, r->config, r->error, sizeof r->error);
     r->next_pass = dlq_calloc (r->config->replay.scheduled_count + 1, sizeof (int64_t));
+    r->pass_wait_ms = dlq_calloc (r->config->replay.scheduled_count + 1, sizeof (int64_t));
     return r->targets != NULL;
 }
 
@@ -483,6 +534,8 @@ close_all (replayer_t *r)
     dlq_embedded_destroy (&r->spool);
     free (r->next_pass);
     r->next_pass = NULL;
+    free (r->pass_wait_ms);
+    r->pass_wait_ms = NULL;
 }
 
 /* How long to sleep: until the next due event, pass or refresh. */

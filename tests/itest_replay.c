@@ -5,7 +5,8 @@
  *  pause / resume across a gateway restart (nothing lost, nothing twice),
  *  cancel, the loop guard (QUARANTINED after max_replays), RESOLVE and
  *  FAIL (status, retryCount, retryAfter = now + backoff), a scheduled
- *  pass per interval (batch_size events, each once), and bad requests
+ *  pass per interval (batch_size events, each once), a pass with no
+ *  worker to take its batch (given back, sent once one connects), and bad requests
  *  refused with the right code and field.
  */
 #include "dlq_json.h"
@@ -410,6 +411,43 @@ Test (replay, a_schedule_replays_batch_size_due_events_per_pass)
     cr_expect_eq (pull_all (pull, ids, N, seen, N, "schedule"), 0, "leased events are not replayed again");
     for (int i = 0; i < N; i++)
         cr_expect_eq (seen [i], i == 9 ? 0 : 1, "event %d replayed %d times", i, seen [i]);
+    zmq_close (pull);
+}
+
+/* True once dlqd's log holds text (seconds at most). */
+static bool
+log_shows (const char *text, int seconds)
+{
+    for (int i = 0; i < seconds * 20; i++) {
+        char *log = test_read_file (d.log, NULL);
+        bool there = log && strstr (log, text);
+        free (log);
+        if (there)
+            return true;
+        struct timespec ts = { 0, 50000000 };
+        nanosleep (&ts, NULL);
+    }
+    return false;
+}
+
+/* A pass that finds no worker at the endpoint gives its batch back: the
+ * events go as soon as a worker connects, not after their lease (600 s). */
+Test (replay, a_pass_without_a_worker_gives_its_batch_back)
+{
+    start (NULL, "schedule = { enabled = true; batch_size = 4; interval_ms = 300; };");
+    enum { N = 6 };
+    char ids [N][DLQ_UUID_LEN + 1];
+    put_events (N, ids);
+    cr_assert (log_shows ("4 released to wait: no worker connected to the replay endpoint", 30),
+               "a pass without a worker says so");
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
+    int seen [N] = { 0 };
+    cr_expect_eq (pull_all (pull, ids, N, seen, N, "schedule"), N, "every event, the released ones too");
+    for (int i = 0; i < N; i++)
+        cr_expect_eq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
+    char *get = sink_get (d.endpoint, ids [0], "OK");
+    cr_expect_not_null (strstr (get, "\"replayCount\":1"), "the released event replayed once: %s", get);
+    free (get);
     zmq_close (pull);
 }
 

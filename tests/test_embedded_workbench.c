@@ -247,6 +247,8 @@ Test (embedded_workbench, each_mark_changes_the_state_and_the_body_status)
         { DLQ_SINK_MARK_FAILED,      "SUCCEEDED", "PENDING",     1, 0, true  },
         { DLQ_SINK_MARK_REPLAYED,    "DLQ",       "DLQ",         0, 1, true  },
         { DLQ_SINK_MARK_QUARANTINED, "DLQ",       "QUARANTINED", 0, 0, false },
+        { DLQ_SINK_MARK_RELEASED,    "PENDING",   "PENDING",     0, 0, true  },
+        { DLQ_SINK_MARK_RELEASED,    "DLQ",       "DLQ",         0, 0, true  },
     };
     enum { CASES = sizeof cases / sizeof cases [0] };
     const int64_t retry_at = NOW + 5 * MINUTE_MS;

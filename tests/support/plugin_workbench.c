@@ -178,16 +178,25 @@ plugin_wb_expect_marks (const plugin_wb_t *w, const dlq_event_t *e, plugin_wb_st
     cr_expect_eq (st.retry_after, NOW + PLUGIN_WB_LEASE_MS);
     everywhere (e, "PENDING");
 
+    st = plugin_wb_mark (w, e->id, DLQ_SINK_MARK_RELEASED, NOW + 1);
+    cr_expect_str_eq (st.status, "PENDING", "a release changes only retry_after");
+    cr_expect_eq (st.retry_count, 2);
+    cr_expect_eq (st.replay_count, 1);
+    cr_expect_eq (st.retry_after, NOW + 1);
+    everywhere (e, "PENDING");
+    st = plugin_wb_mark (w, e->id, DLQ_SINK_MARK_REPLAYED, NOW + PLUGIN_WB_LEASE_MS);
+    cr_expect_eq (st.replay_count, 2);
+
     st = plugin_wb_mark (w, e->id, DLQ_SINK_MARK_QUARANTINED, 0);
     cr_expect_str_eq (st.status, "QUARANTINED");
-    cr_expect_eq (st.replay_count, 1);
+    cr_expect_eq (st.replay_count, 2);
     cr_expect_eq (st.retry_after, NOW + PLUGIN_WB_LEASE_MS, "retry_after is kept");
     everywhere (e, "QUARANTINED");
 
     st = plugin_wb_mark (w, e->id, DLQ_SINK_MARK_RESOLVED, 0);
     cr_expect_str_eq (st.status, "SUCCEEDED");
     cr_expect_eq (st.retry_count, 2);
-    cr_expect_eq (st.replay_count, 1);
+    cr_expect_eq (st.replay_count, 2);
     everywhere (e, "SUCCEEDED");
     dlq_sink_event_state_t again = plugin_wb_state (w, e->id);
     cr_expect_eq (memcmp (&again, &st, sizeof st), 0, "state gives what mark returned");
@@ -204,7 +213,7 @@ plugin_wb_expect_not_found (const plugin_wb_t *w, const dlq_event_t *expired)
         cr_expect_eq (wb->mark (w->reader, ids [i], DLQ_SINK_MARK_RESOLVED, NOW, 0, &st), DLQ_SINK_STATUS_NOT_FOUND);
     }
     cr_expect_eq (wb->state (w->reader, expired->id, NOW, &st), DLQ_SINK_STATUS_NOT_FOUND, "expired");
-    for (int how = DLQ_SINK_MARK_RESOLVED; how <= DLQ_SINK_MARK_QUARANTINED; how++)
+    for (int how = DLQ_SINK_MARK_RESOLVED; how <= DLQ_SINK_MARK_RELEASED; how++)
         cr_expect_eq (wb->mark (w->reader, expired->id, (dlq_sink_mark_t) how, NOW, NOW, &st),
                       DLQ_SINK_STATUS_NOT_FOUND, "mark %d of an expired event", how);
     cr_expect_eq (wb->state (w->reader, expired->id, NOW - 2, &st), DLQ_SINK_STATUS_OK, "not expired before");
