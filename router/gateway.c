@@ -48,6 +48,7 @@ struct dlq_gateway {
     dlq_committer_t      *committer;
     dlq_query_service_t  *queries;
     dlq_replayer_t       *replayer;
+    dlq_replay_control_t *replay_control;  /* between the query threads and the replayer */
     dlq_ledger_channel_t *ledger;       /* dispatchers -> committer */
     dlq_sink_chain_t     *sinks;
     dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
@@ -550,11 +551,12 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
                                          config->sweep_batch, self->ledger, tip, err, sizeof err);
     if (self->committer)
         self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, tip, err_p);
+    self->replay_control = dlq_replay_control_new ();
     if (self->sinks)
-        self->queries = dlq_query_service_new (self->ctx, config, self->sinks,
-                                               self->counters, err, sizeof err);
+        self->queries = dlq_query_service_new (self->ctx, config, self->sinks, self->counters,
+                                               self->replay_control, err, sizeof err);
     if (self->queries)
-        self->replayer = dlq_replayer_new (self->ctx, config, err, sizeof err);
+        self->replayer = dlq_replayer_new (self->ctx, config, self->replay_control, err, sizeof err);
     if (!self->committer || !self->sinks || !self->queries || !self->replayer) {
         if (!*err_p)
             *err_p = dlq_strdup (err);
@@ -581,7 +583,10 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
         zmq_close (self->router);
     }
     dlq_replayer_destroy (&self->replayer);
+    if (self->replay_control)
+        dlq_replay_control_close (self->replay_control);     /* no replayer may have started */
     dlq_query_service_destroy (&self->queries);
+    dlq_replay_control_destroy (&self->replay_control);
     dlq_sink_chain_destroy (&self->sinks);          /* before the committer: they hand it updates */
     dlq_committer_destroy (&self->committer);
     if (self->ledger)

@@ -38,6 +38,7 @@ typedef struct {
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
     dlq_sink_chain_t *sinks;
+    dlq_replay_control_t *replay_control;
     struct dlq_query_service *service;
     size_t           outstanding;   /* front end's count of requests in this worker */
     char             error [512];   /* why the store could not be opened */
@@ -503,7 +504,7 @@ run (void *pipe, void *arg)
     if (w->store)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
     if (w->primary)
-        w->replay = dlq_replay_verbs_new (w->config, w->primary);
+        w->replay = dlq_replay_verbs_new (w->config, w->primary, w->replay_control);
     dlq_actor_ready (pipe, w->primary != NULL);
     if (!w->primary) {
         dlq_embedded_destroy (&w->store);
@@ -537,7 +538,7 @@ run (void *pipe, void *arg)
 
 dlq_query_service_t *
 dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chain_t *sinks,
-                       dlq_counters_t *counters, char *err, size_t err_len)
+                       dlq_counters_t *counters, dlq_replay_control_t *replay_control, char *err, size_t err_len)
 {
     size_t threads = (size_t) config->query_threads;
     dlq_query_service_t *self = dlq_calloc (1, sizeof *self);
@@ -548,6 +549,7 @@ dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chai
         w->counters = counters;
         w->config = config;
         w->sinks = sinks;
+        w->replay_control = replay_control;
         w->service = self;
         w->data_dir = self->data_dir;
         snprintf (w->error, sizeof w->error, "cannot start a query thread");

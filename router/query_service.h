@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "dlqd_config.h"
+#include "replay_control.h"
 #include "sink_chain.h"
 
 #include <stddef.h>
@@ -20,11 +21,12 @@
 typedef struct dlq_query_service dlq_query_service_t;
 
 /* Start config->query_threads workers over the store in config->data_dir;
- * sinks gives the live sink statuses for STATS and GET. NULL with a message
- * in err on failure (nothing left running). */
+ * sinks gives the live sink statuses for STATS and GET; replay_control is
+ * shared with the replayer (replay_control.h; not owned). NULL with a
+ * message in err on failure (nothing left running). */
 dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config,
                                             dlq_sink_chain_t *sinks, dlq_counters_t *counters,
-                                            char *err, size_t err_len);
+                                            dlq_replay_control_t *replay_control, char *err, size_t err_len);
 
 /* Number of worker sockets, and socket i, to poll for ZMQ_POLLIN replies. */
 size_t dlq_query_service_sockets (const dlq_query_service_t *self);

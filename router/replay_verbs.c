@@ -18,19 +18,23 @@
 #define SAMPLE_DEFAULT 10
 #define SAMPLE_MAX 100
 
+#define CONTROL_WAIT_MS 5000       /* how long PAUSE / RESUME / CANCEL wait for the replayer */
+
 struct dlq_replay_verbs {
     const dlqd_config_t *config;
     dlq_primary_t       *primary;
+    dlq_replay_control_t *control;
     dlq_embedded_t      *jobs;          /* read-write spool connection, opened at first use */
     char                 error [512];
 };
 
 dlq_replay_verbs_t *
-dlq_replay_verbs_new (const dlqd_config_t *config, dlq_primary_t *primary)
+dlq_replay_verbs_new (const dlqd_config_t *config, dlq_primary_t *primary, dlq_replay_control_t *control)
 {
     dlq_replay_verbs_t *self = dlq_calloc (1, sizeof *self);
     self->config = config;
     self->primary = primary;
+    self->control = control;
     return self;
 }
 
@@ -300,6 +304,26 @@ list_jobs (dlq_replay_verbs_t *self, dlq_buf_t *out, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* A job whose state was just changed, once the replayer took the change
+ * in (CONTROL_WAIT_MS at most): a paused or cancelled job sends nothing
+ * more, and job is read again for its final counters. */
+static dlq_store_result_t
+job_taken_in (dlq_replay_verbs_t *self, const char *id, dlq_replay_job_t *job)
+{
+    if (!dlq_replay_control_wait (self->control, dlq_replay_control_request (self->control), CONTROL_WAIT_MS)) {
+        dlq_log (DLQ_LOG_WARN, "replay %s: the replayer did not take its new state in within %d ms", id,
+                 CONTROL_WAIT_MS);
+        return DLQ_STORE_OK;
+    }
+    dlq_replay_job_t again = { .state = DLQ_JOB_RUNNING };
+    dlq_store_result_t rc = dlq_embedded_job_get (self->jobs, id, &again);
+    if (rc == DLQ_STORE_OK) {
+        dlq_replay_job_clear (job);
+        *job = again;
+    }
+    return rc;
+}
+
 static dlq_code_t
 do_job (dlq_replay_verbs_t *self, dlq_verb_t verb, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -337,6 +361,8 @@ do_job (dlq_replay_verbs_t *self, dlq_verb_t verb, const dlq_json_value_t *root,
     }
     else
         rc = dlq_embedded_job_get (self->jobs, id, &job);
+    if (rc == DLQ_STORE_OK && verb != DLQ_VERB_REPLAY_STATUS)
+        rc = job_taken_in (self, id, &job);
     code = answer_job (self, rc, &job, id, name, out, err);
     if (code == DLQ_OK && verb != DLQ_VERB_REPLAY_STATUS)
         dlq_log (DLQ_LOG_INFO, "replay %s: %s, now %s", id, name, dlq_job_state_name (job.state));

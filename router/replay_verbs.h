@@ -16,13 +16,17 @@
 #include "dlqd_config.h"
 #include "primary_store.h"
 #include "protocol.h"
+#include "replay_control.h"
 
 #include <stdbool.h>
 
 typedef struct dlq_replay_verbs dlq_replay_verbs_t;
 
-/* For one query thread; primary is that thread's (not owned). */
-dlq_replay_verbs_t *dlq_replay_verbs_new (const dlqd_config_t *config, dlq_primary_t *primary);
+/* For one query thread; primary is that thread's, control the gateway's
+ * (replay_control.h: PAUSE, RESUME and CANCEL reply once the replayer took
+ * them in); neither owned. */
+dlq_replay_verbs_t *dlq_replay_verbs_new (const dlqd_config_t *config, dlq_primary_t *primary,
+                                          dlq_replay_control_t *control);
 void dlq_replay_verbs_destroy (dlq_replay_verbs_t **self_p);
 
 /* Is verb one of these? */

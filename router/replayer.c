@@ -58,6 +58,8 @@ typedef struct {
     int64_t              *next_pass;    /* mono ms, per scheduled stream */
     int64_t              *pass_wait_ms; /* per scheduled stream: the backoff after passes that had to wait */
     int64_t               next_refresh;
+    dlq_replay_control_t *control;
+    uint64_t              handled;      /* the control generation the jobs were last read for */
     char                  error [512];
 } replayer_t;
 
@@ -290,7 +292,7 @@ step_job (replayer_t *r, run_t *run)
     size_t allowed = dlq_pacer_allow (&run->pacer, mono, STEP_MAX), sent = 0;
     bool finished = false, changed = false;
     char why [512] = "";
-    while (sent < allowed) {
+    while (sent < allowed && dlq_replay_control_requested (r->control) == r->handled) {
         if (!run->page && !read_page (r, run)) {
             run->wait_until = mono + WAIT_MAX_MS;      /* the store failed: lastError says why */
             changed = true;
@@ -563,18 +565,23 @@ run (void *pipe, void *arg)
     dlq_actor_ready (pipe, ok);
     if (!ok) {
         close_all (r);
+        dlq_replay_control_close (r->control);
         return;
     }
     while (true) {
         int64_t mono = dlq_time_mono_ms ();
-        if (mono >= r->next_refresh) {
+        uint64_t requested = dlq_replay_control_requested (r->control);
+        if (mono >= r->next_refresh || requested != r->handled) {
             refresh_jobs (r);
             r->next_refresh = mono + JOBS_REFRESH_MS;
+            r->handled = requested;
+            dlq_replay_control_handled (r->control, requested);
         }
         step_jobs (r);
         run_passes (r, mono);
+        bool asked = dlq_replay_control_requested (r->control) != r->handled;
         zmq_pollitem_t item = { pipe, 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (&item, 1, sleep_ms (r, dlq_time_mono_ms ())) > 0)
+        if (zmq_poll (&item, 1, asked ? 0 : sleep_ms (r, dlq_time_mono_ms ())) > 0)
             break;                  /* the only message is stop */
     }
     zmq_msg_t msg;
@@ -582,18 +589,22 @@ run (void *pipe, void *arg)
     zmq_msg_recv (&msg, pipe, 0);
     zmq_msg_close (&msg);
     close_all (r);
+    dlq_replay_control_close (r->control);
 }
 
 dlq_replayer_t *
-dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, char *err, size_t err_len)
+dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_replay_control_t *control, char *err,
+                  size_t err_len)
 {
     dlq_replayer_t *self = dlq_calloc (1, sizeof *self);
     self->state.config = config;
+    self->state.control = control;
     self->state.zmq_ctx = zmq_ctx;
     snprintf (self->state.error, sizeof self->state.error, "cannot start the replayer");
     self->actor = dlq_actor_new (zmq_ctx, run, &self->state);
     if (!self->actor) {
         snprintf (err, err_len, "replay: %s", self->state.error);
+        dlq_replay_control_close (control);
         free (self);
         return NULL;
     }

@@ -3,6 +3,7 @@
  *  once, with its lineage, the job DONE with its counters, GET showing
  *  the replay), the rate limit as a lower bound on the time a job takes,
  *  pause / resume across a gateway restart (nothing lost, nothing twice),
+ *  PAUSE and CANCEL replying once the job has stopped (final counters),
  *  cancel, the loop guard (QUARANTINED after max_replays), RESOLVE and
  *  FAIL (status, retryCount, retryAfter = now + backoff), a scheduled
  *  pass per interval (batch_size events, each once), a pass with no
@@ -115,12 +116,14 @@ job_wait (const char *job, const char *state, int seconds)
     return status;
 }
 
-/* Receive until want events came (or a quiet second): per-id counts. */
+/* Receive until want events came or nothing came for quiet_max receive
+ * timeouts in a row: per-id counts into seen, the count returned. */
 static int
-pull_all (void *pull, char (*ids) [DLQ_UUID_LEN + 1], int n, int *seen, int want, const char *job_want)
+pull_until (void *pull, char (*ids) [DLQ_UUID_LEN + 1], int n, int *seen, int want, const char *job_want,
+            int quiet_max)
 {
     int got = 0, quiet = 0;
-    while (got < want && quiet < 25) {
+    while (got < want && quiet < quiet_max) {
         char job [REPLAY_JOB_SIZE], id [DLQ_UUID_LEN + 1];
         char *body = NULL;
         if (!replay_pull (pull, job, id, &body)) {
@@ -137,6 +140,13 @@ pull_all (void *pull, char (*ids) [DLQ_UUID_LEN + 1], int n, int *seen, int want
         free (body);
     }
     return got;
+}
+
+/* The same, giving up after 5 quiet seconds (25 timeouts of 200 ms). */
+static int
+pull_all (void *pull, char (*ids) [DLQ_UUID_LEN + 1], int n, int *seen, int want, const char *job_want)
+{
+    return pull_until (pull, ids, n, seen, want, job_want, 25);
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -448,6 +458,47 @@ Test (replay, a_pass_without_a_worker_gives_its_batch_back)
     char *get = sink_get (d.endpoint, ids [0], "OK");
     cr_expect_not_null (strstr (get, "\"replayCount\":1"), "the released event replayed once: %s", get);
     free (get);
+    zmq_close (pull);
+}
+
+/* PAUSE and CANCEL answer once the replayer has stopped the job: the
+ * counters in the reply are final, and the worker gets exactly that many
+ * events (at 40 events/s, more would come in the quiet second waited). */
+Test (replay, pause_and_cancel_reply_once_the_job_has_stopped)
+{
+    start (NULL, NULL);
+    enum { N = 60 };
+    char ids [N][DLQ_UUID_LEN + 1];
+    put_events (N, ids);
+    void *pull = replay_pull_open (zctx, replay_endpoint, 200);
+    char job [DLQ_UUID_LEN + 1], body [128];
+    free (replay ("{\"streamName\":\"orders\",\"rate\":40}", job));
+    snprintf (body, sizeof body, "{\"job\":\"%s\"}", job);
+    int seen [N] = { 0 };
+    int got = pull_until (pull, ids, N, seen, 3, job, 25);
+    cr_assert_eq (got, 3);
+    const char *verbs [2] = { "REPLAY.PAUSE", "REPLAY.CANCEL" };
+    const char *states [2] = { "PAUSED", "CANCELLED" };
+    for (int k = 0; k < 2; k++) {
+        char *reply = sink_request (d.endpoint, verbs [k], body, "OK");
+        expect_state (reply, states [k]);
+        int64_t done = sink_reply_int (reply, "done");
+        free (reply);
+        got += pull_until (pull, ids, N, seen, N, job, 5);
+        cr_expect_eq (got, done, "%s: the worker got %d events, the reply says %lld", verbs [k], got,
+                      (long long) done);
+        char *status = job_status (job);
+        cr_expect_eq (sink_reply_int (status, "done"), done, "%s: nothing more after the reply: %s", verbs [k],
+                      status);
+        free (status);
+        if (k == 0) {
+            free (sink_request (d.endpoint, "REPLAY.RESUME", body, "OK"));
+            got += pull_until (pull, ids, N, seen, 3, job, 25);
+        }
+    }
+    cr_expect_lt (got, N, "the job was stopped before its end");
+    for (int i = 0; i < N; i++)
+        cr_expect_leq (seen [i], 1, "event %d replayed %d times", i, seen [i]);
     zmq_close (pull);
 }
 
