@@ -3,6 +3,7 @@
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
+#include "dlq_strmap.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 
@@ -35,12 +36,18 @@ dlq_replay_plan_read_ids (const dlq_json_value_t *ids, dlq_replay_plan_t *plan)
         return false;
     plan->by_ids = true;
     plan->ids = dlq_calloc (ids->count ? ids->count : 1, sizeof *plan->ids);
-    for (const dlq_json_value_t *v = ids->child; v; v = v->next) {
-        if (v->type != DLQ_JSON_STRING || !dlq_uuid_parse (v->str, v->len, plan->ids [plan->id_count]))
-            return false;
-        plan->id_count++;
+    dlq_strmap_t *seen = dlq_strmap_new (NULL);       /* an id given twice is replayed once */
+    bool ok = true;
+    for (const dlq_json_value_t *v = ids->child; v && ok; v = v->next) {
+        char *id = plan->ids [plan->id_count];
+        ok = v->type == DLQ_JSON_STRING && dlq_uuid_parse (v->str, v->len, id);
+        if (ok && !dlq_strmap_get (seen, id)) {
+            dlq_strmap_put (seen, id, id);
+            plan->id_count++;
+        }
     }
-    return true;
+    dlq_strmap_destroy (&seen);
+    return ok;
 }
 
 bool

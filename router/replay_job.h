@@ -36,7 +36,8 @@ void dlq_replay_plan_write (const dlq_replay_plan_t *plan, dlq_buf_t *out);
 bool dlq_replay_plan_read (const char *json, size_t len, dlq_replay_plan_t *plan);
 
 /* Set plan's selection to ids, a JSON array of 1 to DLQ_REPLAY_IDS_MAX
- * UUID strings; false when it is not one. */
+ * UUID strings (an id given twice is kept once); false when it is not
+ * one. */
 bool dlq_replay_plan_read_ids (const dlq_json_value_t *ids, dlq_replay_plan_t *plan);
 
 /* Free what plan holds; it is zeroed. */
