@@ -62,15 +62,13 @@ parse_body (const zmq_msg_t *body, bool optional, request_t *req, dlq_error_t *e
     req->doc = NULL;
     req->root = NULL;
     size_t len = zmq_msg_size (body);
-    if (len == 0)
-        return optional ? DLQ_OK
-                        : dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
     dlq_json_error_t jerr;
-    switch (dlq_json_parse (zmq_msg_data ((zmq_msg_t *) body), len, &req->doc, &jerr)) {
+    switch (len ? dlq_json_parse (zmq_msg_data ((zmq_msg_t *) body), len, &req->doc, &jerr) : DLQ_JSON_ERR_EMPTY) {
         case DLQ_JSON_OK:
             break;
-        case DLQ_JSON_ERR_EMPTY:
-            return dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "the body is empty");
+        case DLQ_JSON_ERR_EMPTY:        /* no bytes, or only whitespace */
+            return optional ? DLQ_OK
+                            : dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
         case DLQ_JSON_ERR_UTF8:
             return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
         default:
