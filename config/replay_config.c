@@ -80,6 +80,8 @@ read_route (const config_setting_t *g, const dlqd_config_t *c, dlq_policy_t *pol
     if (!name)
         return dlq_config_fail (err, s, "expected a string: \"endpoint\" or the name of a sink in sinks");
     if (strcmp (name, "endpoint") == 0) {
+        if (!c->replay.listen)
+            return dlq_config_fail (err, s, "\"endpoint\" needs replay.listen (the replay endpoint's address)");
         policy->replay_route = DLQ_REPLAY_ROUTE_ENDPOINT;
         return true;
     }

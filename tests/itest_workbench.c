@@ -184,7 +184,8 @@ Test (workbench, a_sink_primary_without_workbench_calls_says_filters_need_one)
     snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
               "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
     char settings [768];
-    snprintf (settings, sizeof settings, "%s\nstreams = ( { name = \"s\"; replay_route = \"endpoint\";"
-              " schedule = { }; } );", extra);
+    snprintf (settings, sizeof settings, "%s\nreplay: { listen = \"tcp://127.0.0.1:%d\"; };\n"
+              "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );", extra,
+              test_free_port ());
     sink_expect_startup_error (&d, test_dlqd_start (&d, NULL, settings), settings, "keeps no replay state");
 }

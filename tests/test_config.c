@@ -140,6 +140,9 @@ Test (config, a_missing_file_is_an_io_error)
     free (err);
 }
 
+/* The replay endpoint, for the routes that name it. */
+#define REPLAY_LISTEN "replay: { listen = \"tcp://127.0.0.1:5561\"; };\n"
+
 Test (config, replay_settings_and_schedules)
 {
     dlqd_config_t *c = NULL;
@@ -167,7 +170,8 @@ Test (config, replay_settings_and_schedules)
     cr_expect_not (dlq_policy_table_lookup (c->policies, "other")->schedule.enabled);
     dlqd_config_destroy (&c);
     /* seed 002's values when a schedule says nothing else */
-    cr_assert_eq (load_text ("streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );",
+    cr_assert_eq (load_text (REPLAY_LISTEN
+                             "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );",
                              &c, &err), DLQD_CONFIG_OK, "%s", err ? err : "");
     p = dlq_policy_table_lookup (c->policies, "s");
     cr_expect_eq (p->schedule.max_retries, 240);
@@ -182,7 +186,7 @@ Test (config, bad_replay_settings_are_errors)
 {
     expect_error ("streams = ( { name = \"s\"; schedule = { enabled = true; }; } );", DLQD_CONFIG_ERR_INVALID,
                   "streams.[0].schedule", "replay_route");
-    expect_error ("defaults: { replay_route = \"endpoint\"; schedule = { }; };", DLQD_CONFIG_ERR_INVALID,
+    expect_error (REPLAY_LISTEN "defaults: { replay_route = \"endpoint\"; schedule = { }; };", DLQD_CONFIG_ERR_INVALID,
                   "defaults.schedule", "not to the defaults");
     expect_error ("streams = ( { name = \"s\"; replay_route = \"kafka\"; } );", DLQD_CONFIG_ERR_INVALID,
                   "streams.[0].replay_route", "\"kafka\"");
@@ -190,6 +194,10 @@ Test (config, bad_replay_settings_are_errors)
     expect_error ("replay: { backoff_ms = 10; backoff_max_ms = 5; };", DLQD_CONFIG_ERR_INVALID,
                   "replay.backoff_max_ms", "at least backoff_ms");
     expect_error ("replay: { port = 1; };", DLQD_CONFIG_ERR_INVALID, "replay.port", "unknown setting");
-    expect_error ("streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { interval_ms = 5; }; } );",
+    expect_error (REPLAY_LISTEN "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { interval_ms = 5; }; } );",
                   DLQD_CONFIG_ERR_INVALID, "streams.[0].schedule.interval_ms", "from 100");
+    expect_error ("streams = ( { name = \"s\"; replay_route = \"endpoint\"; } );", DLQD_CONFIG_ERR_INVALID,
+                  "streams.[0].replay_route", "\"endpoint\" needs replay.listen");
+    expect_error ("defaults: { replay_route = \"endpoint\"; };", DLQD_CONFIG_ERR_INVALID,
+                  "defaults.replay_route", "\"endpoint\" needs replay.listen");
 }
