@@ -226,7 +226,8 @@ handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
     dlq_commit_batch_add_ckpt (self->gathering, &value, remove, dlq_time_now_ms (), &frames [0], &frames [2]);
 }
 
-/* PING's body is optional but, when present, must be {} (as for STATS). */
+/* PING's body is optional (empty or only whitespace) but, when present,
+ * must be {} (as for STATS). */
 static void
 handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
@@ -239,10 +240,10 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
         if (rc == DLQ_JSON_ERR_UTF8)
             dlq_error_set (&err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
         else
-        if (rc != DLQ_JSON_OK)
+        if (rc != DLQ_JSON_OK && rc != DLQ_JSON_ERR_EMPTY)      /* only whitespace: as empty */
             dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
         else
-        if (dlq_json_root (doc)->type != DLQ_JSON_OBJECT || dlq_json_root (doc)->count != 0)
+        if (rc == DLQ_JSON_OK && (dlq_json_root (doc)->type != DLQ_JSON_OBJECT || dlq_json_root (doc)->count != 0))
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "PING takes no parameters: "
                            "the body must be empty or {}");
         dlq_json_doc_destroy (&doc);
