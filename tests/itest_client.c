@@ -169,7 +169,7 @@ Test (client, dlqctl_put_list_get_stats)
     free (out);
 
     cr_expect_eq (dlqctl ("get 0190f1d2-6c4e-7a01-8b2c-000000000001 --json", NULL, &out), 0);
-    const char *want = "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000001\",";
+    const char *want = "{\"event\":{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000001\",";
     cr_expect_eq (strncmp (out, want, strlen (want)), 0, "%s", out);
     free (out);
 

@@ -55,7 +55,7 @@ Test (workbench_client, dlqctl_list_with_filters)
     cr_expect_eq (strncmp (out, "ID                                    STREAM            CREATED AT  ", 68), 0,
                   "every stream: a STREAM column\n%s", out);
     cr_expect_not_null (strstr (out, "  orders            "), "%s", out);
-    cr_expect_not_null (strstr (out, "com.acme.ValidationError          3         PENDING     field 'sku-1' is required\n"),
+    cr_expect_not_null (strstr (out, "com.acme.ValidationError          3         PENDING      field 'sku-1' is required\n"),
                         "%s", out);
     free (out);
 

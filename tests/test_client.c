@@ -369,8 +369,9 @@ answer_count (fake_t *fake, request_t *req)
         fake_reply (fake, req, "OK", "{\"count\":42}");
 }
 
-/* GROUPS: two groups (the first of two streams, with a long message and
- * a long error type), none for stream "quiet". */
+/* GROUPS: three groups (the first of two streams, with a long message and
+ * a long error type; the last without a message), none for stream
+ * "quiet". */
 static void
 answer_groups (fake_t *fake, request_t *req)
 {
@@ -386,7 +387,10 @@ answer_groups (fake_t *fake, request_t *req)
                     "\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"},{\"fingerprint\":\"fe63519f123bf281\",\"count\":3,"
                     "\"firstSeen\":\"2026-06-09T11:00:00.000Z\",\"lastSeen\":\"2026-06-09T11:00:00.000Z\","
                     "\"streams\":[\"payments\"],\"errorType\":\"com.acme.NotFound\",\"message\":"
-                    "\"Order <hex> not found\",\"sampleId\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\"}]}");
+                    "\"Order <hex> not found\",\"sampleId\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607183\"},"
+                    "{\"fingerprint\":\"00000000000000e1\",\"count\":1,\"firstSeen\":\"2026-06-09T09:00:00.000Z\","
+                    "\"lastSeen\":\"2026-06-09T09:00:00.000Z\",\"streams\":[\"ops\"],\"errorType\":\"E\",\"message\":\"\","
+                    "\"sampleId\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607184\"}]}");
 }
 
 /* The replay jobs of answer_replay: A runs to DONE, F ends DONE with
@@ -1685,9 +1689,9 @@ Test (dlqctl, list_prints_a_table_and_the_next_cursor)
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0, "stderr: %s", err);
     const char *expected =
         "ID                                    CREATED AT                OPERATION  ERROR TYPE                        "
-        "ATTEMPTS  STATUS      MESSAGE\n"
+        "ATTEMPTS  STATUS       MESSAGE\n"
         "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  2026-06-09T14:32:13.500Z  INSERT     java.lang.IllegalStateException   "
-        "3         PENDING     downstream call failed\n"
+        "3         PENDING      downstream call failed\n"
         "next cursor: 17.2\n";
     cr_assert_str_eq (out, expected);
     free (out);
@@ -1709,7 +1713,7 @@ Test (dlqctl, get_pretty_prints_and_json_prints_raw)
     free (err);
     snprintf (args, sizeof args, "-e %s --json get e1", fake->endpoint);
     cr_assert_eq (dlqctl_run (dir, args, &out, &err), 0);
-    cr_assert_str_eq (out, "{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}\n");
+    cr_assert_str_eq (out, "{\"event\":{\"id\":\"e1\",\"tags\":[1,{\"a\":\"}\"}]}}\n", "--json: the reply as is");
     free (out);
     free (err);
     dlqctl_finish (fake, dir);
@@ -1816,7 +1820,9 @@ Test (dlqctl, stats_and_get_show_the_sinks_and_the_replay_state)
         "SINK     STATE      ATTEMPTS  NEXT ATTEMPT              LAST ERROR\n"
         "s        retrying   2         2026-06-09T14:32:13.500Z  timeout\n"
         "archive  delivered  1         -                         -\n", "");
-    expect_dlqctl (dir, fake, "get e2 --json", 0, "{\"id\":\"e2\"}\n", "");
+    expect_dlqctl (dir, fake, "get e2 --json", 0, "{\"event\":{\"id\":\"e2\"},\"deliveries\":[{\"sink\":\"s\","
+                   "\"state\":\"retrying\",\"attempts\":2,\"nextAttemptAt\":\"2026-06-09T14:32:13.500Z\",\"lastError\":"
+                   "\"timeout\"},{\"sink\":\"archive\",\"state\":\"delivered\",\"attempts\":1}]}\n", "");
     expect_dlqctl (dir, fake, "get e3", 0,
         "{\n  \"id\": \"e3\",\n  \"status\": \"PENDING\"\n}\n"
         "\n"
@@ -1834,9 +1840,9 @@ Test (dlqctl, list_sends_every_filter)
                    " --meta vip=false --meta 'code=\"404\"' --meta 'note= a b' --meta eq=x=y --meta empty="
                    " --meta shard=4 --message 'timed \"out\" \\' -n 10", 0,
         "ID                                    CREATED AT                OPERATION  ERROR TYPE                        "
-        "ATTEMPTS  STATUS      MESSAGE\n"
+        "ATTEMPTS  STATUS       MESSAGE\n"
         "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  2026-06-09T14:32:13.500Z  INSERT     java.lang.IllegalStateException   "
-        "3         PENDING     downstream call failed\n"
+        "3         PENDING      downstream call failed\n"
         "next cursor: 17.2\n", "");
     cr_assert_str_eq (fake->last_body,
                       "{\"streamName\":\"orders\",\"status\":\"DLQ\",\"errorType\":\"java.lang.IllegalStateException\","
@@ -1854,9 +1860,9 @@ Test (dlqctl, list_without_a_stream_shows_the_streams)
     fake_t *fake = dlqctl_start (dir);
     expect_dlqctl (dir, fake, "list --status PENDING", 0,
         "ID                                    STREAM            CREATED AT                OPERATION  "
-        "ERROR TYPE                        ATTEMPTS  STATUS      MESSAGE\n"
+        "ERROR TYPE                        ATTEMPTS  STATUS       MESSAGE\n"
         "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182  orders            2026-06-09T14:32:13.500Z  INSERT     "
-        "java.lang.IllegalStateException   3         PENDING     downstream call failed\n"
+        "java.lang.IllegalStateException   3         PENDING      downstream call failed\n"
         "next cursor: 17.2\n", "");
     cr_assert_str_eq (fake->last_body, "{\"status\":\"PENDING\"}");
     expect_dlqctl (dir, fake, "list --json", 0, NULL, "");
@@ -1895,7 +1901,9 @@ Test (dlqctl, groups_prints_what_is_failing)
         "412    c8ece6878338f747  \xe2\x80\xa6work.web.client.ResourceAccessException  orders, payments  "
         "2026-06-09T14:32:13.500Z  I/O error on POST request for <str>: Read timed out after <\xe2\x80\xa6\n"
         "3      fe63519f123bf281  com.acme.NotFound                         payments          "
-        "2026-06-09T11:00:00.000Z  Order <hex> not found\n", "");
+        "2026-06-09T11:00:00.000Z  Order <hex> not found\n"
+        "1      00000000000000e1  E                                         ops               "
+        "2026-06-09T09:00:00.000Z  -\n", "");
     cr_assert_str_eq (fake->last_verb, "GROUPS");
     cr_assert_str_eq (fake->last_body, "{\"createdAfter\":\"2026-06-09T00:00:00Z\",\"limit\":5}");
     expect_dlqctl (dir, fake, "groups --stream quiet", 0, "no events match\n", "");

@@ -16,8 +16,8 @@
 static const char get_usage [] =
     "usage: dlqctl get ID\n"
     "\n"
-    "Show the stored event with this id, pretty-printed (as the gateway sent\n"
-    "it with --json). When the gateway has sinks, a table of the event's\n"
+    "Show the stored event with this id, pretty-printed (with --json: the\n"
+    "gateway's whole reply as is). When the gateway has sinks, a table of the event's\n"
     "deliveries follows: for each sink of its chain the STATE (pending,\n"
     "delivered, retrying or failed), ATTEMPTS, NEXT ATTEMPT (retrying) and\n"
     "LAST ERROR. When the gateway keeps replay state, a last line tells the\n"
@@ -133,8 +133,7 @@ cmd_get (dlqctl_t *ctl, int argc, char **argv)
         return status;
     char *body = NULL;
     size_t len = 0;
-    dlq_client_result_t result = ctl->json ? dlq_client_get (ctl->client, argv [first], &body, &len)
-                                           : dlq_client_get_reply (ctl->client, argv [first], &body, &len);
+    dlq_client_result_t result = dlq_client_get_reply (ctl->client, argv [first], &body, &len);
     return dlqctl_show_reply (ctl, result, body, len, show_event, NULL);
 }
 
@@ -155,7 +154,7 @@ static const list_column_t list_columns [LIST_COLUMNS] = {
     { { "OPERATION",   9, false }, "operationType" },
     { { "ERROR TYPE", 32, true  }, "error.type" },
     { { "ATTEMPTS",    8, false }, "attempts" },
-    { { "STATUS",     10, false }, "status" },
+    { { "STATUS",     11, false }, "status" },      /* QUARANTINED */
     { { "MESSAGE",     0, false }, "error.message" },
 };
 

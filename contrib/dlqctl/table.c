@@ -66,7 +66,7 @@ table_fit_columns (table_column_t *columns, size_t count, const char *const *cel
         size_t need = char_count (columns [i].title);
         for (size_t r = 0; r < rows; r++) {
             const char *cell = cells [r * count + i];
-            size_t n = char_count (cell ? cell : "-");
+            size_t n = char_count (cell && *cell ? cell : "-");
             if (n > need)
                 need = n;
         }
@@ -105,7 +105,7 @@ static void
 print_cell (FILE *out, const table_column_t *column, const char *cell, bool last)
 {
     dlq_buf_t fitted = DLQ_BUF_INIT;
-    table_fit (&fitted, cell ? cell : "-", column->width, column->keep_tail);
+    table_fit (&fitted, cell && *cell ? cell : "-", column->width, column->keep_tail);
     const char *text = fitted.data ? fitted.data : "";
     fputs (text, out);
     if (!last)
