@@ -225,6 +225,23 @@ dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int
 }
 
 dlq_store_result_t
+dlq_primary_mark_all (dlq_primary_t *self, const char *const *ids, size_t count, dlq_sink_mark_t mark,
+                      int64_t now_ms, int64_t retry_after_ms)
+{
+    if (self->spool)
+        return updater (self) ? updated (self, dlq_embedded_mark_all (self->updater, ids, count, mark, now_ms,
+                                                                      retry_after_ms))
+                              : DLQ_STORE_ERROR;
+    dlq_store_result_t result = DLQ_STORE_OK;
+    for (size_t i = 0; i < count; i++) {
+        dlq_sink_event_state_t state;
+        if (dlq_primary_mark (self, ids [i], mark, now_ms, retry_after_ms, &state) == DLQ_STORE_ERROR)
+            result = DLQ_STORE_ERROR;
+    }
+    return result;
+}
+
+dlq_store_result_t
 dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, int64_t pass_ms,
                    int32_t max_retries, size_t batch_size, int64_t now_ms, int64_t lease_until_ms,
                    dlq_buf_t *events_out)

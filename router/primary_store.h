@@ -56,6 +56,10 @@ dlq_store_result_t dlq_primary_state (dlq_primary_t *self, const char *id, int64
                                       dlq_sink_event_state_t *state_out);
 dlq_store_result_t dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
                                      int64_t retry_after_ms, dlq_sink_event_state_t *state_out);
+/* mark of each of the count ids (missing ones passed by): on the spool in
+ * one transaction (dlq_embedded_mark_all), on a sink one call each. */
+dlq_store_result_t dlq_primary_mark_all (dlq_primary_t *self, const char *const *ids, size_t count,
+                                         dlq_sink_mark_t mark, int64_t now_ms, int64_t retry_after_ms);
 dlq_store_result_t dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, int64_t pass_ms,
                                       int32_t max_retries, size_t batch_size, int64_t now_ms,
                                       int64_t lease_until_ms, dlq_buf_t *events_out);

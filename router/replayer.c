@@ -8,6 +8,7 @@
 #include "dlq_json.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
+#include "dlq_uuid.h"
 #include "embedded_jobs.h"
 #include "embedded_store.h"
 #include "primary_store.h"
@@ -46,9 +47,20 @@ typedef struct {
     bool              seen;             /* still RUNNING at the last refresh */
 } run_t;
 
+/* Events sent and not yet marked REPLAYED: marked together, in one
+ * transaction, at the end of each step of a job and of each pass (a
+ * restart resumes from the progress saved after that, so an event sent
+ * but not marked is sent again: at least once, as before). */
+typedef struct {
+    char       (*ids) [DLQ_UUID_LEN + 1];
+    const char **ptrs;
+    size_t       count, cap;
+} sent_list_t;
+
 typedef struct {
     const dlqd_config_t  *config;
     void                 *zmq_ctx;
+    sent_list_t           sent;
     dlq_embedded_t       *spool;        /* the primary's reader when it is the spool */
     dlq_primary_t        *primary;
     dlq_embedded_t       *jobs;
@@ -72,8 +84,39 @@ struct dlq_replayer {
 
 typedef enum { EV_REPLAYED, EV_SKIPPED, EV_QUARANTINED, EV_FAILED, EV_WAIT } event_result_t;
 
+static void
+sent_add (sent_list_t *sent, const char *id)
+{
+    if (sent->count == sent->cap) {
+        sent->cap = sent->cap ? 2 * sent->cap : 128;
+        sent->ids = dlq_realloc (sent->ids, sent->cap * sizeof *sent->ids);
+        sent->ptrs = dlq_realloc (sent->ptrs, sent->cap * sizeof *sent->ptrs);
+    }
+    snprintf (sent->ids [sent->count], sizeof sent->ids [0], "%s", id);
+    sent->count++;
+}
+
+/* Mark the events sent since the last flush REPLAYED (the lease starts
+ * now). */
+static void
+sent_flush (replayer_t *r)
+{
+    sent_list_t *sent = &r->sent;
+    if (!sent->count)
+        return;
+    for (size_t i = 0; i < sent->count; i++)
+        sent->ptrs [i] = sent->ids [i];
+    int64_t now = dlq_time_now_ms ();
+    if (dlq_primary_mark_all (r->primary, sent->ptrs, sent->count, DLQ_SINK_MARK_REPLAYED, now,
+                              now + r->config->replay.lease_ms) == DLQ_STORE_ERROR)
+        dlq_log (DLQ_LOG_ERROR, "replay: %zu events sent, but their replay could not be recorded: %s", sent->count,
+                 dlq_primary_last_error (r->primary));
+    sent->count = 0;
+}
+
 /* Replay one stored event (its canonical body): the loop guard, the
- * lineage, the send, the mark. replay_count: what the store says. */
+ * lineage, the send; a sent event joins r->sent (sent_flush marks it).
+ * replay_count: what the store says. */
 static event_result_t
 replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_value_t *event,
               int32_t replay_count, char *why, size_t why_len)
@@ -105,10 +148,7 @@ replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_v
         return EV_WAIT;
     if (sent == DLQ_REPLAY_FAILED)
         return EV_FAILED;
-    if (dlq_primary_mark (r->primary, id->str, DLQ_SINK_MARK_REPLAYED, now, now + conf->lease_ms, &state)
-        == DLQ_STORE_ERROR)
-        dlq_log (DLQ_LOG_ERROR, "replay: event %s sent, but its replay could not be recorded: %s", id->str,
-                 dlq_primary_last_error (r->primary));
+    sent_add (&r->sent, id->str);
     return EV_REPLAYED;
 }
 
@@ -328,6 +368,7 @@ step_job (replayer_t *r, run_t *run)
         changed = true;
     }
     dlq_pacer_sent (&run->pacer, sent);
+    sent_flush (r);
     if (changed || finished)
         save_progress (r, run);
     return finished;
@@ -451,6 +492,7 @@ run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
                 break;
             counts [sent]++;
         }
+        sent_flush (r);
         if (c) {
             for (const dlq_json_value_t *rest = c; rest; rest = rest->next)
                 counts [EV_WAIT]++;
@@ -538,6 +580,9 @@ close_all (replayer_t *r)
     r->next_pass = NULL;
     free (r->pass_wait_ms);
     r->pass_wait_ms = NULL;
+    free (r->sent.ids);
+    free (r->sent.ptrs);
+    memset (&r->sent, 0, sizeof r->sent);
 }
 
 /* How long to sleep: until the next due event, pass or refresh. */

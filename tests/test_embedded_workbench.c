@@ -320,6 +320,31 @@ Test (embedded_workbench, marks_accumulate)
     dlq_embedded_destroy (&writer);
 }
 
+/* mark_all: every id marked in one call; an id not stored (or expired) is
+ * passed by, the others marked all the same. */
+Test (embedded_workbench, mark_all_marks_each_id_and_passes_by_the_missing)
+{
+    dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);
+    for (int n = 1; n <= 3; n++)
+        free (append_one (writer, n, NOW - HOUR_MS, n == 3 ? NOW - 1 : NO_EXPIRY, "PENDING"));
+    char ids [4][40];
+    const char *ptrs [4];
+    for (int n = 1; n <= 4; n++) {
+        event_id (n, ids [n - 1], sizeof ids [0]);       /* 3 expired, 4 never stored */
+        ptrs [n - 1] = ids [n - 1];
+    }
+    cr_assert_eq (dlq_embedded_mark_all (writer, ptrs, 4, DLQ_SINK_MARK_REPLAYED, NOW, NOW + 5000), DLQ_STORE_OK);
+    cr_assert_eq (dlq_embedded_mark_all (writer, ptrs, 2, DLQ_SINK_MARK_REPLAYED, NOW, NOW + 6000), DLQ_STORE_OK);
+    expect_state (state_of (writer, 1, NOW), "PENDING", 0, 2, NOW + 6000, "event 1, replayed twice");
+    expect_state (state_of (writer, 2, NOW), "PENDING", 0, 2, NOW + 6000, "event 2, replayed twice");
+    dlq_sink_event_state_t state;
+    cr_expect_eq (dlq_embedded_state (writer, ids [2], NOW - 2, &state), DLQ_STORE_OK);
+    cr_expect_eq (state.replay_count, 0, "an expired event is not marked");
+    cr_expect_eq (dlq_embedded_mark_all (writer, ptrs, 0, DLQ_SINK_MARK_RESOLVED, NOW, 0), DLQ_STORE_OK,
+                  "nothing to mark");
+    dlq_embedded_destroy (&writer);
+}
+
 /* json_set on every shape of body the gateway stores: seed 001 (whose
  * fullDocument has a "status" of its own) and the spool suite's variants. */
 Test (embedded_workbench, json_set_keeps_a_canonical_body_byte_for_byte)

@@ -151,6 +151,26 @@ dlq_embedded_mark (dlq_embedded_t *self, const char *id, dlq_sink_mark_t mark,
     return step_state (self, stmt, "mark", state_out);
 }
 
+dlq_store_result_t
+dlq_embedded_mark_all (dlq_embedded_t *self, const char *const *ids, size_t count, dlq_sink_mark_t mark,
+                       int64_t now_ms, int64_t retry_after_ms)
+{
+    if (count == 0)
+        return DLQ_STORE_OK;
+    if (!embedded_txn_begin (self, "mark: cannot begin"))
+        return DLQ_STORE_ERROR;
+    for (size_t i = 0; i < count; i++)
+        if (dlq_embedded_mark (self, ids [i], mark, now_ms, retry_after_ms, NULL) == DLQ_STORE_ERROR) {
+            embedded_txn_rollback (self);
+            return DLQ_STORE_ERROR;
+        }
+    if (!embedded_txn_commit (self, "mark: cannot commit")) {
+        embedded_txn_rollback (self);
+        return DLQ_STORE_ERROR;
+    }
+    return DLQ_STORE_OK;
+}
+
 
 /* ------------------------------------------------------------------------ */
 /* Claim */

@@ -43,6 +43,12 @@ dlq_store_result_t dlq_embedded_mark (dlq_embedded_t *self, const char *id, dlq_
                                       int64_t now_ms, int64_t retry_after_ms,
                                       dlq_sink_event_state_t *state_out);
 
+/* dlq_embedded_mark of each of the count ids, in one transaction (one
+ * fsync); ids missing or expired are passed by. DLQ_STORE_ERROR (nothing
+ * changed) when a step fails. */
+dlq_store_result_t dlq_embedded_mark_all (dlq_embedded_t *self, const char *const *ids, size_t count,
+                                          dlq_sink_mark_t mark, int64_t now_ms, int64_t retry_after_ms);
+
 /* One scheduled pass of stream for owner, as dlq_sink_workbench_ops_t's
  * claim: DLQ_STORE_LOCKED (nothing changed, events_out empty) when another
  * owner's row in scheduler_locks has locked_until > now_ms (the same owner
