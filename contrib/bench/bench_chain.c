@@ -15,7 +15,6 @@
 #include "dlq_time.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,14 +175,6 @@ check_final (void *sock, size_t expected, run_t *r, char *err, size_t err_len)
 /* ------------------------------------------------------------------------ */
 /* One run */
 
-static int
-remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    if (remove (path) != 0)
-        fprintf (stderr, "dlqd_bench: cannot remove %s: %s\n", path, strerror (errno));
-    return 0;
-}
-
 static void
 fail_run (run_t *r, const char *err)
 {
@@ -256,7 +247,7 @@ one_run (const bench_chain_options_t *o, const char *dir, const bench_events_t *
     }
     zmq_ctx_term (ctx);
     if (!o->keep)
-        nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        bench_remove_tree (path);
     sync ();
 }
 

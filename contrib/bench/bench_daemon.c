@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,8 +26,8 @@
 #define PING_RETRY_MS 100
 #define LOG_TAIL_BYTES 1500
 
-static int
-free_port (void)
+int
+bench_free_port (void)
 {
     int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -144,7 +145,7 @@ bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
                     char *err, size_t err_len)
 {
     memset (self, 0, sizeof *self);
-    int port = free_port ();
+    int port = bench_free_port ();
     if (port < 0) {
         snprintf (err, err_len, "cannot find a free loopback port: %s", strerror (errno));
         return false;
@@ -208,4 +209,21 @@ bench_daemon_stop (bench_daemon_t *self, int wait_ms, double *drain_s, char *err
     snprintf (err, err_len, "dlqd ended with %s after SIGTERM (expected exit status 0)", how);
     append_log_tail (self, err, err_len);
     return false;
+}
+
+static int
+remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st;
+    (void) flag;
+    (void) ftw;
+    if (remove (path) != 0)
+        fprintf (stderr, "bench: cannot remove %s: %s\n", path, strerror (errno));
+    return 0;
+}
+
+void
+bench_remove_tree (const char *path)
+{
+    nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -36,4 +36,12 @@ bool bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary
 bool bench_daemon_stop (bench_daemon_t *self, int wait_ms, double *drain_s,
                         char *err, size_t err_len);
 
+/* A TCP port of 127.0.0.1 free right now (-1 when none): the kernel's
+ * pick, released at once (another process could take it before use). */
+int bench_free_port (void);
+
+/* Remove path and everything under it (what cannot be removed is reported
+ * on stderr). */
+void bench_remove_tree (const char *path);
+
 #endif

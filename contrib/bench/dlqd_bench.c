@@ -57,7 +57,6 @@
 #endif
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -376,20 +375,6 @@ make_temp_dir (void)
         return NULL;
     }
     return path;
-}
-
-static int
-remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    if (remove (path) != 0)
-        fprintf (stderr, "dlqd_bench: cannot remove %s: %s\n", path, strerror (errno));
-    return 0;
-}
-
-static void
-remove_tree (const char *path)
-{
-    nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void
@@ -728,7 +713,7 @@ main (int argc, char **argv)
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else
-        remove_tree (dir);
+        bench_remove_tree (dir);
     free (dir);
     bench_events_destroy (&ev);
     if (out.failed)

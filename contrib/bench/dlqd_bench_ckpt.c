@@ -26,7 +26,6 @@
 #include "dlq_client.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -545,13 +544,6 @@ run_naive_pair (const options_t *o, const workload_t *w, void *ctx, const char *
     return true;
 }
 
-static int
-remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    remove (path);
-    return 0;
-}
-
 /* True when the gateway at endpoint answers and keeps checkpoints (a
  * CKPT.LIST of one); else says why. */
 static bool
@@ -613,7 +605,7 @@ measure_own (const options_t *o, void *ctx)
         ok = false;
     }
     if (!o->keep)
-        nftw (dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        bench_remove_tree (dir);
     return ok;
 }
 
