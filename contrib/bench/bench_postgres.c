@@ -12,6 +12,7 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "bench_numbers.h"
 #include "bench_sink.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"

@@ -8,6 +8,7 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "bench_numbers.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
@@ -449,20 +450,4 @@ bench_sink_config_string (dlq_buf_t *out, const char *text)
             dlq_buf_putc (out, '\\');
         dlq_buf_putc (out, *p);
     }
-}
-
-static int
-compare_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-double
-bench_median (double *values, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort (values, n, sizeof values [0], compare_double);
-    return n % 2 ? values [n / 2] : (values [n / 2 - 1] + values [n / 2]) / 2;
 }

@@ -203,7 +203,4 @@ bool bench_sink_int_setting (const config_t *cfg, const char *option, const char
  * escaped). */
 void bench_sink_config_string (dlq_buf_t *out, const char *text);
 
-/* The median of n values (sorted in place); 0 when n is 0. */
-double bench_median (double *values, size_t n);
-
 #endif

@@ -23,6 +23,7 @@
  *  reply, a timeout, dlqd not exiting 0), 64 on a usage error.
  */
 #include "bench_daemon.h"
+#include "bench_numbers.h"
 #include "dlq_client.h"
 
 #include <errno.h>
@@ -139,21 +140,6 @@ usage (FILE *out, int code)
     return code;
 }
 
-static bool
-parse_count (const char *name, const char *text, size_t min, size_t max, size_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull (text, &end, 10);
-    if (errno || end == text || *end || text [0] == '-' || v < min || v > max) {
-        fprintf (stderr, "dlqd_bench_ckpt: --%s wants an integer from %zu to %zu, got '%s'\n",
-                 name, min, max, text);
-        return false;
-    }
-    *out = (size_t) v;
-    return true;
-}
-
 /* "1,4,16" into o->clients. */
 static bool
 parse_clients (const char *text, options_t *o)
@@ -163,7 +149,7 @@ parse_clients (const char *text, options_t *o)
     o->client_counts = 0;
     for (char *save = NULL, *item = strtok_r (copy, ",", &save); item; item = strtok_r (NULL, ",", &save)) {
         size_t n;
-        if (o->client_counts == MAX_CLIENT_COUNTS || !parse_count ("clients", item, 1, 256, &n))
+        if (o->client_counts == MAX_CLIENT_COUNTS || !bench_parse_count ("dlqd_bench_ckpt", "clients", item, 1, 256, &n))
             return false;
         o->clients [o->client_counts++] = (int) n;
     }
@@ -194,12 +180,12 @@ parse_options (int argc, char **argv, options_t *o)
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
         bool ok = true;
         switch (opt) {
-            case 'n': ok = parse_count ("ops", optarg, 2, 100000000, &o->ops); break;
+            case 'n': ok = bench_parse_count ("dlqd_bench_ckpt", "ops", optarg, 2, 100000000, &o->ops); break;
             case 'c': ok = parse_clients (optarg, o); break;
-            case 'w': ok = parse_count ("window", optarg, 1, 100000, &v); o->window = (int) v; break;
-            case 's': ok = parse_count ("streams", optarg, 1, 1000000, &o->streams); break;
-            case 'N': ok = parse_count ("naive-ops", optarg, 0, 100000000, &o->naive_ops); break;
-            case 'r': ok = parse_count ("repeat", optarg, 1, MAX_REPEAT, &o->repeat); break;
+            case 'w': ok = bench_parse_count ("dlqd_bench_ckpt", "window", optarg, 1, 100000, &v); o->window = (int) v; break;
+            case 's': ok = bench_parse_count ("dlqd_bench_ckpt", "streams", optarg, 1, 1000000, &o->streams); break;
+            case 'N': ok = bench_parse_count ("dlqd_bench_ckpt", "naive-ops", optarg, 0, 100000000, &o->naive_ops); break;
+            case 'r': ok = bench_parse_count ("dlqd_bench_ckpt", "repeat", optarg, 1, MAX_REPEAT, &o->repeat); break;
             case 'e': o->endpoint = optarg; break;
             case 'd': o->dlqd = optarg; break;
             case 'k': o->keep = true; break;

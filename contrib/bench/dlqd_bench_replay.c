@@ -30,6 +30,7 @@
  *  dlqd not exiting 0), 64 on a usage error.
  */
 #include "bench_daemon.h"
+#include "bench_numbers.h"
 #include "bench_gateway.h"
 #include "dlq_client.h"
 #include "dlq_time.h"
@@ -126,20 +127,6 @@ usage (FILE *out, int code)
 }
 
 static bool
-parse_count (const char *name, const char *text, size_t min, size_t max, size_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull (text, &end, 10);
-    if (errno || end == text || *end || text [0] == '-' || v < min || v > max) {
-        fprintf (stderr, PROGRAM ": --%s wants an integer from %zu to %zu, got '%s'\n", name, min, max, text);
-        return false;
-    }
-    *out = (size_t) v;
-    return true;
-}
-
-static bool
 parse_route (const char *text, route_t *route)
 {
     if (strcmp (text, "endpoint") == 0 || strcmp (text, "noop") == 0) {
@@ -171,9 +158,9 @@ parse_options (int argc, char **argv, options_t *o)
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
         bool ok = true;
         switch (opt) {
-            case 'n': ok = parse_count ("events", optarg, 1, 10000000, &o->events); break;
-            case 'r': ok = parse_count ("repeat", optarg, 1, MAX_REPEAT, &o->repeat); break;
-            case 'R': ok = parse_count ("rate", optarg, 1, 100000, &v); o->rate = (int) v; break;
+            case 'n': ok = bench_parse_count (PROGRAM, "events", optarg, 1, 10000000, &o->events); break;
+            case 'r': ok = bench_parse_count (PROGRAM, "repeat", optarg, 1, MAX_REPEAT, &o->repeat); break;
+            case 'R': ok = bench_parse_count (PROGRAM, "rate", optarg, 1, 100000, &v); o->rate = (int) v; break;
             case 'o': ok = parse_route (optarg, &o->route); break;
             case 'd': o->dlqd = optarg; break;
             case 'k': o->keep = true; break;
@@ -476,20 +463,6 @@ run_round (const rig_t *rig, const options_t *o, round_t *figures)
 /* ------------------------------------------------------------------------ */
 /* Reporting */
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-median_of (double *values, size_t n)
-{
-    qsort (values, n, sizeof *values, compare_doubles);
-    return n % 2 ? values [n / 2] : (values [n / 2 - 1] + values [n / 2]) / 2;
-}
-
 static void
 print_header (const options_t *o, const char *dlqd, const char *dir)
 {
@@ -525,7 +498,8 @@ print_medians (const round_t *rounds, size_t n)
         ratio [i] = rounds [i].replay_per_s / rounds [i].ingest_per_s;
         done [i] = rounds [i].done_ms;
     }
-    print_row ("median", median_of (ingest, n), median_of (replayed, n), median_of (ratio, n), median_of (done, n));
+    print_row ("median", bench_median (ingest, n), bench_median (replayed, n), bench_median (ratio, n),
+               bench_median (done, n));
     printf ("(replay/ingest: the median of the rounds' own ratios)\n");
 }
 
