@@ -513,7 +513,7 @@ run_rounds (const rig_t *rig, const options_t *o)
     for (size_t r = 0; r < o->repeat; r++) {
         if (!run_round (rig, o, &rounds [r]))
             return false;
-        char label [16];
+        char label [24];
         snprintf (label, sizeof label, "%zu", r + 1);
         print_row (label, rounds [r].ingest_per_s, rounds [r].replay_per_s,
                    rounds [r].replay_per_s / rounds [r].ingest_per_s, rounds [r].done_ms);
