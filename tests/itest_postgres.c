@@ -6,6 +6,8 @@
  *    - the sink as the primary store: GET / LIST / STATS come from the table;
  *    - the server stopped and restarted under load: every event lands exactly
  *      once, after retries, none failed;
+ *    - a NUL character (\u0000, which jsonb cannot hold) is stored: U+FFFD
+ *      in the jsonb columns, the body byte for byte in payload_text;
  *    - a data error on one event of a batch fails that event only.
  *
  *  The server is the one contrib/scripts/test.sh started for the run
@@ -489,6 +491,33 @@ Test (postgres, a_server_restart_under_load_loses_and_duplicates_nothing)
     free (ids);
 }
 
+/* jsonb holds no NUL character: an event with \u0000 in a string is
+ * stored all the same, its payload_text (what GET answers) the body byte
+ * for byte, its jsonb columns with U+FFFD in the NUL's place. */
+Test (postgres, a_nul_character_is_stored_with_the_replacement_character_in_jsonb)
+{
+    connect_server (false);
+    cr_assert (start ("", "primary = \"" SINK "\";"));
+    char id [DLQ_UUID_LEN + 1], body [512];
+    dlq_uuid_v7 (dlq_time_now_ms (), id);
+    snprintf (body, sizeof body, "{\"id\":\"%s\",\"streamName\":\"orders\",\"error\":{\"type\":\"T\"},"
+              "\"fullDocument\":{\"k\":\"a\\u0000b\"},\"metadata\":{\"note\":\"x\\u0000y\"}}", id);
+    char *put = sink_request (d.endpoint, "PUT", body, "OK");
+    free (put);
+    cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "delivered, not failed");
+    char *reply = sink_get (d.endpoint, id, "OK");
+    cr_expect_not_null (strstr (reply, "\"metadata\":{\"note\":\"x\\u0000y\"}"), "GET keeps the NUL: %s", reply);
+    free (reply);
+    const char *params [] = { id };
+    cr_expect_eq (table_count ("SELECT count(*) FROM %T WHERE id = $1::uuid AND metadata->>'note' = 'x' || chr(65533) || 'y'"
+                               " AND full_document->>'k' = 'a' || chr(65533) || 'b'"
+                               " AND payload->'metadata' = metadata AND position('\\u0000' in payload_text) > 0",
+                               1, params), 1, "jsonb has U+FFFD, payload_text the escape");
+    reply = sink_request (d.endpoint, "LIST", "{\"streamName\":\"orders\"}", "OK");
+    cr_expect_not_null (strstr (reply, id), "LIST shows it: %s", reply);
+    free (reply);
+}
+
 Test (postgres, a_data_error_fails_that_event_only)
 {
     enum { N = 21, BAD = 10 };
@@ -502,12 +531,12 @@ Test (postgres, a_data_error_fails_that_event_only)
     int64_t base = dlq_time_now_ms () - 3600 * 1000;
     for (int i = 0; i < N; i++)
         bodies [i] = sink_small_event ("orders", base + i, i, ids [i]);
-    /* JSONB has no text with a NUL: SQLSTATE 22P05 for this event alone */
+    /* a number past jsonb's numeric range: SQLSTATE 22003 for this event alone */
     free (bodies [BAD]);
     char iso [DLQ_TIME_ISO_LEN + 1];
     dlq_time_format_iso (base + BAD, iso);
     cr_assert (asprintf (&bodies [BAD], "{\"id\":\"%s\",\"streamName\":\"orders\",\"createdAt\":\"%s\","
-                         "\"error\":{\"type\":\"T\"},\"metadata\":{\"note\":\"a\\u0000b\"}}",
+                         "\"error\":{\"type\":\"T\"},\"metadata\":{\"huge\":1e200000}}",
                          ids [BAD], iso) > 0);
     sink_put_bodies (d.endpoint, bodies, N);
 
@@ -518,7 +547,7 @@ Test (postgres, a_data_error_fails_that_event_only)
     char *reply = sink_get (d.endpoint, ids [BAD], "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"failed\",\"attempts\":1,"
                                        "\"lastError\":\""), "failed at the first attempt: %s", reply);
-    cr_expect_not_null (strstr (reply, "Unicode"), "the server's message: %s", reply);
+    cr_expect_not_null (strstr (reply, "numeric"), "the server's message: %s", reply);
     free (reply);
     reply = sink_get (d.endpoint, ids [BAD + 1], "OK");
     cr_expect_not_null (strstr (reply, "{\"sink\":\"" SINK "\",\"state\":\"delivered\",\"attempts\":1}"),

@@ -9,6 +9,7 @@
  *  write setting only its columns, the JSONB copies, LIST's prefix and
  *  cursor).
  */
+#include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "event_support.h"
 #include "test_support.h"
@@ -87,7 +88,8 @@ Test (pg_row, every_column_of_the_seed_001_example)
     cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD], (int) e->json_len);
     size_t bytes = e->json_len;
     for (int p = 0; p < DLQ_PG_PARAM_COUNT; p++)
-        bytes += p == DLQ_PG_PARAM_PAYLOAD ? 0 : strlen (row.value [p]);
+        bytes += p == DLQ_PG_PARAM_PAYLOAD || !row.value [p] ? 0 : strlen (row.value [p]);
+    expect_null (&row, DLQ_PG_PARAM_PAYLOAD_JSONB);     /* no \u0000: the payload is the body */
     cr_expect_eq (dlq_pg_row_bytes (&row), bytes, "every parameter counts in a row's bytes");
     dlq_pg_row_free (&row);
     dlq_event_destroy (&e);
@@ -113,6 +115,37 @@ Test (pg_row, the_payload_is_the_body_as_given_not_reformatted)
     dlq_event_destroy (&e);
     free (copy);
     free (body);
+}
+
+/* jsonb holds no NUL character: a body with \u0000 in a string gets a
+ * jsonb copy with \ufffd there (payload_text stays the body), and so do
+ * the jsonb columns; an escaped backslash before "u0000" is no NUL. */
+Test (pg_row, a_nul_character_becomes_the_replacement_character_in_jsonb_values)
+{
+    static const char body [] =
+        "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"s\",\"fullDocument\":{\"k\":\"a\\u0000b\"},"
+        "\"error\":{\"type\":\"T\"},\"attempts\":1,\"createdAt\":\"2026-06-09T14:32:13.500Z\","
+        "\"metadata\":{\"n\":\"\\u0000\",\"path\":\"C:\\\\u0000\"}}";
+    dlq_event_t *e = event_canonical (body, strlen (body));
+    dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
+    dlq_pg_row_t row = DLQ_PG_ROW_INIT;
+    char err [200] = "";
+    cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
+    cr_expect_eq (row.value [DLQ_PG_PARAM_PAYLOAD], e->json, "payload_text is the body itself");
+    cr_assert_not_null (row.value [DLQ_PG_PARAM_PAYLOAD_JSONB]);
+    cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD_JSONB], (int) e->json_len, "the copy is as long");
+    char *want = dlq_strdup (e->json);
+    for (char *at = strstr (want, "a\\u0000b"); at; at = NULL)
+        memcpy (at + 3, "fffd", 4);
+    char *n = strstr (want, "\"n\":\"\\u0000");
+    cr_assert_not_null (n, "%s", want);
+    memcpy (n + 7, "fffd", 4);
+    cr_expect_str_eq (row.value [DLQ_PG_PARAM_PAYLOAD_JSONB], want);
+    expect_param (&row, DLQ_PG_PARAM_FULL_DOCUMENT, "{\"k\":\"a\\ufffdb\"}");
+    expect_param (&row, DLQ_PG_PARAM_METADATA, "{\"n\":\"\\ufffd\",\"path\":\"C:\\\\u0000\"}");
+    free (want);
+    dlq_pg_row_free (&row);
+    dlq_event_destroy (&e);
 }
 
 Test (pg_row, absent_fields_are_null)
@@ -298,12 +331,12 @@ odd_names (void)
     return names;
 }
 
-#define ROW_1 "($1::uuid,$2,$3,$4::jsonb,$4,$5::jsonb,$6::jsonb,$7::jsonb,$8,$9,$10,$17,$11::int4," \
-              "$12::timestamptz,$13::timestamptz,$14::timestamptz,$15::timestamptz,$16::jsonb,$18,$14::timestamptz)"
-#define ROW_2 "($19::uuid,$20,$21,$22::jsonb,$22,$23::jsonb,$24::jsonb,$25::jsonb,$26,$27,$28,$35,$29::int4," \
-              "$30::timestamptz,$31::timestamptz,$32::timestamptz,$33::timestamptz,$34::jsonb,$36,$32::timestamptz)"
-#define ROW_3 "($37::uuid,$38,$39,$40::jsonb,$40,$41::jsonb,$42::jsonb,$43::jsonb,$44,$45,$46,$53,$47::int4," \
-              "$48::timestamptz,$49::timestamptz,$50::timestamptz,$51::timestamptz,$52::jsonb,$54,$50::timestamptz)"
+#define ROW_1 "($1::uuid,$2,$3,coalesce($5::text,$4::text)::jsonb,$4,$6::jsonb,$7::jsonb,$8::jsonb,$9,$10,$11,$18,$12::int4," \
+              "$13::timestamptz,$14::timestamptz,$15::timestamptz,$16::timestamptz,$17::jsonb,$19,$15::timestamptz)"
+#define ROW_2 "($20::uuid,$21,$22,coalesce($24::text,$23::text)::jsonb,$23,$25::jsonb,$26::jsonb,$27::jsonb,$28,$29,$30,$37,$31::int4," \
+              "$32::timestamptz,$33::timestamptz,$34::timestamptz,$35::timestamptz,$36::jsonb,$38,$34::timestamptz)"
+#define ROW_3 "($39::uuid,$40,$41,coalesce($43::text,$42::text)::jsonb,$42,$44::jsonb,$45::jsonb,$46::jsonb,$47,$48,$49,$56,$50::int4," \
+              "$51::timestamptz,$52::timestamptz,$53::timestamptz,$54::timestamptz,$55::jsonb,$57,$53::timestamptz)"
 #define COLUMNS "(id, stream_name, operation_type, payload, payload_text, document_key, full_document, " \
                 "resume_token, error_type, error_message, error_stacktrace, status, attempts, " \
                 "first_attempt_at, last_attempt_at, created_at, expires_at, metadata, fingerprint, retry_after)"

@@ -51,7 +51,27 @@ put_text (builder_t *b, dlq_pg_param_t p, const char *s, size_t len)
     end_value (b, p);
 }
 
-/* Value p is v as compact JSON; nothing (NULL) when v is absent or null. */
+/* Make each \u0000 escape of the len bytes of JSON text at json a
+ * \ufffd (the same length), escapes such as \\u0000 left alone; true when
+ * there was one. jsonb cannot hold the NUL character. */
+static bool
+replace_nul_escapes (char *json, size_t len)
+{
+    bool replaced = false;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (json [i] != '\\')
+            continue;
+        if (json [i + 1] == 'u' && i + 5 < len && memcmp (json + i + 2, "0000", 4) == 0) {
+            memcpy (json + i + 2, "fffd", 4);
+            replaced = true;
+        }
+        i++;                        /* the escaped character is not an escape */
+    }
+    return replaced;
+}
+
+/* Value p is v as compact JSON, for a jsonb column; nothing (NULL) when v
+ * is absent or null. */
 static void
 put_json (builder_t *b, dlq_pg_param_t p, const dlq_json_value_t *v)
 {
@@ -59,7 +79,22 @@ put_json (builder_t *b, dlq_pg_param_t p, const dlq_json_value_t *v)
         return;
     begin_value (b, p);
     dlq_json_write (&b->row->text, v);
+    replace_nul_escapes (b->row->text.data + b->offset [p], b->row->text.len - b->offset [p]);
     end_value (b, p);
+}
+
+/* The payload's jsonb copy, only when the body has a \u0000 escape. */
+static void
+put_payload_jsonb (builder_t *b, const dlq_sink_event_t *event)
+{
+    if (!memmem (event->json, event->json_len, "\\u0000", 6))
+        return;
+    put_text (b, DLQ_PG_PARAM_PAYLOAD_JSONB, event->json, event->json_len);
+    size_t at = b->offset [DLQ_PG_PARAM_PAYLOAD_JSONB];
+    if (!replace_nul_escapes (b->row->text.data + at, event->json_len)) {
+        b->set [DLQ_PG_PARAM_PAYLOAD_JSONB] = false;        /* only \\u0000: the body itself will do */
+        b->row->length [DLQ_PG_PARAM_PAYLOAD_JSONB] = 0;
+    }
 }
 
 /* Value p is the timestamp ms; nothing (NULL) when it is DLQ_SINK_TIME_NONE. */
@@ -224,6 +259,7 @@ dlq_pg_format_row (const dlq_sink_event_t *event, dlq_pg_row_t *row, char *err, 
     if (result == DLQ_PG_FORMAT_OK) {
         put_event_fields (&b, event);
         result = put_body_fields (&b, dlq_json_root (doc), event->id);
+        put_payload_jsonb (&b, event);
     }
     dlq_json_doc_destroy (&doc);
     if (result != DLQ_PG_FORMAT_OK) {

@@ -25,6 +25,8 @@ typedef enum {
     DLQ_PG_PARAM_STREAM_NAME,
     DLQ_PG_PARAM_OPERATION_TYPE,
     DLQ_PG_PARAM_PAYLOAD,           /* the canonical body: payload_text as is, payload as jsonb */
+    DLQ_PG_PARAM_PAYLOAD_JSONB,     /* NULL, or for payload a copy of the body with each \u0000 made
+                                     * \ufffd, when it has one (jsonb holds no NUL character) */
     DLQ_PG_PARAM_DOCUMENT_KEY,      /* compact extended JSON */
     DLQ_PG_PARAM_FULL_DOCUMENT,
     DLQ_PG_PARAM_RESUME_TOKEN,
@@ -36,7 +38,7 @@ typedef enum {
     DLQ_PG_PARAM_LAST_ATTEMPT_AT,
     DLQ_PG_PARAM_CREATED_AT,
     DLQ_PG_PARAM_EXPIRES_AT,
-    DLQ_PG_PARAM_METADATA,          /* compact JSON object */
+    DLQ_PG_PARAM_METADATA,          /* compact JSON object (each jsonb value with \u0000 made \ufffd) */
     DLQ_PG_PARAM_STATUS,            /* the event's status (PENDING when it has none) */
     DLQ_PG_PARAM_FINGERPRINT,       /* the error's fingerprint (fingerprint.h), 16 hex digits */
     DLQ_PG_PARAM_COUNT

@@ -290,34 +290,36 @@ dlq_pg_sql_migration (dlq_buf_t *out, const dlq_pg_names_t *names, int version, 
 /* ---- delivery --------------------------------------------------------------------- */
 
 /* One column of the INSERT: its name, the parameter it takes and the
- * cast of that parameter (one parameter may feed two columns). */
+ * cast of that parameter (one parameter may feed two columns); with a
+ * preferred parameter, the column takes that one when it is not NULL. */
 typedef struct {
     const char     *name;
     dlq_pg_param_t  param;
     const char     *cast;
+    dlq_pg_param_t  preferred;          /* 0 (the id): none */
 } insert_column_t;
 
 static const insert_column_t insert_columns [] = {
-    { "id",               DLQ_PG_PARAM_ID,               "::uuid" },
-    { "stream_name",      DLQ_PG_PARAM_STREAM_NAME,      "" },
-    { "operation_type",   DLQ_PG_PARAM_OPERATION_TYPE,   "" },
-    { "payload",          DLQ_PG_PARAM_PAYLOAD,          "::jsonb" },
-    { "payload_text",     DLQ_PG_PARAM_PAYLOAD,          "" },
-    { "document_key",     DLQ_PG_PARAM_DOCUMENT_KEY,     "::jsonb" },
-    { "full_document",    DLQ_PG_PARAM_FULL_DOCUMENT,    "::jsonb" },
-    { "resume_token",     DLQ_PG_PARAM_RESUME_TOKEN,     "::jsonb" },
-    { "error_type",       DLQ_PG_PARAM_ERROR_TYPE,       "" },
-    { "error_message",    DLQ_PG_PARAM_ERROR_MESSAGE,    "" },
-    { "error_stacktrace", DLQ_PG_PARAM_ERROR_STACKTRACE, "" },
-    { "status",           DLQ_PG_PARAM_STATUS,           "" },
-    { "attempts",         DLQ_PG_PARAM_ATTEMPTS,         "::int4" },
-    { "first_attempt_at", DLQ_PG_PARAM_FIRST_ATTEMPT_AT, "::timestamptz" },
-    { "last_attempt_at",  DLQ_PG_PARAM_LAST_ATTEMPT_AT,  "::timestamptz" },
-    { "created_at",       DLQ_PG_PARAM_CREATED_AT,       "::timestamptz" },
-    { "expires_at",       DLQ_PG_PARAM_EXPIRES_AT,       "::timestamptz" },
-    { "metadata",         DLQ_PG_PARAM_METADATA,         "::jsonb" },
-    { "fingerprint",      DLQ_PG_PARAM_FINGERPRINT,      "" },
-    { "retry_after",      DLQ_PG_PARAM_CREATED_AT,       "::timestamptz" },
+    { "id",               DLQ_PG_PARAM_ID,               "::uuid", 0 },
+    { "stream_name",      DLQ_PG_PARAM_STREAM_NAME,      "", 0 },
+    { "operation_type",   DLQ_PG_PARAM_OPERATION_TYPE,   "", 0 },
+    { "payload",          DLQ_PG_PARAM_PAYLOAD,          "::jsonb", DLQ_PG_PARAM_PAYLOAD_JSONB },
+    { "payload_text",     DLQ_PG_PARAM_PAYLOAD,          "", 0 },
+    { "document_key",     DLQ_PG_PARAM_DOCUMENT_KEY,     "::jsonb", 0 },
+    { "full_document",    DLQ_PG_PARAM_FULL_DOCUMENT,    "::jsonb", 0 },
+    { "resume_token",     DLQ_PG_PARAM_RESUME_TOKEN,     "::jsonb", 0 },
+    { "error_type",       DLQ_PG_PARAM_ERROR_TYPE,       "", 0 },
+    { "error_message",    DLQ_PG_PARAM_ERROR_MESSAGE,    "", 0 },
+    { "error_stacktrace", DLQ_PG_PARAM_ERROR_STACKTRACE, "", 0 },
+    { "status",           DLQ_PG_PARAM_STATUS,           "", 0 },
+    { "attempts",         DLQ_PG_PARAM_ATTEMPTS,         "::int4", 0 },
+    { "first_attempt_at", DLQ_PG_PARAM_FIRST_ATTEMPT_AT, "::timestamptz", 0 },
+    { "last_attempt_at",  DLQ_PG_PARAM_LAST_ATTEMPT_AT,  "::timestamptz", 0 },
+    { "created_at",       DLQ_PG_PARAM_CREATED_AT,       "::timestamptz", 0 },
+    { "expires_at",       DLQ_PG_PARAM_EXPIRES_AT,       "::timestamptz", 0 },
+    { "metadata",         DLQ_PG_PARAM_METADATA,         "::jsonb", 0 },
+    { "fingerprint",      DLQ_PG_PARAM_FINGERPRINT,      "", 0 },
+    { "retry_after",      DLQ_PG_PARAM_CREATED_AT,       "::timestamptz", 0 },
 };
 
 #define INSERT_COLUMNS (sizeof insert_columns / sizeof insert_columns [0])
@@ -332,7 +334,11 @@ insert_tuple (dlq_buf_t *out, size_t r)
         const insert_column_t *col = &insert_columns [c];
         if (c > 0)
             dlq_buf_putc (out, ',');
-        dlq_buf_printf (out, "$%zu%s", first + (size_t) col->param, col->cast);
+        if (col->preferred)
+            dlq_buf_printf (out, "coalesce($%zu::text,$%zu::text)%s", first + (size_t) col->preferred,
+                            first + (size_t) col->param, col->cast);
+        else
+            dlq_buf_printf (out, "$%zu%s", first + (size_t) col->param, col->cast);
     }
     dlq_buf_putc (out, ')');
 }
