@@ -53,11 +53,12 @@ static dlq_code_t
 check_bson_values (const dlq_json_value_t *v, const char *path, dlq_error_t *err)
 {
     if (v->type == DLQ_JSON_NUMBER) {
-        char text [64];
-        snprintf (text, sizeof text, "%.*s", (int) (v->len < sizeof text ? v->len : sizeof text - 1), v->str);
+        char *text = dlq_strndup (v->str, v->len);      /* any length: 300 digits are a double too */
         double d = strtod (text, NULL);
-        if (v->len >= sizeof text || isinf (d))
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "%s: a number BSON cannot hold", path);
+        free (text);
+        if (isinf (d))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path,
+                                  "%s: a number past a double's range, which BSON cannot hold", path);
         return DLQ_OK;
     }
     for (const dlq_json_value_t *c = v->child; c; c = c->next) {

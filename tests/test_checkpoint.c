@@ -4,6 +4,7 @@
  *  refused naming the member (and leaving nothing behind), and the
  *  record's JSON form. */
 #include "checkpoint.h"
+#include "dlq_buf.h"
 #include "dlq_json.h"
 
 #include <criterion/criterion.h>
@@ -102,6 +103,25 @@ Test (checkpoint, bad_requests_name_the_member)
         cr_expect_null (c.record.stream_name, "a refused request leaves nothing");
         cr_expect_null (c.owned [0]);
     }
+}
+
+/* A number BSON holds as a double is a number of any length: 300 digits,
+ * a fraction of 400 zeros; only one past a double's range is refused. */
+Test (checkpoint, long_numbers_within_a_doubles_range_are_tokens)
+{
+    dlq_buf_t json = DLQ_BUF_INIT;
+    dlq_buf_puts (&json, "{\"streamName\":\"s\",\"timestamp\":\"2026-06-09T14:00:00Z\",\"token\":{\"n\":");
+    for (int i = 0; i < 300; i++)
+        dlq_buf_putc (&json, '9');
+    dlq_buf_puts (&json, ",\"d\":1.5");
+    for (int i = 0; i < 400; i++)
+        dlq_buf_putc (&json, '0');
+    dlq_buf_puts (&json, "}}");
+    dlq_checkpoint_t c;
+    dlq_error_t err = { 0 };
+    cr_expect_eq (parse (DLQ_SINK_CKPT_SEEN, json.data, &c, &err), DLQ_OK, "%s", err.message);
+    dlq_checkpoint_clear (&c);
+    dlq_buf_free (&json);
 }
 
 Test (checkpoint, a_member_given_twice_counts_once)
