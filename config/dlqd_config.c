@@ -12,7 +12,9 @@
 
 #include <libconfig.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -292,6 +294,40 @@ dlqd_config_sink (const dlqd_config_t *config, const char *name)
     return NULL;
 }
 
+static void
+add_warning (dlqd_config_t *c, const char *format, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+add_warning (dlqd_config_t *c, const char *format, ...)
+{
+    char line [1024];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (line, sizeof line, format, args);
+    va_end (args);
+    c->warnings = dlq_realloc (c->warnings, (c->warning_count + 1) * sizeof (char *));
+    c->warnings [c->warning_count++] = dlq_strdup (line);
+}
+
+/* A sink primary answers only for the events delivered to it: a stream
+ * whose chain leaves it out is acknowledged but never found. Valid (the
+ * events are kept in the spool and go to the other sinks), but say so. */
+static void
+warn_chains_without_primary (const config_setting_t *streams, dlqd_config_t *c)
+{
+    uint64_t bit = 1ULL << dlq_sink_config_index (c->primary_sink);
+    if (!(c->defaults.chain & bit))
+        add_warning (c, "defaults.chain leaves out the primary \"%s\": events of streams not listed in streams "
+                     "are acknowledged but never found by GET, LIST or a replay", c->primary);
+    for (int i = 0; streams && i < config_setting_length (streams); i++) {
+        const char *name = NULL;
+        config_setting_lookup_string (config_setting_get_elem (streams, (unsigned) i), "name", &name);
+        if (name && !(dlq_policy_table_lookup (c->policies, name)->chain & bit))
+            add_warning (c, "stream \"%s\": its chain leaves out the primary \"%s\": its events are acknowledged "
+                         "but never found by GET, LIST or a replay", name, c->primary);
+    }
+}
+
 static bool
 read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
 {
@@ -327,6 +363,8 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     }
     if (ok && c->max_frame_bytes == 0)
         c->max_frame_bytes = 4 * c->max_message_bytes + 65536;
+    if (ok && c->primary_sink)
+        warn_chains_without_primary (config_setting_get_member (root, "streams"), c);
     return ok;
 }
 
@@ -386,6 +424,9 @@ dlqd_config_destroy (dlqd_config_t **config_p)
     free (c->sinks);
     dlq_policy_table_destroy (&c->policies);
     dlq_replay_config_free (&c->replay);
+    for (size_t i = 0; i < c->warning_count; i++)
+        free (c->warnings [i]);
+    free (c->warnings);
     free (c);
     *config_p = NULL;
 }

@@ -51,11 +51,15 @@ typedef struct {
     dlq_policy_t        defaults;           /* policy of streams not listed */
     dlq_policy_table_t *policies;           /* per-stream policy, default included */
     dlqd_replay_config_t replay;
+    char              **warnings;           /* what is valid but likely a mistake, one line each */
+    size_t              warning_count;
 } dlqd_config_t;
 
 /* Read and validate path. On DLQD_CONFIG_OK *config_p receives a new config
- * (caller destroys); otherwise *err_p receives a message that names the file,
- * line and setting and says what was expected (caller frees). */
+ * (caller destroys; its warnings say what is valid but likely a mistake,
+ * e.g. a stream whose chain leaves out a sink primary); otherwise *err_p
+ * receives a message that names the file, line and setting and says what
+ * was expected (caller frees). */
 dlqd_config_result_t dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p);
 
 /* The plugin search path used when gateway.sink_dir is not set: the

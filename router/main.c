@@ -75,6 +75,8 @@ load (const char *path)
         dlqd_config_destroy (&config);
         return NULL;
     }
+    for (size_t i = 0; i < config->warning_count; i++)
+        fprintf (stderr, "dlqd: warning: %s: %s\n", path, config->warnings [i]);
     return config;
 }
 

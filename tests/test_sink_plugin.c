@@ -168,17 +168,18 @@ Test (sink_plugin, a_sink_whose_init_fails_stops_dlqd_at_startup)
     test_rmtree (dir);
 }
 
-/* dlqd --check-config on a config of one sink (section text); its exit
- * status, and its output into out (caller frees). */
+/* dlqd --check-config on a config of one sink s (section text) and more
+ * top-level settings (rest, may be NULL); its exit status, and its output
+ * into out (caller frees). */
 static int
-check_config (const char *sink_section, char **out)
+check_config_with (const char *sink_section, const char *rest, char **out)
 {
     char dir [256], conf [320], cmd [1024], path [400];
     test_tmpdir (dir);
     snprintf (conf, sizeof conf, "%s/dlqd.conf", dir);
     FILE *f = fopen (conf, "w");
-    fprintf (f, "gateway: { sink_dir = \"%s\"; data_dir = \"%s/data\"; };\nsinks: { s: { %s }; };\n",
-             DLQD_PLUGIN_DIR, dir, sink_section);
+    fprintf (f, "gateway: { sink_dir = \"%s\"; data_dir = \"%s/data\"; };\nsinks: { s: { %s }; };\n%s\n",
+             DLQD_PLUGIN_DIR, dir, sink_section, rest ? rest : "");
     fclose (f);
     snprintf (path, sizeof path, "%s/out", dir);
     snprintf (cmd, sizeof cmd, "%s --check-config %s > %s 2>&1", DLQD_BINARY, conf, path);
@@ -186,6 +187,27 @@ check_config (const char *sink_section, char **out)
     *out = test_read_file (path, NULL);
     test_rmtree (dir);
     return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static int
+check_config (const char *sink_section, char **out)
+{
+    return check_config_with (sink_section, NULL, out);
+}
+
+/* A stream whose chain leaves out a sink primary: valid, but its events
+ * would never be found; --check-config says so (and exits 0). */
+Test (sink_plugin, check_config_warns_of_a_chain_without_the_primary)
+{
+    char *out = NULL;
+    cr_expect_eq (check_config_with ("type = \"postgres\"; conninfo = \"host=127.0.0.1\";",
+                                     "primary = \"s\";\ndefaults: { chain = [\"s\"]; };\n"
+                                     "streams = ( { name = \"kept\"; }, { name = \"offchain\"; chain = []; } );",
+                                     &out), 0, "%s", out);
+    cr_expect_not_null (strstr (out, "warning: "), "%s", out);
+    cr_expect_not_null (strstr (out, "stream \"offchain\": its chain leaves out the primary \"s\""), "%s", out);
+    cr_expect_null (strstr (out, "\"kept\""), "a stream with the primary in its chain is fine: %s", out);
+    free (out);
 }
 
 Test (sink_plugin, check_config_asks_each_plugin_about_its_settings)
