@@ -121,6 +121,30 @@ Test (mongo_doc, kept_forever_has_no_expires_at)
     dlq_event_destroy (&e);
 }
 
+/* What libbson cannot read (a key with a NUL; the gateway refuses
+ * malformed wrappers such as {"$oid":"zz"} itself) is kept as its JSON
+ * text, a string: the event is stored all the same. */
+Test (mongo_doc, members_libbson_cannot_read_are_kept_as_text)
+{
+    static const char body [] =
+        "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\",\"streamName\":\"s\",\"error\":{\"type\":\"T\"},"
+        "\"fullDocument\":{\"k\":[{\"a\\u0000\":2}]},\"attempts\":1,\"createdAt\":\"2026-06-09T14:32:13.500Z\","
+        "\"metadata\":{\"a\\u0000b\":1,\"big\":1e300}}";
+    dlq_event_t *e = event_canonical (body, strlen (body));
+    dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
+    bson_t doc;
+    char err [200] = "";
+    cr_assert (dlq_mongo_event_doc (&event, &doc, err, sizeof err), "%s", err);
+    bson_iter_t it = at (&doc, "fullDocument");
+    cr_expect_str_eq (bson_iter_utf8 (&it, NULL), "{\"k\":[{\"a\\u0000\":2}]}");
+    it = at (&doc, "metadata");
+    cr_expect_str_eq (bson_iter_utf8 (&it, NULL), "{\"a\\u0000b\":1,\"big\":1e300}");
+    it = at (&doc, DLQ_MONGO_BODY_FIELD);
+    cr_expect_str_eq (bson_iter_utf8 (&it, NULL), e->json, "the body as sent");
+    bson_destroy (&doc);
+    dlq_event_destroy (&e);
+}
+
 Test (mongo_doc, collection_names)
 {
     char c [DLQ_MONGO_COLLECTION_MAX + 1];

@@ -1,6 +1,7 @@
 /*  mongo_doc — the documents of one event; see mongo_doc.h. */
 #include "mongo_doc.h"
 
+#include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
@@ -38,34 +39,38 @@ append_number (bson_t *doc, const char *key, int key_len, const dlq_json_value_t
             bson_append_int64 (doc, key, key_len, n);
         return;
     }
-    char text [64];
-    snprintf (text, sizeof text, "%.*s", (int) v->len, v->str);
+    char *text = dlq_strndup (v->str, v->len);      /* any length */
     bson_append_double (doc, key, key_len, strtod (text, NULL));
+    free (text);
 }
 
 /* An object member through libbson's extended JSON reader ($oid,
- * $numberDecimal, $date ... become their BSON types). */
+ * $numberDecimal, $date ... become their BSON types); one libbson cannot
+ * read (a key with a NUL, a malformed wrapper such as {"$oid":"zz"}) is
+ * kept as its compact JSON text, a string: the event is stored all the
+ * same (_fw_body has it as sent). */
 static bool
-append_object (bson_t *doc, const char *key, int key_len, const dlq_json_value_t *v, char *err, size_t err_len)
+append_object (bson_t *doc, const char *key, int key_len, const dlq_json_value_t *v)
 {
     dlq_buf_t text = DLQ_BUF_INIT;
     dlq_json_write (&text, v);
     bson_t sub;
     bson_error_t error;
-    bool ok = bson_init_from_json (&sub, text.data, (ssize_t) text.len, &error);
-    if (ok) {
-        bson_append_document (doc, key, key_len, &sub);
+    bool ok;
+    if (bson_init_from_json (&sub, text.data, (ssize_t) text.len, &error)) {
+        ok = bson_append_document (doc, key, key_len, &sub);
         bson_destroy (&sub);
     }
     else
-        snprintf (err, err_len, "%.*s: not extended JSON libbson reads: %s", key_len, key, error.message);
+        ok = bson_append_utf8 (doc, key, key_len, text.data, (int) text.len);
     dlq_buf_free (&text);
     return ok;
 }
 
-/* An array member: wrapped as {"a": [...]} for libbson's reader. */
+/* An array member: wrapped as {"a": [...]} for libbson's reader (kept as
+ * its text when libbson cannot read it, as an object). */
 static bool
-append_array (bson_t *doc, const char *key, int key_len, const dlq_json_value_t *v, char *err, size_t err_len)
+append_array (bson_t *doc, const char *key, int key_len, const dlq_json_value_t *v)
 {
     dlq_buf_t text = DLQ_BUF_INIT;
     dlq_buf_puts (&text, "{\"a\":");
@@ -73,20 +78,20 @@ append_array (bson_t *doc, const char *key, int key_len, const dlq_json_value_t 
     dlq_buf_putc (&text, '}');
     bson_t wrap;
     bson_error_t error;
-    bool ok = bson_init_from_json (&wrap, text.data, (ssize_t) text.len, &error);
     bson_iter_t it;
-    if (ok && bson_iter_init_find (&it, &wrap, "a"))
-        bson_append_iter (doc, key, key_len, &it);
-    else if (!ok)
-        snprintf (err, err_len, "%.*s: not extended JSON libbson reads: %s", key_len, key, error.message);
-    if (ok)
+    bool ok;
+    if (bson_init_from_json (&wrap, text.data, (ssize_t) text.len, &error)) {
+        ok = bson_iter_init_find (&it, &wrap, "a") && bson_append_iter (doc, key, key_len, &it);
         bson_destroy (&wrap);
+    }
+    else
+        ok = bson_append_utf8 (doc, key, key_len, text.data + 5, (int) text.len - 6);
     dlq_buf_free (&text);
     return ok;
 }
 
 static bool
-append_member (bson_t *doc, const dlq_json_value_t *v, char *err, size_t err_len)
+append_member (bson_t *doc, const dlq_json_value_t *v)
 {
     const char *key = v->key;
     int key_len = (int) v->key_len;
@@ -109,10 +114,10 @@ append_member (bson_t *doc, const dlq_json_value_t *v, char *err, size_t err_len
         case DLQ_JSON_NULL:
             return bson_append_null (doc, key, key_len);
         case DLQ_JSON_ARRAY:
-            return append_array (doc, key, key_len, v, err, err_len);
+            return append_array (doc, key, key_len, v);
         case DLQ_JSON_OBJECT:
         default:
-            return append_object (doc, key, key_len, v, err, err_len);
+            return append_object (doc, key, key_len, v);
     }
 }
 
@@ -144,7 +149,7 @@ dlq_mongo_event_doc (const dlq_sink_event_t *event, bson_t *doc, char *err, size
     }
     bool ok = true;
     for (const dlq_json_value_t *v = dlq_json_root (json)->child; ok && v; v = v->next)
-        ok = append_member (doc, v, err, err_len);
+        ok = append_member (doc, v);
     if (ok)
         ok = bson_append_utf8 (doc, DLQ_MONGO_BODY_FIELD, -1, event->json, (int) event->json_len)
           && append_replay_state (doc, event);
