@@ -1213,7 +1213,6 @@ Test (client, workbench_calls_refuse_what_cannot_be_sent)
     cr_assert_eq (dlq_client_filter_set_metadata_number (f, "n", NAN), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_filter_set_metadata_number (f, "n", INFINITY), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_filter_set_metadata_string (f, NULL, "v"), DLQ_CLIENT_ERR_ARGS);
-    cr_assert_eq (dlq_client_filter_set_metadata_string (f, "k", NULL), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_filter_set_metadata_bool (f, NULL, true), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_filter_set_status (NULL, "DLQ"), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_filter_set_attempts_min (NULL, 1), DLQ_CLIENT_ERR_ARGS);
@@ -1221,9 +1220,30 @@ Test (client, workbench_calls_refuse_what_cannot_be_sent)
     cr_assert_eq (dlq_client_list_filtered (client, f, 0, NULL, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_groups (client, f, 0, NULL, NULL), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (dlq_client_count (NULL, f, NULL), DLQ_CLIENT_ERR_ARGS);
+    /* a refused value refuses the filter: no query runs without its member */
+    dlq_client_filter_set_stream (f, "orders");
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_ERR_ARGS);
+    cr_assert_not_null (strstr (dlq_client_error_message (client), "refused"), "%s", dlq_client_error_message (client));
+    char *page = NULL;
+    cr_assert_eq (dlq_client_list_filtered (client, f, 0, NULL, &page, NULL), DLQ_CLIENT_ERR_ARGS);
+    dlq_client_selection_t by_filter = { .filter = f };
+    dlq_client_job_t job;
+    cr_assert_eq (dlq_client_replay (client, &by_filter, DLQ_CLIENT_TARGET_ROUTE, 0, &job), DLQ_CLIENT_ERR_ARGS);
     cr_assert_eq (fake->received, 0, "nothing sent for bad arguments");
-    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK);
+    dlq_client_filter_clear (f);
+    cr_assert_eq (dlq_client_replay (client, &by_filter, DLQ_CLIENT_TARGET_ROUTE, -1, &job), DLQ_CLIENT_ERR_ARGS,
+                  "a negative rate");
+    cr_assert_eq (fake->received, 0, "nothing sent for bad arguments");
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK, "cleared: accepted again");
     cr_assert_str_eq (fake->last_body, "{}", "the refused metadata was not kept");
+    /* a NULL string value removes a metadata key, whatever its type */
+    dlq_client_filter_set_metadata_number (f, "shard", 3);
+    dlq_client_filter_set_metadata_bool (f, "vip", true);
+    cr_assert_eq (dlq_client_filter_set_metadata_string (f, "shard", NULL), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_filter_set_metadata_string (f, "absent", NULL), DLQ_CLIENT_OK);
+    cr_assert_eq (dlq_client_count (client, f, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"metadata\":{\"vip\":true}}");
+    dlq_client_filter_clear (f);
 
     dlq_client_filter_set_status (f, "mute");
     int64_t count = -1;
@@ -1359,8 +1379,8 @@ Test (client, replay_sends_the_selection_and_reads_the_job)
     cr_assert_str_eq (fake->last_body, "{\"ids\":[\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\","
                       "\"0190f1d2-6c4e-7a01-8b2c-3d4e5f60718\\\"\"],\"target\":\"endpoint\",\"rate\":250}");
     dlq_client_selection_t all = { .all = true };
-    cr_assert_eq (dlq_client_replay (client, &all, DLQ_CLIENT_TARGET_ROUTE, -3, NULL), DLQ_CLIENT_OK);
-    cr_assert_str_eq (fake->last_body, "{\"all\":true,\"target\":\"route\"}", "a rate below 1: the default");
+    cr_assert_eq (dlq_client_replay (client, &all, DLQ_CLIENT_TARGET_ROUTE, 0, NULL), DLQ_CLIENT_OK);
+    cr_assert_str_eq (fake->last_body, "{\"all\":true,\"target\":\"route\"}", "rate 0: the default");
     dlq_client_filter_clear (f);
     dlq_client_filter_set_stream (f, "payments");
     dlq_client_selection_t both = { .filter = f, .ids = two_ids, .id_count = 1, .all = true };

@@ -493,6 +493,9 @@ dlq_client_stats (dlq_client_t *self, char **body_out, size_t *len_out)
     return fetch (self, "STATS", NULL, body_out, len_out);
 }
 
+/* Why a call refuses a filter one of whose setters refused a value. */
+#define FILTER_REFUSED "the filter has a value its setter refused (ERR_ARGS): clear it and set it again"
+
 /* ---- the failure workbench ----------------------------------------- */
 
 /* LIST or GROUPS: the filter and the page members, the whole reply body
@@ -505,6 +508,8 @@ fetch_filtered (dlq_client_t *self, const char *verb, const dlq_client_filter_t 
         return DLQ_CLIENT_ERR_ARGS;
     if (!body_out)
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no place for the body");
+    if (dlqc_filter_refused (filter))
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, FILTER_REFUSED);
     dlqc_body_t request;
     dlqc_body_init (&request);
     dlqc_filter_write (filter, &request);
@@ -559,6 +564,8 @@ dlq_client_count (dlq_client_t *self, const dlq_client_filter_t *filter, int64_t
 {
     if (!self)
         return DLQ_CLIENT_ERR_ARGS;
+    if (dlqc_filter_refused (filter))
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, FILTER_REFUSED);
     dlqc_body_t request;
     dlqc_body_init (&request);
     dlqc_filter_write (filter, &request);
@@ -622,6 +629,8 @@ check_replay (dlq_client_t *self, const dlq_client_selection_t *selection, dlq_c
         return DLQ_CLIENT_ERR_ARGS;
     if (!dlqc_replay_selection_ok (selection) || !dlqc_replay_target_name (target))
         return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no selection, a NULL id or an unknown target");
+    if (dlqc_filter_refused (selection->filter))
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, FILTER_REFUSED);
     return DLQ_CLIENT_OK;
 }
 
@@ -632,6 +641,8 @@ dlq_client_replay (dlq_client_t *self, const dlq_client_selection_t *selection, 
     dlq_client_result_t checked = check_replay (self, selection, target);
     if (checked != DLQ_CLIENT_OK)
         return checked;
+    if (rate < 0)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "a negative rate");
     dlqc_body_t request;
     dlqc_body_init (&request);
     dlqc_replay_write (&request, selection, target, false, rate, -1);

@@ -356,10 +356,11 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_groups (dlq_client_t *self, con
  * one. */
 
 /* Start a replay job of the events selected, to target, at rate events
- * per second (0 or less: the gateway's replay.rate). The job is RUNNING
+ * per second (0: the gateway's replay.rate). The job is RUNNING
  * and durable when this returns OK; *job_out receives it as created.
  * ERR_ARGS (nothing sent) when selection is NULL or has ids NULL with
- * an id_count, or a NULL id, or target is not one of the enum. The
+ * an id_count, or a NULL id, or its filter refused a value, or target is
+ * not one of the enum, or rate is negative. The
  * gateway refuses filters and ids together, and a target of ENDPOINT
  * when it has no replay.listen (INVALID_REQUEST, field "target"). */
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay (dlq_client_t *self, const dlq_client_selection_t *selection,
@@ -483,7 +484,13 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_attempts_max (dlq_cl
 /* metadata.KEY equals value: a string, a number (compared as a number:
  * 3 matches 3.0; not finite is ERR_ARGS) or a boolean. key is a top-level
  * metadata key (the gateway refuses "" and keys with '.' or '"'); setting
- * a key again replaces its value. The gateway takes 16 keys at most. */
+ * a key again replaces its value, a NULL string value removes the key
+ * (whatever its type). The gateway takes 16 keys at most.
+ *
+ * A setter that answers ERR_ARGS (a NULL key, a number not finite) marks
+ * the filter refused: every call given it answers ERR_ARGS, nothing sent,
+ * until dlq_client_filter_clear() — a query never runs without a member
+ * it was meant to have. */
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_string (dlq_client_filter_t *self,
                                                                              const char *key, const char *value);
 DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_number (dlq_client_filter_t *self,

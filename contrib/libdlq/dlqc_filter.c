@@ -34,6 +34,7 @@ struct dlq_client_filter {
     int     attempts_max;
     pair_t *pairs;
     size_t  pair_count;
+    bool    refused;                    /* a setter answered ERR_ARGS: no call takes the filter */
 };
 
 /* ---- life cycle ---------------------------------------------------- */
@@ -150,6 +151,29 @@ dlq_client_filter_set_attempts_max (dlq_client_filter_t *self, int attempts)
 
 /* ---- metadata ------------------------------------------------------ */
 
+/* A setter refused its value: the filter is refused by every call until
+ * it is cleared, so a query never runs without the member it was meant
+ * to have. */
+static dlq_client_result_t
+refuse (dlq_client_filter_t *self)
+{
+    self->refused = true;
+    return DLQ_CLIENT_ERR_ARGS;
+}
+
+/* Remove the pair of key, if there is one. */
+static void
+unset_pair (dlq_client_filter_t *self, const char *key)
+{
+    for (size_t i = 0; i < self->pair_count; i++)
+        if (strcmp (self->pairs [i].key, key) == 0) {
+            free (self->pairs [i].key);
+            free (self->pairs [i].value);
+            self->pairs [i] = self->pairs [--self->pair_count];
+            return;
+        }
+}
+
 /* Set the pair of key to value (JSON text, taken over), replacing the
  * value it had. */
 static dlq_client_result_t
@@ -171,8 +195,14 @@ set_pair (dlq_client_filter_t *self, const char *key, char *value)
 dlq_client_result_t
 dlq_client_filter_set_metadata_string (dlq_client_filter_t *self, const char *key, const char *value)
 {
-    if (!self || !key || !value)
+    if (!self)
         return DLQ_CLIENT_ERR_ARGS;
+    if (!key)
+        return refuse (self);
+    if (!value) {
+        unset_pair (self, key);
+        return DLQ_CLIENT_OK;
+    }
     size_t len = strlen (value);
     char *text = dlqc_malloc (6 * len + 3);
     text [dlqc_json_escape (text, value, len)] = '\0';
@@ -202,17 +232,27 @@ number_text (double value)
 dlq_client_result_t
 dlq_client_filter_set_metadata_number (dlq_client_filter_t *self, const char *key, double value)
 {
-    if (!self || !key || !isfinite (value))
+    if (!self)
         return DLQ_CLIENT_ERR_ARGS;
+    if (!key || !isfinite (value))
+        return refuse (self);
     return set_pair (self, key, number_text (value));
 }
 
 dlq_client_result_t
 dlq_client_filter_set_metadata_bool (dlq_client_filter_t *self, const char *key, bool value)
 {
-    if (!self || !key)
+    if (!self)
         return DLQ_CLIENT_ERR_ARGS;
+    if (!key)
+        return refuse (self);
     return set_pair (self, key, dlqc_strdup (value ? "true" : "false"));
+}
+
+bool
+dlqc_filter_refused (const dlq_client_filter_t *filter)
+{
+    return filter && filter->refused;
 }
 
 /* ---- the request body ---------------------------------------------- */

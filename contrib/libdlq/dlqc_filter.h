@@ -12,6 +12,10 @@
 #include "dlq_client.h"
 #include "dlqc_body.h"
 
+/* Did a setter refuse a value since the filter was new or cleared? Then
+ * every call refuses the filter (ERR_ARGS, nothing sent). False for NULL. */
+bool dlqc_filter_refused (const dlq_client_filter_t *filter);
+
 /* Append the filter's members to a request body, in the order
  * streamName, status, errorType, fingerprint, messageContains,
  * createdAfter, createdBefore, attemptsMin, attemptsMax, metadata.
