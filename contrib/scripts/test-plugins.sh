@@ -3,7 +3,8 @@
 # install a dlqd build into a staging prefix, build the out-of-tree example
 # sink contrib/sinks/jsonl against that install only (pkg-config dlqd-sink),
 # run its tests, and check that every staged and built plugin exports
-# dlq_sink_entry and nothing else.
+# dlq_sink_entry and nothing else. Also build the libdlq example client
+# against the staged install only (pkg-config libdlq).
 #   test-plugins.sh [BUILD_DIR]      (default ./build, already built)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -38,6 +39,19 @@ for so in "$plugindir"/libdlq_sink_*.so "$jsonl"/libdlq_sink_jsonl.so; do
     echo "== $(basename "$so"): exports dlq_sink_entry only"
   fi
 done
+
+echo "== build contrib/libdlq/examples/send_failures.c against $stage only (pkg-config libdlq)"
+client="$build/send_failures-staged"
+cc -Wall -Wextra -Werror "$root/contrib/libdlq/examples/send_failures.c" $(pkg-config --cflags --libs libdlq) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir libdlq)" -o "$client" || status=1
+loaded="$(ldd "$client" 2> /dev/null | awk '/libdlq\.so/ { print $3 }')"
+staged="$(pkg-config --variable=libdir libdlq)/libdlq.so.0"
+if [ "$(readlink -f "$loaded")" != "$(readlink -f "$staged")" ]; then
+  echo "test-plugins: $client loads '$loaded', not the staged $staged" >&2
+  status=1
+else
+  echo "== $(basename "$client"): links the staged libdlq"
+fi
 
 echo "== jsonl tests"
 (cd "$jsonl" && ctest --output-on-failure) || status=1
