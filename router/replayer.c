@@ -47,20 +47,21 @@ typedef struct {
     bool              seen;             /* still RUNNING at the last refresh */
 } run_t;
 
-/* Events sent and not yet marked REPLAYED: marked together, in one
- * transaction, at the end of each step of a job and of each pass (a
+/* Events to mark together, in one transaction: those sent and not yet
+ * marked REPLAYED, at the end of each step of a job and of each pass (a
  * restart resumes from the progress saved after that, so an event sent
- * but not marked is sent again: at least once, as before). */
+ * but not marked is sent again: at least once, as before); and those a
+ * pass could not send, RELEASED. */
 typedef struct {
     char       (*ids) [DLQ_UUID_LEN + 1];
     const char **ptrs;
     size_t       count, cap;
-} sent_list_t;
+} mark_list_t;
 
 typedef struct {
     const dlqd_config_t  *config;
     void                 *zmq_ctx;
-    sent_list_t           sent;
+    mark_list_t           marks;
     dlq_embedded_t       *spool;        /* the primary's reader when it is the spool */
     dlq_primary_t        *primary;
     dlq_embedded_t       *jobs;
@@ -85,15 +86,30 @@ struct dlq_replayer {
 typedef enum { EV_REPLAYED, EV_SKIPPED, EV_QUARANTINED, EV_FAILED, EV_WAIT } event_result_t;
 
 static void
-sent_add (sent_list_t *sent, const char *id)
+marks_add (mark_list_t *marks, const char *id)
 {
-    if (sent->count == sent->cap) {
-        sent->cap = sent->cap ? 2 * sent->cap : 128;
-        sent->ids = dlq_realloc (sent->ids, sent->cap * sizeof *sent->ids);
-        sent->ptrs = dlq_realloc (sent->ptrs, sent->cap * sizeof *sent->ptrs);
+    if (marks->count == marks->cap) {
+        marks->cap = marks->cap ? 2 * marks->cap : 128;
+        marks->ids = dlq_realloc (marks->ids, marks->cap * sizeof *marks->ids);
+        marks->ptrs = dlq_realloc (marks->ptrs, marks->cap * sizeof *marks->ptrs);
     }
-    snprintf (sent->ids [sent->count], sizeof sent->ids [0], "%s", id);
-    sent->count++;
+    snprintf (marks->ids [marks->count], sizeof marks->ids [0], "%s", id);
+    marks->count++;
+}
+
+/* Mark every event of r->marks as mark, with retry_after, in one call,
+ * and empty the list; on a store failure log that (what: the events). */
+static void
+marks_apply (replayer_t *r, dlq_sink_mark_t mark, int64_t now, int64_t retry_after, const char *what)
+{
+    mark_list_t *marks = &r->marks;
+    if (!marks->count)
+        return;
+    for (size_t i = 0; i < marks->count; i++)
+        marks->ptrs [i] = marks->ids [i];
+    if (dlq_primary_mark_all (r->primary, marks->ptrs, marks->count, mark, now, retry_after) == DLQ_STORE_ERROR)
+        dlq_log (DLQ_LOG_ERROR, "replay: %zu %s: %s", marks->count, what, dlq_primary_last_error (r->primary));
+    marks->count = 0;
 }
 
 /* Mark the events sent since the last flush REPLAYED (the lease starts
@@ -101,21 +117,13 @@ sent_add (sent_list_t *sent, const char *id)
 static void
 sent_flush (replayer_t *r)
 {
-    sent_list_t *sent = &r->sent;
-    if (!sent->count)
-        return;
-    for (size_t i = 0; i < sent->count; i++)
-        sent->ptrs [i] = sent->ids [i];
     int64_t now = dlq_time_now_ms ();
-    if (dlq_primary_mark_all (r->primary, sent->ptrs, sent->count, DLQ_SINK_MARK_REPLAYED, now,
-                              now + r->config->replay.lease_ms) == DLQ_STORE_ERROR)
-        dlq_log (DLQ_LOG_ERROR, "replay: %zu events sent, but their replay could not be recorded: %s", sent->count,
-                 dlq_primary_last_error (r->primary));
-    sent->count = 0;
+    marks_apply (r, DLQ_SINK_MARK_REPLAYED, now, now + r->config->replay.lease_ms,
+                 "events sent, but their replay could not be recorded");
 }
 
 /* Replay one stored event (its canonical body): the loop guard, the
- * lineage, the send; a sent event joins r->sent (sent_flush marks it).
+ * lineage, the send; a sent event joins r->marks (sent_flush marks it).
  * replay_count: what the store says. */
 static event_result_t
 replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_value_t *event,
@@ -148,7 +156,7 @@ replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_v
         return EV_WAIT;
     if (sent == DLQ_REPLAY_FAILED)
         return EV_FAILED;
-    sent_add (&r->sent, id->str);
+    marks_add (&r->marks, id->str);
     return EV_REPLAYED;
 }
 
@@ -443,19 +451,17 @@ step_jobs (replayer_t *r)
 
 typedef enum { PASS_DONE, PASS_LOCKED, PASS_WAITED } pass_result_t;
 
-/* Give claimed events back (due again at now): the ones a pass could not
- * send, so that they need not sit out their lease. */
+/* Give claimed events back (due again at now), in one call: the ones a
+ * pass could not send, so that they need not sit out their lease. */
 static void
-release_claimed (replayer_t *r, const char *stream, const dlq_json_value_t *c, int64_t now)
+release_claimed (replayer_t *r, const dlq_json_value_t *c, int64_t now)
 {
     for (; c; c = c->next) {
         const dlq_json_value_t *id = dlq_json_get (dlq_json_get (c, "event"), "id");
-        dlq_sink_event_state_t state;
-        if (id && id->type == DLQ_JSON_STRING
-            && dlq_primary_mark (r->primary, id->str, DLQ_SINK_MARK_RELEASED, now, now, &state) == DLQ_STORE_ERROR)
-            dlq_log (DLQ_LOG_WARN, "schedule %s: event %s not released (due again after its lease): %s", stream,
-                     id->str, dlq_primary_last_error (r->primary));
+        if (id && id->type == DLQ_JSON_STRING)
+            marks_add (&r->marks, id->str);
     }
+    marks_apply (r, DLQ_SINK_MARK_RELEASED, now, now, "claimed events not released (due again after their lease)");
 }
 
 /* One pass of stream. An event that must wait (no worker at the endpoint,
@@ -496,7 +502,7 @@ run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
         if (c) {
             for (const dlq_json_value_t *rest = c; rest; rest = rest->next)
                 counts [EV_WAIT]++;
-            release_claimed (r, stream, c, now);
+            release_claimed (r, c, now);
             result = PASS_WAITED;
         }
         if (dlq_json_root (doc)->count)
@@ -580,9 +586,9 @@ close_all (replayer_t *r)
     r->next_pass = NULL;
     free (r->pass_wait_ms);
     r->pass_wait_ms = NULL;
-    free (r->sent.ids);
-    free (r->sent.ptrs);
-    memset (&r->sent, 0, sizeof r->sent);
+    free (r->marks.ids);
+    free (r->marks.ptrs);
+    memset (&r->marks, 0, sizeof r->marks);
 }
 
 /* How long to sleep: until the next due event, pass or refresh. */
