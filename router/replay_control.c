@@ -12,7 +12,7 @@
 struct dlq_replay_control {
     pthread_mutex_t  lock;
     pthread_cond_t   changed;       /* handled moved, or closed */
-    uint64_t         requested;     /* atomic reads by the replayer; written under lock */
+    uint64_t         requested;     /* atomic: bumped by query threads, read by the replayer */
     uint64_t         handled;
     bool             closed;
 };
@@ -45,10 +45,7 @@ dlq_replay_control_destroy (dlq_replay_control_t **self_p)
 uint64_t
 dlq_replay_control_request (dlq_replay_control_t *self)
 {
-    pthread_mutex_lock (&self->lock);
-    uint64_t generation = __atomic_add_fetch (&self->requested, 1, __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock (&self->lock);
-    return generation;
+    return __atomic_add_fetch (&self->requested, 1, __ATOMIC_SEQ_CST);
 }
 
 bool
