@@ -106,9 +106,10 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
     if (code != DLQ_OK)
         return code;
     const dlq_json_value_t *ids = dlq_json_get (root, "ids");
-    const dlq_json_value_t *all = dlq_json_get (root, "all");
-    if (all && all->type != DLQ_JSON_TRUE && all->type != DLQ_JSON_FALSE)
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "all", "all must be true or false");
+    bool all;
+    code = dlq_params_bool (root, "all", &all, err);
+    if (code != DLQ_OK)
+        return code;
     if (ids) {
         for (const dlq_json_value_t *m = root->child; m; m = m->next)
             if (dlq_event_filter_is_member (m->key, m->key_len))
@@ -119,7 +120,7 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
         return DLQ_OK;
     }
     code = dlq_event_filter_parse (root, &plan->filter, err);
-    if (code == DLQ_OK && dlq_event_filter_is_empty (&plan->filter) && !(all && all->type == DLQ_JSON_TRUE))
+    if (code == DLQ_OK && dlq_event_filter_is_empty (&plan->filter) && !all)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "all", "a replay needs filters, ids, or \"all\": true");
     return code;
 }
@@ -250,11 +251,11 @@ static dlq_code_t
 do_replay (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
 {
     static const char *const allowed [] = { "ids", "all", "target", "rate", "dryRun", "sample", NULL };
+    bool dry = false;
     dlq_code_t code = dlq_params_check (root, allowed, true, err);
-    const dlq_json_value_t *dry = root ? dlq_json_get (root, "dryRun") : NULL;
-    if (code == DLQ_OK && dry && dry->type != DLQ_JSON_TRUE && dry->type != DLQ_JSON_FALSE)
-        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "dryRun", "dryRun must be true or false");
-    if (code == DLQ_OK && !(dry && dry->type == DLQ_JSON_TRUE) && dlq_json_get (root, "sample"))
+    if (code == DLQ_OK)
+        code = dlq_params_bool (root, "dryRun", &dry, err);
+    if (code == DLQ_OK && !dry && dlq_json_get (root, "sample"))
         code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "sample", "sample is for a dry run");
     if (code == DLQ_OK)
         code = need_workbench (self, err);
@@ -263,8 +264,7 @@ do_replay (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_buf_t *ou
         code = read_plan (self, root, &plan, err);
     int64_t now = dlq_time_now_ms ();
     if (code == DLQ_OK)
-        code = dry && dry->type == DLQ_JSON_TRUE ? dry_run (self, root, &plan, now, out, err)
-                                                 : create_job (self, &plan, now, out, err);
+        code = dry ? dry_run (self, root, &plan, now, out, err) : create_job (self, &plan, now, out, err);
     dlq_replay_plan_free (&plan);
     return code;
 }

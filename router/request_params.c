@@ -32,6 +32,16 @@ dlq_params_int (const dlq_json_value_t *root, const char *name, int64_t default_
 }
 
 dlq_code_t
+dlq_params_bool (const dlq_json_value_t *root, const char *name, bool *out, dlq_error_t *err)
+{
+    const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;
+    *out = v && v->type == DLQ_JSON_TRUE;
+    if (v && v->type != DLQ_JSON_TRUE && v->type != DLQ_JSON_FALSE)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be true or false", name);
+    return DLQ_OK;
+}
+
+dlq_code_t
 dlq_params_string (const dlq_json_value_t *root, const char *name, size_t max, char **out, dlq_error_t *err)
 {
     const dlq_json_value_t *v = root ? dlq_json_get (root, name) : NULL;

@@ -23,6 +23,9 @@ dlq_code_t dlq_params_check (const dlq_json_value_t *root, const char *const *al
 dlq_code_t dlq_params_int (const dlq_json_value_t *root, const char *name, int64_t default_value,
                            int64_t min, int64_t max, int64_t *out, dlq_error_t *err);
 
+/* Member name as true or false; false when absent. */
+dlq_code_t dlq_params_bool (const dlq_json_value_t *root, const char *name, bool *out, dlq_error_t *err);
+
 /* Member name as a string of at most max bytes without NUL, copied into
  * *out (caller frees); *out NULL when absent or null. */
 dlq_code_t dlq_params_string (const dlq_json_value_t *root, const char *name, size_t max, char **out,
