@@ -72,9 +72,11 @@ append_object (bson_t *doc, const char *key, int key_len, const dlq_json_value_t
 static bool
 append_array (bson_t *doc, const char *key, int key_len, const dlq_json_value_t *v)
 {
+    static const char wrap_open [] = "{\"a\":";
     dlq_buf_t text = DLQ_BUF_INIT;
-    dlq_buf_puts (&text, "{\"a\":");
+    dlq_buf_puts (&text, wrap_open);
     dlq_json_write (&text, v);
+    size_t array_len = text.len - (sizeof wrap_open - 1);
     dlq_buf_putc (&text, '}');
     bson_t wrap;
     bson_error_t error;
@@ -85,7 +87,7 @@ append_array (bson_t *doc, const char *key, int key_len, const dlq_json_value_t 
         bson_destroy (&wrap);
     }
     else
-        ok = bson_append_utf8 (doc, key, key_len, text.data + 5, (int) text.len - 6);
+        ok = bson_append_utf8 (doc, key, key_len, text.data + sizeof wrap_open - 1, (int) array_len);
     dlq_buf_free (&text);
     return ok;
 }
