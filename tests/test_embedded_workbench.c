@@ -178,17 +178,10 @@ mark (dlq_embedded_t *store, int n, dlq_sink_mark_t how, int64_t now_ms, int64_t
 static char *
 counts_text (void)
 {
-    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT (SELECT group_concat (stream_name || '=' || events)"
-                                      " FROM stream_counts) || ' / ' || (SELECT group_concat (fingerprint"
-                                      " || ':' || stream_name || '=' || events || ',' || sample_seq)"
-                                      " FROM fingerprint_counts)", -1, &stmt, NULL), SQLITE_OK);
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
-    char *text = dlq_strdup ((const char *) sqlite3_column_text (stmt, 0));
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return text;
+    return test_store_text (tmp_dir, "SELECT (SELECT group_concat (stream_name || '=' || events)"
+                            " FROM stream_counts) || ' / ' || (SELECT group_concat (fingerprint"
+                            " || ':' || stream_name || '=' || events || ',' || sample_seq)"
+                            " FROM fingerprint_counts)");
 }
 
 /* A claim expected to succeed; its events as the seqs' event numbers,

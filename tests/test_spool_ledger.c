@@ -1073,16 +1073,8 @@ make_old_file (int version, int count)
 static char *
 schema_text (void)
 {
-    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT group_concat (name || ': ' || coalesce (sql, ''),"
-                                      " char (10)) FROM (SELECT name, sql FROM sqlite_master"
-                                      " ORDER BY name)", -1, &stmt, NULL), SQLITE_OK);
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
-    char *text = dlq_strdup ((const char *) sqlite3_column_text (stmt, 0));
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return text;
+    return test_store_text (tmp_dir, "SELECT group_concat (name || ': ' || coalesce (sql, ''),"
+                            " char (10)) FROM (SELECT name, sql FROM sqlite_master ORDER BY name)");
 }
 
 /* The schema a new writer creates (for comparison); the file is removed. */
@@ -1374,17 +1366,9 @@ Test (spool_ledger, a_newer_version_is_refused)
 static char *
 counts_text (void)
 {
-    sqlite3 *db = test_store_open (tmp_dir, SQLITE_OPEN_READONLY);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, "SELECT (SELECT group_concat (stream_name || '=' || events)"
-                                      " FROM stream_counts) || ' / ' || (SELECT group_concat (fingerprint"
-                                      " || ':' || stream_name || '=' || events) FROM fingerprint_counts)",
-                                      -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
-    char *text = dlq_strdup ((const char *) sqlite3_column_text (stmt, 0));
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return text;
+    return test_store_text (tmp_dir, "SELECT (SELECT group_concat (stream_name || '=' || events)"
+                            " FROM stream_counts) || ' / ' || (SELECT group_concat (fingerprint"
+                            " || ':' || stream_name || '=' || events) FROM fingerprint_counts)");
 }
 
 /* A version 4 file as a version 4 writer left it: a new file with what

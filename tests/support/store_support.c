@@ -1,6 +1,8 @@
 /*  store_support — raw SQLite access for the store suites. */
 #include "store_support.h"
 
+#include "dlq_alloc.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 
@@ -35,6 +37,20 @@ test_store_count (const char *dir, const char *sql)
     sqlite3_finalize (stmt);
     sqlite3_close (db);
     return value;
+}
+
+char *
+test_store_text (const char *dir, const char *sql)
+{
+    sqlite3 *db = test_store_open (dir, SQLITE_OPEN_READONLY);
+    sqlite3_stmt *stmt = NULL;
+    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
+    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
+    const unsigned char *text = sqlite3_column_text (stmt, 0);
+    char *copy = dlq_strdup (text ? (const char *) text : "");
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return copy;
 }
 
 void

@@ -18,6 +18,10 @@ sqlite3 *test_store_open (const char *dir, int flags);
 /* The one integer sql returns, on a read-only connection. */
 int64_t test_store_count (const char *dir, const char *sql);
 
+/* The one text sql returns, on a read-only connection ("" for NULL;
+ * caller frees). */
+char *test_store_text (const char *dir, const char *sql);
+
 /* Run sql on a read-write connection; asserts success. */
 void test_store_exec (const char *dir, const char *sql);
 
