@@ -11,10 +11,20 @@
 #include <unistd.h>
 
 struct dlq_sink_plugin {
-    void                 *handle;
+    void                 *handle;       /* NULL for a linked plugin */
     const dlq_sink_ops_t *ops;
     char                 *path;
 };
+
+/* The plugins linked into the program (dlq_sink_plugin_use_linked), or
+ * NULL: plugins are files. */
+static const dlq_sink_ops_t *const *linked;
+
+void
+dlq_sink_plugin_use_linked (const dlq_sink_ops_t *const *table)
+{
+    linked = table;
+}
 
 /* Everything the gateway relies on, checked in the order a reader would. */
 static const char *
@@ -46,6 +56,11 @@ check_ops (const dlq_sink_ops_t *ops, char *why, size_t why_len)
 dlq_sink_plugin_t *
 dlq_sink_plugin_load (const char *path, char *err, size_t err_len)
 {
+    if (linked) {
+        snprintf (err, err_len, "cannot load sink plugin %s: this program takes only the plugins "
+                  "linked into it", path);
+        return NULL;
+    }
     void *handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         snprintf (err, err_len, "cannot load sink plugin %s: %s", path, dlerror ());
@@ -74,9 +89,35 @@ dlq_sink_plugin_load (const char *path, char *err, size_t err_len)
     return self;
 }
 
+/* The linked plugin of type, checked; NULL with a message. */
+static dlq_sink_plugin_t *
+find_linked (const char *type, char *err, size_t err_len)
+{
+    for (size_t i = 0; linked [i]; i++) {
+        if (strcmp (linked [i]->type, type) != 0)
+            continue;
+        char why [256];
+        const char *bad = check_ops (linked [i], why, sizeof why);
+        if (bad) {
+            snprintf (err, err_len, "linked sink plugin %s refused: %s", type, bad);
+            return NULL;
+        }
+        dlq_sink_plugin_t *self = dlq_calloc (1, sizeof *self);
+        self->ops = linked [i];
+        dlq_buf_t path = DLQ_BUF_INIT;
+        dlq_buf_printf (&path, "linked:%s", type);
+        self->path = dlq_buf_steal (&path, NULL);
+        return self;
+    }
+    snprintf (err, err_len, "no sink of type \"%s\" is linked into this program", type);
+    return NULL;
+}
+
 dlq_sink_plugin_t *
 dlq_sink_plugin_find (const char *type, const char *search, char *err, size_t err_len)
 {
+    if (linked)
+        return find_linked (type, err, err_len);
     dlq_buf_t looked = DLQ_BUF_INIT;
     char *dirs = dlq_strdup (search ? search : "");
     char *save = NULL;
@@ -106,7 +147,8 @@ dlq_sink_plugin_destroy (dlq_sink_plugin_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_sink_plugin_t *self = *self_p;
-    dlclose (self->handle);
+    if (self->handle)
+        dlclose (self->handle);
     free (self->path);
     free (self);
     *self_p = NULL;

@@ -26,6 +26,15 @@ dlq_sink_plugin_t *dlq_sink_plugin_load (const char *path, char *err, size_t err
 dlq_sink_plugin_t *dlq_sink_plugin_find (const char *type, const char *search,
                                          char *err, size_t err_len);
 
+/* From now on find the plugins of built-in types in table (NULL-ended
+ * ops tables linked into the program, each checked as a loaded plugin is)
+ * and refuse every path: nothing is dlopen'd any more. For programs that
+ * read configs without running any plugin's code from disk, such as the
+ * fuzz harnesses (tests/fuzz). table must outlive every plugin found
+ * through it; NULL goes back to loading files. Call it before any config
+ * is read (not thread-safe). */
+void dlq_sink_plugin_use_linked (const dlq_sink_ops_t *const *table);
+
 /* The checked ops table; valid while the plugin is loaded. */
 const dlq_sink_ops_t *dlq_sink_plugin_ops (const dlq_sink_plugin_t *self);
 

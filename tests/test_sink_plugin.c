@@ -58,6 +58,66 @@ Test (sink_plugin, built_in_sinks_load_by_type)
     cr_expect_not_null (strstr (err, "no sink of type \"nosuch\""), "%s", err);
 }
 
+/* A sink linked into the program: what dlq_sink_plugin_use_linked finds. */
+static void
+linked_destroy (void *instance)
+{
+    (void) instance;
+}
+
+static dlq_sink_status_t
+linked_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config, dlq_sink_mode_t mode,
+             void **instance, char *err, size_t err_len)
+{
+    *instance = NULL;
+    return DLQ_SINK_STATUS_OK;
+}
+
+static void
+linked_deliver (void *instance, const dlq_sink_event_t *events, size_t count, dlq_sink_outcome_t *outcomes,
+                int64_t deadline_mono_ms)
+{
+}
+
+static const dlq_sink_setting_t linked_settings [] = {
+    { "depth", DLQ_SINK_SETTING_INT, "1", 1, 9, false, "a setting of the linked sink" },
+    { NULL }
+};
+
+static const dlq_sink_ops_t linked_ops = {
+    .abi_version = DLQ_SINK_ABI_VERSION, .struct_size = sizeof (dlq_sink_ops_t), .type = "linkedtest",
+    .description = "linked into the test", .settings = linked_settings,
+    .init = linked_init, .deliver = linked_deliver, .destroy = linked_destroy
+};
+
+static const dlq_sink_ops_t linked_bad_abi = {
+    .abi_version = 99, .struct_size = sizeof (dlq_sink_ops_t), .type = "linkedbad",
+    .init = linked_init, .deliver = linked_deliver, .destroy = linked_destroy
+};
+
+static const dlq_sink_ops_t *const linked_table [] = { &linked_ops, &linked_bad_abi, NULL };
+
+Test (sink_plugin, linked_plugins_are_found_without_any_file_and_paths_are_refused)
+{
+    char err [1024] = "";
+    dlq_sink_plugin_use_linked (linked_table);
+    dlq_sink_plugin_t *p = dlq_sink_plugin_find ("linkedtest", "/nonexistent", err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_expect_eq (dlq_sink_plugin_ops (p), &linked_ops);
+    cr_expect_str_eq (dlq_sink_plugin_path (p), "linked:linkedtest");
+    dlq_sink_plugin_destroy (&p);
+    cr_expect_null (dlq_sink_plugin_find ("noop", DLQD_PLUGIN_DIR, err, sizeof err), "noop is a file, not linked");
+    cr_expect_not_null (strstr (err, "no sink of type \"noop\" is linked"), "%s", err);
+    cr_expect_null (dlq_sink_plugin_find ("linkedbad", NULL, err, sizeof err));
+    cr_expect_not_null (strstr (err, "ABI version 99"), "linked ops are checked as loaded ones: %s", err);
+    cr_expect_null (dlq_sink_plugin_load (PLUGIN ("noop"), err, sizeof err), "nothing is dlopen'd");
+    cr_expect_not_null (strstr (err, "only the plugins linked into it"), "%s", err);
+    dlq_sink_plugin_use_linked (NULL);
+    p = dlq_sink_plugin_load (PLUGIN ("noop"), err, sizeof err);
+    cr_expect_not_null (p, "files load again: %s", err);
+    dlq_sink_plugin_destroy (&p);
+}
+
 /* Load a config with text; returns the error (caller frees) or NULL. */
 /* Load text (after a gateway section naming the built plugins); the
  * error, or NULL and *config_out (when not NULL) the config. */
