@@ -97,7 +97,6 @@ read_object (const dlq_json_value_t *v, const char *name, size_t max, bool bson,
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s is larger than %zu bytes", name, max);
     }
     dlq_buf_putc (&text, '\0');
-    free (*out);                        /* a member given twice: the last one counts */
     *out = dlq_buf_steal (&text, NULL);
     return DLQ_OK;
 }
@@ -117,8 +116,19 @@ read_instance (const dlq_json_value_t *v, char **out, dlq_error_t *err)
     if (v->type != DLQ_JSON_STRING || v->len > DLQ_CKPT_INSTANCE_MAX || memchr (v->str, '\0', v->len))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "instanceId",
                               "instanceId must be a string of at most %d bytes", DLQ_CKPT_INSTANCE_MAX);
-    free (*out);
     *out = dlq_strndup (v->str, v->len);
+    return DLQ_OK;
+}
+
+/* A body is an object whose names are unique, in every object it holds. */
+static dlq_code_t
+check_object (const dlq_json_value_t *root, dlq_error_t *err)
+{
+    char path [128];
+    if (!root || root->type != DLQ_JSON_OBJECT)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    if (dlq_json_find_duplicate (root, path, sizeof path))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "parameter \"%s\" appears twice", path);
     return DLQ_OK;
 }
 
@@ -175,10 +185,11 @@ dlq_checkpoint_parse (dlq_sink_ckpt_write_t kind, const dlq_json_value_t *root, 
     memset (c, 0, sizeof *c);
     c->kind = kind;
     c->record = dlq_checkpoint_empty (NULL);
-    if (!root || root->type != DLQ_JSON_OBJECT)
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    dlq_code_t code = check_object (root, err);
+    if (code != DLQ_OK)
+        return code;
     const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
-    dlq_code_t code = read_stream (stream, err);
+    code = read_stream (stream, err);
     if (code == DLQ_OK && kind == DLQ_SINK_CKPT_SAVE)
         for (const dlq_json_value_t *m = root->child; m && code == DLQ_OK; m = m->next)
             code = save_member (m, c, err);
@@ -209,8 +220,9 @@ dlq_checkpoint_for_stream (dlq_checkpoint_t *c, const char *stream, size_t len)
 dlq_code_t
 dlq_checkpoint_parse_stream (const dlq_json_value_t *root, const char **stream, size_t *len, dlq_error_t *err)
 {
-    if (!root || root->type != DLQ_JSON_OBJECT)
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    dlq_code_t checked = check_object (root, err);
+    if (checked != DLQ_OK)
+        return checked;
     for (const dlq_json_value_t *m = root->child; m; m = m->next)
         if (!named (m, "streamName"))
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);

@@ -460,38 +460,68 @@ skip_digits (const uchar *p, const uchar *end)
     return p;
 }
 
-/* Check the number grammar at ps->p; on success *stop is one past it. */
-static dlq_json_result_t
-scan_number (parser_t *ps, const uchar **stop)
+/* The end of the number that starts at p (the RFC 8259 grammar), or NULL
+ * with *bad at the offending byte and *why saying what was expected. */
+static const uchar *
+number_end (const uchar *p, const uchar *end, const uchar **bad, const char **why)
 {
-    const uchar *p = ps->p, *end = ps->end;
-    if (*p == '-')
+    if (p < end && *p == '-')
         p++;
-    if (p == end || (unsigned) (*p - '0') >= 10)
-        return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit after '-'");
+    *bad = p;
+    if (p == end || (unsigned) (*p - '0') >= 10) {
+        *why = "expected digit after '-'";
+        return NULL;
+    }
     if (*p == '0') {
         p++;
-        if (p < end && (unsigned) (*p - '0') < 10)
-            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "leading zeros are not allowed");
+        *bad = p;
+        if (p < end && (unsigned) (*p - '0') < 10) {
+            *why = "leading zeros are not allowed";
+            return NULL;
+        }
     } else {
         p = skip_digits (p, end);
     }
     if (p < end && *p == '.') {
         p++;
-        if (p == end || (unsigned) (*p - '0') >= 10)
-            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit after '.'");
+        *bad = p;
+        if (p == end || (unsigned) (*p - '0') >= 10) {
+            *why = "expected digit after '.'";
+            return NULL;
+        }
         p = skip_digits (p, end);
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < end && (*p == '+' || *p == '-'))
             p++;
-        if (p == end || (unsigned) (*p - '0') >= 10)
-            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "expected digit in exponent");
+        *bad = p;
+        if (p == end || (unsigned) (*p - '0') >= 10) {
+            *why = "expected digit in exponent";
+            return NULL;
+        }
         p = skip_digits (p, end);
     }
-    *stop = p;
-    return DLQ_JSON_OK;
+    return p;
+}
+
+/* Check the number grammar at ps->p; on success *stop is one past it. */
+static dlq_json_result_t
+scan_number (parser_t *ps, const uchar **stop)
+{
+    const uchar *bad;
+    const char *why;
+    *stop = number_end (ps->p, ps->end, &bad, &why);
+    return *stop ? DLQ_JSON_OK : fail (ps, DLQ_JSON_ERR_SYNTAX, bad, why);
+}
+
+bool
+dlq_json_number_valid (const char *s, size_t len)
+{
+    const uchar *bad;
+    const char *why;
+    const uchar *p = (const uchar *) s;
+    return len > 0 && number_end (p, p + len, &bad, &why) == p + len;
 }
 
 static dlq_json_result_t
@@ -735,6 +765,98 @@ dlq_json_get (const dlq_json_value_t *obj, const char *key)
         if (m->key_len == n && memcmp (m->key, key, n) == 0)
             return m;
     return NULL;
+}
+
+/* Members of objects up to this size are compared pairwise; larger ones
+ * go through a hash set, so the check stays linear in the object's size. */
+#define DUPLICATE_PAIRWISE_MAX 8
+
+static bool
+same_key (const dlq_json_value_t *a, const dlq_json_value_t *b)
+{
+    return a->key_len == b->key_len && memcmp (a->key, b->key, a->key_len) == 0;
+}
+
+static uint64_t
+key_hash (const dlq_json_value_t *m)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < m->key_len; i++)
+        h = (h ^ (uchar) m->key [i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The first member of obj whose name an earlier member already has. */
+static const dlq_json_value_t *
+repeated_member (const dlq_json_value_t *obj)
+{
+    if (obj->count <= DUPLICATE_PAIRWISE_MAX) {
+        for (const dlq_json_value_t *m = obj->child; m; m = m->next)
+            for (const dlq_json_value_t *e = obj->child; e != m; e = e->next)
+                if (same_key (e, m))
+                    return m;
+        return NULL;
+    }
+    size_t slots = 16;
+    while (slots < obj->count * 2)
+        slots *= 2;
+    const dlq_json_value_t **set = dlq_calloc (slots, sizeof *set);
+    const dlq_json_value_t *found = NULL;
+    for (const dlq_json_value_t *m = obj->child; m && !found; m = m->next) {
+        size_t i = (size_t) key_hash (m) & (slots - 1);
+        while (set [i] && !same_key (set [i], m))
+            i = (i + 1) & (slots - 1);
+        if (set [i])
+            found = m;
+        set [i] = m;
+    }
+    free (set);
+    return found;
+}
+
+/* Append ".name" (or ".index" in an array) to path at *used, cut to size. */
+static void
+path_push (char *path, size_t size, size_t *used, const dlq_json_value_t *m, size_t index)
+{
+    if (!path || *used + 1 >= size)
+        return;
+    int n = m->key ? snprintf (path + *used, size - *used, "%s%.*s", *used ? "." : "",
+                               (int) (m->key_len > 100 ? 100 : m->key_len), m->key)
+                   : snprintf (path + *used, size - *used, "%s%zu", *used ? "." : "", index);
+    *used += n > 0 ? (size_t) n : 0;
+    if (*used >= size)
+        *used = size - 1;
+}
+
+static const dlq_json_value_t *
+find_duplicate (const dlq_json_value_t *v, char *path, size_t size, size_t used)
+{
+    if (v->type != DLQ_JSON_OBJECT && v->type != DLQ_JSON_ARRAY)
+        return NULL;
+    const dlq_json_value_t *repeated = v->type == DLQ_JSON_OBJECT ? repeated_member (v) : NULL;
+    if (repeated) {
+        path_push (path, size, &used, repeated, 0);
+        return repeated;
+    }
+    size_t index = 0;
+    for (const dlq_json_value_t *m = v->child; m; m = m->next, index++) {
+        size_t here = used;
+        path_push (path, size, &here, m, index);
+        const dlq_json_value_t *found = find_duplicate (m, path, size, here);
+        if (found)
+            return found;
+        if (path)
+            path [used] = '\0';
+    }
+    return NULL;
+}
+
+const dlq_json_value_t *
+dlq_json_find_duplicate (const dlq_json_value_t *v, char *path, size_t path_size)
+{
+    if (path && path_size)
+        path [0] = '\0';
+    return v ? find_duplicate (v, path_size ? path : NULL, path_size, 0) : NULL;
 }
 
 bool

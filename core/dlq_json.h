@@ -72,6 +72,18 @@ void dlq_json_doc_destroy (dlq_json_doc_t **doc_p);
 /* Member of an object by name (first match), or NULL; NULL when obj is not an object. */
 const dlq_json_value_t *dlq_json_get (const dlq_json_value_t *obj, const char *key);
 
+/* The first member, depth first in document order, whose name repeats an
+ * earlier member of the same object (names compared byte for byte, NULs
+ * included), or NULL when every object in v has unique names. When path is
+ * not NULL it receives the member's path from v, "a.b" (array elements by
+ * index, "a.0.b"), cut to path_size - 1 bytes; "" when there is none.
+ * Linear in the size of v. */
+const dlq_json_value_t *dlq_json_find_duplicate (const dlq_json_value_t *v, char *path, size_t path_size);
+
+/* True when len bytes of s are exactly one number of the JSON grammar
+ * (no sign but '-', no leading zeros, no hex, no NaN or Infinity). Pure. */
+bool dlq_json_number_valid (const char *s, size_t len);
+
 /* True when v is a NUMBER that is an integer in [INT64_MIN, INT64_MAX]
  * written without fraction or exponent; stores it in *out. */
 bool dlq_json_as_int64 (const dlq_json_value_t *v, int64_t *out);

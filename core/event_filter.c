@@ -123,10 +123,12 @@ parse_count (const dlq_json_value_t *v, dlq_event_filter_t *f, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* The pairs go into the filter's fixed array: the bound is checked against
+ * what the filter already holds, so no request can write past it. */
 static dlq_code_t
 parse_metadata (const dlq_json_value_t *v, dlq_event_filter_t *f, dlq_error_t *err)
 {
-    if (v->type != DLQ_JSON_OBJECT || v->count == 0 || v->count > DLQ_FILTER_METADATA_MAX)
+    if (v->type != DLQ_JSON_OBJECT || v->count == 0 || v->count > DLQ_FILTER_METADATA_MAX - f->metadata_count)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "metadata",
                               "expected an object of 1 to %d key: value pairs", DLQ_FILTER_METADATA_MAX);
     for (const dlq_json_value_t *p = v->child; p; p = p->next) {
@@ -153,6 +155,9 @@ dlq_event_filter_parse (const dlq_json_value_t *request, dlq_event_filter_t *f, 
 {
     if (!request || request->type != DLQ_JSON_OBJECT)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "", "expected a JSON object");
+    char path [128];
+    if (dlq_json_find_duplicate (request, path, sizeof path))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "\"%s\" appears twice", path);
     dlq_code_t code = DLQ_OK;
     for (const dlq_json_value_t *v = request->child; v && code == DLQ_OK; v = v->next) {
         const member_t *m = members;
@@ -267,20 +272,44 @@ dlq_event_filter_to_json (const dlq_event_filter_t *f, dlq_buf_t *out)
 
 /* ---- matching -------------------------------------------------------------------- */
 
+/* ASCII letters folded to lower case; every other byte as it is. */
+static unsigned char
+folded (char c)
+{
+    unsigned char u = (unsigned char) c;
+    return u >= 'A' && u <= 'Z' ? (unsigned char) (u + 32) : u;
+}
+
+/* Knuth-Morris-Pratt over ASCII-folded bytes: each haystack byte is looked
+ * at a bounded number of times (amortised), so a long message costs time
+ * linear in its length whatever the needle, unlike a naive scan's n x m. */
 bool
 dlq_event_filter_contains (const char *haystack, size_t len, const char *needle)
 {
     size_t n = strlen (needle);
     if (n == 0)
         return true;
-    for (size_t i = 0; i + n <= len; i++) {
-        size_t k = 0;
-        while (k < n && tolower ((unsigned char) haystack [i + k]) == tolower ((unsigned char) needle [k]))
+    if (n > len)
+        return false;
+    size_t *border = dlq_malloc (n * sizeof *border);    /* border [i]: longest proper border of needle [0..i] */
+    border [0] = 0;
+    for (size_t i = 1, k = 0; i < n; i++) {
+        while (k && folded (needle [i]) != folded (needle [k]))
+            k = border [k - 1];
+        if (folded (needle [i]) == folded (needle [k]))
             k++;
-        if (k == n)
-            return true;
+        border [i] = k;
     }
-    return false;
+    bool found = false;
+    for (size_t i = 0, k = 0; i < len && !found; i++) {
+        while (k && folded (haystack [i]) != folded (needle [k]))
+            k = border [k - 1];
+        if (folded (haystack [i]) == folded (needle [k]))
+            k++;
+        found = k == n;
+    }
+    free (border);
+    return found;
 }
 
 static bool

@@ -53,18 +53,9 @@ dlq_ckpt_read_write (dlq_verb_t verb, const void *body, size_t len, dlq_checkpoi
 {
     memset (value, 0, sizeof *value);
     dlq_json_doc_t *doc = NULL;
-    dlq_json_error_t jerr;
-    switch (dlq_json_parse (body, len, &doc, &jerr)) {
-        case DLQ_JSON_OK:
-            break;
-        case DLQ_JSON_ERR_EMPTY:
-            return dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
-        case DLQ_JSON_ERR_UTF8:
-            return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
-        default:
-            return dlq_error_set (err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
-    }
-    dlq_code_t code = read_root (verb, dlq_json_root (doc), value, remove, err);
+    dlq_code_t code = dlq_params_parse_body (body, len, false, &doc, err);
+    if (code == DLQ_OK)
+        code = read_root (verb, dlq_json_root (doc), value, remove, err);
     dlq_json_doc_destroy (&doc);
     return code;
 }

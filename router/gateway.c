@@ -18,6 +18,7 @@
 #include "dlq_time.h"
 #include "failed_event.h"
 #include "protocol.h"
+#include "request_params.h"
 #include "ledger_channel.h"
 #include "checkpoint_verbs.h"
 #include "query_service.h"
@@ -232,22 +233,12 @@ static void
 handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
     dlq_error_t err = { DLQ_OK, "", "" };
-    size_t len = zmq_msg_size (&frames [3]);
-    if (len) {
-        dlq_json_doc_t *doc = NULL;
-        dlq_json_error_t jerr;
-        dlq_json_result_t rc = dlq_json_parse (zmq_msg_data (&frames [3]), len, &doc, &jerr);
-        if (rc == DLQ_JSON_ERR_UTF8)
-            dlq_error_set (&err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
-        else
-        if (rc != DLQ_JSON_OK && rc != DLQ_JSON_ERR_EMPTY)      /* only whitespace: as empty */
-            dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
-        else
-        if (rc == DLQ_JSON_OK && (dlq_json_root (doc)->type != DLQ_JSON_OBJECT || dlq_json_root (doc)->count != 0))
-            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "PING takes no parameters: "
-                           "the body must be empty or {}");
-        dlq_json_doc_destroy (&doc);
-    }
+    dlq_json_doc_t *doc = NULL;
+    if (dlq_params_parse_body (zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), true, &doc, &err) == DLQ_OK
+        && doc && dlq_json_root (doc)->count != 0)
+        dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "PING takes no parameters: "
+                       "the body must be empty or {}");
+    dlq_json_doc_destroy (&doc);
     if (err.code != DLQ_OK) {
         send_error (self, &frames [0], &frames [2], &err);
         return;
@@ -265,29 +256,20 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
     dlq_error_t err = { DLQ_OK, "", "" };
     dlq_json_doc_t *doc = NULL;
-    dlq_json_error_t jerr;
     int sink = -1;
-    size_t len = zmq_msg_size (&frames [3]);
-    dlq_json_result_t rc = len ? dlq_json_parse (zmq_msg_data (&frames [3]), len, &doc, &jerr)
-                               : DLQ_JSON_ERR_EMPTY;
-    const dlq_json_value_t *root = doc ? dlq_json_root (doc) : NULL;
-    if (rc == DLQ_JSON_ERR_EMPTY)
-        dlq_error_set (&err, DLQ_ERR_EMPTY_BODY, NULL, "REDELIVER needs {\"sink\": ...}");
-    else
-    if (rc == DLQ_JSON_ERR_UTF8)
-        dlq_error_set (&err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
-    else
-    if (rc != DLQ_JSON_OK)
-        dlq_error_set (&err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
-    else
-    if (root->type != DLQ_JSON_OBJECT)
-        dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
-    else {
+    static const char *const allowed [] = { "sink", "streamName", "id", NULL };
+    dlq_code_t code = dlq_params_parse_body (zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), false,
+                                             &doc, &err);
+    if (code == DLQ_ERR_EMPTY_BODY)
+        dlq_error_set (&err, code, NULL, "REDELIVER needs {\"sink\": ...}");
+    if (code == DLQ_OK)
+        code = dlq_params_check (dlq_json_root (doc), allowed, false, &err);
+    if (code == DLQ_OK) {
+        const dlq_json_value_t *root = dlq_json_root (doc);
         const dlq_json_value_t *name = dlq_json_get (root, "sink");
         const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
         const dlq_json_value_t *id = dlq_json_get (root, "id");
-        size_t known = (name != NULL) + (stream != NULL) + (id != NULL);
-        if (!name || name->type != DLQ_JSON_STRING
+        if (!name || name->type != DLQ_JSON_STRING || memchr (name->str, '\0', name->len)
         ||  (sink = dlq_sink_chain_find (self->sinks, name->str)) < 0)
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "sink", "sink must name a configured sink");
         else
@@ -299,10 +281,6 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
         else
         if (id && (id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, NULL)))
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
-        else
-        if (known != root->count)
-            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "unknown parameter (REDELIVER takes "
-                           "sink, streamName, id)");
     }
     dlq_json_doc_destroy (&doc);
     if (err.code != DLQ_OK)
@@ -474,15 +452,32 @@ drain (dlq_gateway_t *self)
         poll_once (self, -1, false, true, -1);
 }
 
+/* timeout_ms (-1: forever), cut so that the loop wakes by tick_at (mono ms). */
+static int64_t
+until_tick (int64_t timeout_ms, int64_t tick_at)
+{
+    int64_t left = tick_at - dlq_time_mono_ms ();
+    left = left > 0 ? left : 0;
+    return timeout_ms < 0 || timeout_ms > left ? left : timeout_ms;
+}
+
+/* The loop also ticks the log at least every DLQ_LOG_TICK_MS, so that the
+ * count of a suppressed repeat is written even when nothing else is. */
 int
 dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
 {
     dlq_log (DLQ_LOG_INFO, "dlqd %s serving %s (data in %s)", DLQD_VERSION,
              self->config->listen [0], self->config->data_dir);
+    int64_t log_tick_at = dlq_time_mono_ms () + DLQ_LOG_TICK_MS;
     while (!stop_requested (stop_fd)) {
         bool room = !dlq_commit_batch_full (self->gathering)
                  && dlq_query_service_outstanding (self->queries) < QUERY_BACKLOG_MAX;
-        poll_once (self, stop_fd, room, false, commit_timeout (self));
+        poll_once (self, stop_fd, room, false, until_tick (commit_timeout (self), log_tick_at));
+        int64_t now = dlq_time_mono_ms ();
+        if (now >= log_tick_at) {
+            dlq_log_tick ();
+            log_tick_at = now + DLQ_LOG_TICK_MS;
+        }
     }
     dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
     dlq_replayer_destroy (&self->replayer);     /* no replay starts once stopping (progress is saved) */

@@ -59,25 +59,12 @@ typedef struct {
 static dlq_code_t
 parse_body (const zmq_msg_t *body, bool optional, request_t *req, dlq_error_t *err)
 {
-    req->doc = NULL;
     req->root = NULL;
-    size_t len = zmq_msg_size (body);
-    dlq_json_error_t jerr;
-    switch (len ? dlq_json_parse (zmq_msg_data ((zmq_msg_t *) body), len, &req->doc, &jerr) : DLQ_JSON_ERR_EMPTY) {
-        case DLQ_JSON_OK:
-            break;
-        case DLQ_JSON_ERR_EMPTY:        /* no bytes, or only whitespace */
-            return optional ? DLQ_OK
-                            : dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
-        case DLQ_JSON_ERR_UTF8:
-            return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
-        default:
-            return dlq_error_set (err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
-    }
-    req->root = dlq_json_root (req->doc);
-    if (req->root->type != DLQ_JSON_OBJECT)
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
-    return DLQ_OK;
+    dlq_code_t code = dlq_params_parse_body (zmq_msg_data ((zmq_msg_t *) body), zmq_msg_size (body), optional,
+                                             &req->doc, err);
+    if (req->doc)
+        req->root = dlq_json_root (req->doc);
+    return code;
 }
 
 /* Reject members of the request object not named in allowed (NULL-ended). */

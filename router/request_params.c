@@ -7,6 +7,34 @@
 #include <string.h>
 
 dlq_code_t
+dlq_params_parse_body (const void *data, size_t len, bool optional, dlq_json_doc_t **doc_p, dlq_error_t *err)
+{
+    dlq_json_error_t jerr;
+    dlq_code_t code = DLQ_OK;
+    *doc_p = NULL;
+    switch (len ? dlq_json_parse (data, len, doc_p, &jerr) : DLQ_JSON_ERR_EMPTY) {
+        case DLQ_JSON_OK:
+            break;
+        case DLQ_JSON_ERR_EMPTY:
+            return optional ? DLQ_OK : dlq_error_set (err, DLQ_ERR_EMPTY_BODY, NULL, "this verb needs a JSON body");
+        case DLQ_JSON_ERR_UTF8:
+            return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "invalid UTF-8 at byte %zu", jerr.offset);
+        default:
+            return dlq_error_set (err, DLQ_ERR_INVALID_JSON, NULL, "%s at byte %zu", jerr.message, jerr.offset);
+    }
+    const dlq_json_value_t *root = dlq_json_root (*doc_p);
+    char path [128];
+    if (root->type != DLQ_JSON_OBJECT)
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "the body must be a JSON object");
+    else
+    if (dlq_json_find_duplicate (root, path, sizeof path))
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, path, "parameter \"%s\" appears twice", path);
+    if (code != DLQ_OK)
+        dlq_json_doc_destroy (doc_p);
+    return code;
+}
+
+dlq_code_t
 dlq_params_check (const dlq_json_value_t *root, const char *const *allowed, bool filters, dlq_error_t *err)
 {
     for (const dlq_json_value_t *m = root ? root->child : NULL; m; m = m->next) {

@@ -1,6 +1,7 @@
-/*  request_params — reading the parameters of a query request body (a JSON
- *  object): unknown members refused by name, a limit in range, a UUID
- *  member. Shared by the query verbs and the replay verbs.
+/*  request_params — reading the body of every verb but PUT: one JSON
+ *  object whose names are unique (in every object it holds), then its
+ *  parameters: unknown members refused by name, a limit in range, a UUID
+ *  member. Shared by the query, replay, checkpoint and gateway verbs.
  */
 #ifndef REQUEST_PARAMS_H
 #define REQUEST_PARAMS_H
@@ -12,6 +13,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Parse len bytes of a request body into *doc_p (caller destroys it).
+ * An empty body (or only whitespace) is DLQ_OK with *doc_p NULL when
+ * optional, else EMPTY_BODY; then INVALID_UTF8 or INVALID_JSON (with the
+ * byte offset), INVALID_REQUEST when the value is not an object or when a
+ * name repeats in any object of it (field: the member's path). On error
+ * *doc_p is NULL. */
+dlq_code_t dlq_params_parse_body (const void *data, size_t len, bool optional, dlq_json_doc_t **doc_p,
+                                  dlq_error_t *err);
 
 /* INVALID_REQUEST naming the first member of root (may be NULL: no body)
  * that is not in allowed (NULL-ended), or, with filters, not a filter

@@ -124,14 +124,32 @@ Test (checkpoint, long_numbers_within_a_doubles_range_are_tokens)
     dlq_buf_free (&json);
 }
 
-Test (checkpoint, a_member_given_twice_counts_once)
+Test (checkpoint, a_member_given_twice_is_refused_by_name)
 {
-    dlq_checkpoint_t c;
-    dlq_error_t err;
-    cr_assert_eq (parse (DLQ_SINK_CKPT_SAVE, "{\"streamName\":\"s\",\"metadata\":{\"a\":1},\"metadata\":{\"b\":2}}",
-                         &c, &err), DLQ_OK);
-    cr_expect_str_eq (c.record.metadata, "{\"b\":2}");
-    dlq_checkpoint_clear (&c);
+    static const struct { dlq_sink_ckpt_write_t kind; const char *body, *field; } cases [] = {
+        { DLQ_SINK_CKPT_SAVE, "{\"streamName\":\"s\",\"metadata\":{\"a\":1},\"metadata\":{\"b\":2}}", "metadata" },
+        { DLQ_SINK_CKPT_SAVE, "{\"streamName\":\"s\",\"streamName\":\"t\"}", "streamName" },
+        { DLQ_SINK_CKPT_SAVE, "{\"streamName\":\"s\",\"instanceId\":\"a\",\"instanceId\":\"b\"}", "instanceId" },
+        { DLQ_SINK_CKPT_SEEN, "{\"streamName\":\"s\",\"token\":{\"_data\":\"a\",\"_data\":\"b\"},"
+                              "\"timestamp\":\"2026-06-09T14:32:13.500Z\"}", "token._data" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_checkpoint_t c;
+        dlq_error_t err = { 0 };
+        cr_expect_eq (parse (cases [i].kind, cases [i].body, &c, &err), DLQ_ERR_INVALID_REQUEST, "%s", cases [i].body);
+        cr_expect_str_eq (err.field, cases [i].field, "%s", cases [i].body);
+        dlq_checkpoint_clear (&c);
+    }
+    const char *twice = "{\"streamName\":\"s\",\"streamName\":\"t\"}";
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (twice, strlen (twice), &doc, NULL), DLQ_JSON_OK);
+    const dlq_json_value_t *root = dlq_json_root (doc);
+    const char *stream = NULL;
+    size_t len = 0;
+    dlq_error_t err = { 0 };
+    cr_expect_eq (dlq_checkpoint_parse_stream (root, &stream, &len, &err), DLQ_ERR_INVALID_REQUEST);
+    cr_expect_str_eq (err.field, "streamName");
+    dlq_json_doc_destroy (&doc);
 }
 
 Test (checkpoint, a_record_with_nothing_but_its_name)

@@ -4,10 +4,12 @@
  *  inclusive, createdBefore exclusive, attempts inclusive), metadata
  *  pairs by type, messageContains without case, all of them combined.
  */
+#include "dlq_buf.h"
 #include "event_filter.h"
 
 #include <criterion/criterion.h>
 #include <string.h>
+#include <strings.h>
 
 #define EVENT \
     "{\"id\":\"c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b\",\"streamName\":\"orders\",\"operationType\":\"INSERT\"," \
@@ -15,6 +17,7 @@
     "\"attempts\":3,\"status\":\"PENDING\",\"createdAt\":\"2026-06-09T14:32:13.500Z\"," \
     "\"metadata\":{\"tenantId\":\"acme\",\"shard\":7,\"vip\":true}}"
 #define FP "0123456789abcdef"
+#define LIT(s) s, sizeof (s) - 1
 
 /* Parse request into f; the result code. */
 static dlq_code_t
@@ -147,4 +150,64 @@ Test (event_filter, written_as_json_it_reads_back_the_same)
         dlq_event_filter_free (&f);
         dlq_buf_free (&json);
     }
+}
+
+/* The crash an outside campaign found: "metadata" twice, 16 + 1 pairs in
+ * all, wrote past the filter's array. A repeated member is refused by
+ * name; so is a repeated key, and the array is never overrun. */
+Test (event_filter, a_repeated_member_is_refused_and_never_overruns)
+{
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_buf_puts (&body, "{\"streamName\":\"s\",\"metadata\":{");
+    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
+        dlq_buf_printf (&body, "%s\"k%d\":1", i ? "," : "", i);
+    dlq_buf_puts (&body, "},\"metadata\":{\"x\":1}}");
+    expect_refused (body.data, "metadata");
+    dlq_buf_free (&body);
+    expect_refused ("{\"streamName\":\"s\",\"streamName\":\"t\"}", "streamName");
+    expect_refused ("{\"attemptsMin\":1,\"attemptsMin\":2}", "attemptsMin");
+    expect_refused ("{\"metadata\":{\"k\":1,\"k\":2}}", "metadata.k");
+    expect_refused ("{\"metadata\":{\"k\":1},\"metadata\":{\"j\":2}}", "metadata");
+}
+
+/* The full 16 pairs still fit; each bound is the array's. */
+Test (event_filter, sixteen_metadata_pairs_fit)
+{
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_buf_puts (&body, "{\"metadata\":{");
+    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
+        dlq_buf_printf (&body, "%s\"k%d\":1", i ? "," : "", i);
+    dlq_buf_puts (&body, "}}");
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
+    dlq_error_t err = { 0 };
+    cr_expect_eq (parse (body.data, &f, &err), DLQ_OK, "%s", err.message);
+    cr_expect_eq (f.metadata_count, DLQ_FILTER_METADATA_MAX);
+    dlq_event_filter_free (&f);
+    dlq_buf_free (&body);
+}
+
+/* messageContains agrees with a naive search on the cases a linear
+ * search gets wrong when its fallback table is wrong. */
+Test (event_filter, contains_finds_overlapping_and_folded_needles)
+{
+    cr_expect (dlq_event_filter_contains (LIT ("aaab"), "aab"));
+    cr_expect (dlq_event_filter_contains (LIT ("abababc"), "ababc"));
+    cr_expect (dlq_event_filter_contains (LIT ("xxAbAbAcx"), "ABAC"));
+    cr_expect (dlq_event_filter_contains (LIT ("a\0b"), "B"));
+    cr_expect_not (dlq_event_filter_contains (LIT ("abababab"), "ababc"));
+    cr_expect_not (dlq_event_filter_contains (LIT ("\xc3\x89"), "\xc3\xa9"), "only ASCII letters fold");
+    cr_expect (dlq_event_filter_contains (LIT ("TIMED OUT"), "timed out"));
+    /* against the naive search, every needle of a small alphabet */
+    const char *hay = "abaabbaababbbaaababab";
+    char needle [6];
+    for (unsigned bits = 0; bits < 64; bits++)
+        for (size_t n = 1; n <= 5; n++) {
+            for (size_t i = 0; i < n; i++)
+                needle [i] = (bits >> i) & 1 ? 'B' : 'a';
+            needle [n] = '\0';
+            bool naive = false;
+            for (size_t i = 0; i + n <= strlen (hay) && !naive; i++)
+                naive = strncasecmp (hay + i, needle, n) == 0;
+            cr_expect_eq (dlq_event_filter_contains (hay, strlen (hay), needle), naive, "%s", needle);
+        }
 }
