@@ -1,6 +1,8 @@
 /*  dlq_code — error code names and the error setter. */
 #include "dlq_code.h"
 
+#include "dlq_json.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +30,20 @@ dlq_code_name (dlq_code_t code)
     return (unsigned) code < DLQ_CODE_COUNT ? names [code] : "INTERNAL";
 }
 
+/* Replace each byte of text that is not part of a whole UTF-8 sequence
+ * with '?': a field or message is formatted from valid UTF-8, but a name
+ * cut to fit (here by snprintf, or by a caller's %.*s) can end mid
+ * sequence, and an ERR body must stay UTF-8. */
+static void
+utf8_repair (char *text)
+{
+    size_t len = strlen (text), at = 0, bad;
+    while (at < len && !dlq_utf8_valid (text + at, len - at, &bad)) {
+        text [at + bad] = '?';
+        at += bad + 1;
+    }
+}
+
 dlq_code_t
 dlq_error_set (dlq_error_t *err, dlq_code_t code, const char *field, const char *fmt, ...)
 {
@@ -39,5 +55,7 @@ dlq_error_set (dlq_error_t *err, dlq_code_t code, const char *field, const char 
     va_start (ap, fmt);
     vsnprintf (err->message, sizeof err->message, fmt, ap);
     va_end (ap);
+    utf8_repair (err->field);
+    utf8_repair (err->message);
     return code;
 }

@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static bool
@@ -39,27 +38,31 @@ hex_string (const dlq_json_value_t *v, size_t want)
     return true;
 }
 
-/* Decimal integer text within [min, max], such as "-12" or "0". */
+/* Decimal integer text within [min, max], such as "-12" or "0": every
+ * byte of the string counts (a NUL is no digit), no sign but '-', no
+ * leading zeros, no spaces. */
 static bool
 int_string (const dlq_json_value_t *v, long long min, long long max)
 {
     if (!is_string (v) || v->len == 0 || v->len > 20)
         return false;
-    char text [24];
-    memcpy (text, v->str, v->len);
-    text [v->len] = '\0';
-    size_t first = text [0] == '-' ? 1 : 0;
-    if (text [first] == '\0')
+    bool negative = v->str [0] == '-';
+    size_t first = negative ? 1 : 0;
+    if (first == v->len || (v->str [first] == '0' && v->len > first + 1) || (negative && min >= 0))
         return false;
-    for (size_t i = first; text [i]; i++)
-        if (text [i] < '0' || text [i] > '9')
+    unsigned long long limit = negative ? (unsigned long long) -(min + 1) + 1 : (unsigned long long) max;
+    unsigned long long n = 0;
+    for (size_t i = first; i < v->len; i++) {
+        unsigned d = (unsigned) (v->str [i] - '0');
+        if (d > 9 || n > (limit - d) / 10)
             return false;
-    long long n = strtoll (text, NULL, 10);
-    char back [24];                     /* strtoll saturates: compare back to be exact */
-    snprintf (back, sizeof back, "%lld", n);
-    return strcmp (back, text) == 0 && n >= min && n <= max;
+        n = n * 10 + d;
+    }
+    return !(negative && n == 0);       /* "-0" is not how an integer is written */
 }
 
+/* A double's text: a JSON number, or NaN, Infinity, -Infinity (the extended
+ * JSON v2 spec's forms); no hex, spaces, inf or nan, every byte counted. */
 static bool
 number_string (const dlq_json_value_t *v)
 {
@@ -69,11 +72,43 @@ number_string (const dlq_json_value_t *v)
     ||  (v->len == 8 && memcmp (v->str, "Infinity", 8) == 0)
     ||  (v->len == 9 && memcmp (v->str, "-Infinity", 9) == 0))
         return true;
-    char text [72], *end;
-    memcpy (text, v->str, v->len);
-    text [v->len] = '\0';
-    strtod (text, &end);
-    return *end == '\0';
+    return dlq_json_number_valid (v->str, v->len);
+}
+
+/* A Decimal128's text: [+-]digits[.digits][e[+-]digits], or [+-]Infinity,
+ * [+-]Inf, NaN (what libbson's bson_decimal128_from_string reads); at
+ * most 34 significant digits are not checked here, libbson rounds. */
+static bool
+decimal_string (const dlq_json_value_t *v)
+{
+    if (!is_string (v) || v->len == 0 || v->len > 64)
+        return false;
+    const char *p = v->str, *end = v->str + v->len;
+    if (*p == '+' || *p == '-')
+        p++;
+    size_t rest = (size_t) (end - p);
+    if ((rest == 3 && memcmp (p, "Inf", 3) == 0) || (rest == 8 && memcmp (p, "Infinity", 8) == 0))
+        return true;
+    if (v->len == 3 && memcmp (v->str, "NaN", 3) == 0)
+        return true;
+    size_t digits = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (p < end && *p == '.')
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return false;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p == end || *p < '0' || *p > '9')
+            return false;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    return p == end;
 }
 
 /* Only members named in keys (NULL-terminated), each at most once. */
@@ -118,7 +153,7 @@ check_wrapper (const dlq_json_value_t *obj, const char **name)
     if (key_is (m, "$numberLong"))    { *name = "$numberLong";   return single && int_string (m, INT64_MIN, INT64_MAX); }
     if (key_is (m, "$numberInt"))     { *name = "$numberInt";    return single && int_string (m, INT32_MIN, INT32_MAX); }
     if (key_is (m, "$numberDouble"))  { *name = "$numberDouble"; return single && number_string (m); }
-    if (key_is (m, "$numberDecimal")) { *name = "$numberDecimal";return single && is_string (m); }
+    if (key_is (m, "$numberDecimal")) { *name = "$numberDecimal";return single && decimal_string (m); }
     if (key_is (m, "$uuid"))          { *name = "$uuid";         return single && is_string (m) && dlq_uuid_parse (m->str, m->len, NULL); }
     if (key_is (m, "$minKey") || key_is (m, "$maxKey")) {
         int64_t one;

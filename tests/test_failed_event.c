@@ -178,6 +178,25 @@ static bad_case_t bad_cases [] = {
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$date\":\"yesterday\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"colour\":\"red\"}", DLQ_ERR_INVALID_EVENT, "colour" },
     { "{\"streamName\":\"s\",\"streamName\":\"t\",\"error\":{\"type\":\"T\"}}", DLQ_ERR_INVALID_EVENT, "streamName" },
+    /* what an outside fuzzing campaign found accepted: a NUL ends no check */
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberLong\":\"12\\u0000garbage\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberInt\":\"7\\u0000\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberLong\":\"007\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberLong\":\"-0\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberLong\":\"9223372036854775808\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"n\":{\"$numberInt\":\"2147483648\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.n" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$numberDouble\":\" 0x1p3\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$numberDouble\":\"inf\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$numberDouble\":\"nan\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$numberDouble\":\"1.5\\u0000\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"d\":{\"$numberDecimal\":\"1.5x\"}}}", DLQ_ERR_INVALID_EVENT, "fullDocument.d" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\\u0000junk\":\"T\"}}", DLQ_ERR_INVALID_EVENT, "error.type" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"bogus\":null}}", DLQ_ERR_INVALID_EVENT, "error.bogus" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"type\":\"U\"}}", DLQ_ERR_INVALID_EVENT, "error.type" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\",\"message\":null,\"message\":\"m\"}}", DLQ_ERR_INVALID_EVENT, "error.message" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"metadata\":{\"k\":1,\"k\":2}}", DLQ_ERR_INVALID_EVENT, "metadata.k" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"a\":[{\"x\":1,\"x\":1}]}}", DLQ_ERR_INVALID_EVENT, "fullDocument.a.0.x" },
+    { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"createdAt\":null,\"createdAt\":null}", DLQ_ERR_INVALID_EVENT, "createdAt" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"createdAt\":\"2026-06-09\"}", DLQ_ERR_INVALID_TIMESTAMP, "createdAt" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"createdAt\":\"2026-06-09T14:32:11\"}", DLQ_ERR_INVALID_TIMESTAMP, "createdAt" },
     { "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"firstAttemptAt\":\"2026-02-30T00:00:00Z\"}", DLQ_ERR_INVALID_TIMESTAMP, "firstAttemptAt" },
@@ -199,6 +218,45 @@ Test (failed_event, rejects_bad_events)
         cr_expect_str_eq (err.field, c->field, "%s: field '%s'", c->body, err.field);
         cr_expect_neq (err.message [0], '\0', "an error always explains itself");
     }
+}
+
+/* The extended JSON number forms that are right stay accepted. */
+Test (failed_event, extended_json_numbers_of_the_spec_are_accepted)
+{
+    static const char *const values [] = {
+        "{\"$numberLong\":\"-9223372036854775808\"}", "{\"$numberLong\":\"9223372036854775807\"}",
+        "{\"$numberLong\":\"0\"}", "{\"$numberInt\":\"-2147483648\"}", "{\"$numberDouble\":\"-1.5e+10\"}",
+        "{\"$numberDouble\":\"NaN\"}", "{\"$numberDouble\":\"-Infinity\"}", "{\"$numberDouble\":\"0.0\"}",
+        "{\"$numberDecimal\":\"1.23E+3\"}", "{\"$numberDecimal\":\"-Inf\"}", "{\"$numberDecimal\":\"42\"}",
+        "{\"$date\":{\"$numberLong\":\"1717880400000\"}}",
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values [0]; i++) {
+        char body [256];
+        snprintf (body, sizeof body, "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"fullDocument\":{\"v\":%s}}",
+                  values [i]);
+        dlq_error_t err = { DLQ_OK, "", "" };
+        dlq_event_t *e = dlq_event_decode (body, strlen (body), NOW, &err);
+        cr_expect_not_null (e, "%s: %s", values [i], err.message);
+        dlq_event_destroy (&e);
+    }
+}
+
+/* A name repeated in a large object (past the pairwise check) is found
+ * too, and named by its path. */
+Test (failed_event, a_repeated_name_in_a_large_object_is_refused)
+{
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_buf_puts (&body, "{\"streamName\":\"s\",\"error\":{\"type\":\"T\"},\"metadata\":{");
+    for (int i = 0; i < 1000; i++)
+        dlq_buf_printf (&body, "\"k%d\":%d,", i, i);
+    dlq_buf_puts (&body, "\"k517\":0}}");
+    dlq_error_t err = { DLQ_OK, "", "" };
+    dlq_event_t *e = dlq_event_decode (body.data, body.len, NOW, &err);
+    cr_expect_null (e);
+    cr_expect_eq (err.code, DLQ_ERR_INVALID_EVENT);
+    cr_expect_str_eq (err.field, "metadata.k517");
+    dlq_event_destroy (&e);
+    dlq_buf_free (&body);
 }
 
 Test (failed_event, stream_name_length_is_counted_in_characters)
