@@ -3,8 +3,11 @@
  *
  *  Everything is a pure scan over the input bytes: ASCII character classes
  *  of our own (no locale), no globals, no I/O. The message scanner is one
- *  left-to-right pass that stops as soon as the output passes the cap, so a
- *  1 MiB message costs no more than its first few hundred bytes.
+ *  left-to-right pass that stops as soon as the output passes the cap; a
+ *  token may reach far ahead (a quoted value to its closing quote), but no
+ *  byte is scanned more than a fixed number of times, so the cost is linear
+ *  in the message (at most its length, often only its first few hundred
+ *  bytes), whatever its shape.
  */
 #include "fingerprint.h"
 
@@ -216,18 +219,36 @@ match_number (const char *s, size_t len, size_t i)
     return j;
 }
 
+/* What the last scan for a closing quote found, per kind of quote: from
+ * start on, the first closer (or the newline or end that stops a value)
+ * is at stop. Whether a byte closes a value does not depend on where the
+ * value opened, so a later opener before stop has the same answer and
+ * need not scan again: every byte is scanned once per kind of quote, and
+ * a line of unclosed quotes costs linear time, not quadratic. */
+typedef struct {
+    size_t start, stop;
+    bool   closed;          /* stop is a closing quote (else a newline or the end) */
+    bool   valid;
+} quote_scan_t;
+
+typedef struct {
+    quote_scan_t by_quote [3];  /* ', ", ` */
+} quote_memo_t;
+
 /* A quoted value at i (s [i] is a quote that starts a word). */
 static size_t
-match_quoted (const char *s, size_t len, size_t i)
+match_quoted (const char *s, size_t len, size_t i, quote_memo_t *memo)
 {
     char quote = s [i];
-    for (size_t j = i + 1; j < len; j++) {
-        if (s [j] == '\n')
-            return 0;
-        if (s [j] == quote && (quote != '\'' || !is_word (at (s, len, j + 1))))
-            return j + 1;
+    quote_scan_t *scan = &memo->by_quote [quote == '\'' ? 0 : quote == '"' ? 1 : 2];
+    if (!scan->valid || i < scan->start || i >= scan->stop) {
+        size_t j = i + 1;
+        while (j < len && s [j] != '\n'
+               && !(s [j] == quote && (quote != '\'' || !is_word (at (s, len, j + 1)))))
+            j++;
+        *scan = (quote_scan_t) { i, j, j < len && s [j] == quote, true };
     }
-    return 0;
+    return scan->closed ? scan->stop + 1 : 0;
 }
 
 typedef enum {
@@ -281,13 +302,13 @@ match_word (const char *s, size_t len, size_t i)
 
 /* The token at i, if any: a quoted value, a word token, or a signed number. */
 static token_t
-match_at (const char *s, size_t len, size_t i)
+match_at (const char *s, size_t len, size_t i, quote_memo_t *memo)
 {
     unsigned char c = (unsigned char) s [i];
     if (!word_starts_at (s, i))
         return token (TOKEN_NONE, 0);
     if (is_quote (c))
-        return token (TOKEN_STR, match_quoted (s, len, i));
+        return token (TOKEN_STR, match_quoted (s, len, i, memo));
     if (is_word (c))
         return match_word (s, len, i);
     if ((c == '-' || c == '+') && is_digit (at (s, len, i + 1))) {
@@ -319,6 +340,7 @@ dlq_fingerprint_normalise_message (const char *message, size_t len, dlq_buf_t *o
 {
     size_t start = out->len;
     bool pending_space = false;
+    quote_memo_t memo = { 0 };
     dlq_buf_reserve (out, 0);
     out->data [out->len] = '\0';        /* data may be new: NUL-terminate it */
     for (size_t i = 0; i < len && out->len - start <= DLQ_FINGERPRINT_MESSAGE_MAX; ) {
@@ -330,7 +352,7 @@ dlq_fingerprint_normalise_message (const char *message, size_t len, dlq_buf_t *o
         if (pending_space)
             dlq_buf_putc (out, ' ');
         pending_space = false;
-        token_t t = match_at (message, len, i);
+        token_t t = match_at (message, len, i, &memo);
         if (t.kind) {
             dlq_buf_puts (out, placeholders [t.kind]);
             i = t.end;
@@ -352,6 +374,14 @@ static span_t
 span (const char *p, size_t n)
 {
     return (span_t) { p, n };
+}
+
+/* The empty span: "" rather than NULL, so that arithmetic and memcpy on
+ * any span's p are defined. */
+static span_t
+empty (void)
+{
+    return span ("", 0);
 }
 
 static span_t
@@ -477,7 +507,7 @@ prev_line (lines_t *it, span_t *line)
 static span_t
 peek_line (lines_t it)
 {
-    span_t line = span (NULL, 0);
+    span_t line = empty ();
     next_line (&it, &line);
     return line;
 }
@@ -506,7 +536,7 @@ frame (frame_style_t style, span_t identity, span_t location, size_t lines)
     return (frame_t) { style, trim (identity), trim (location), lines };
 }
 
-static const frame_t no_frame = { FRAME_NONE, { NULL, 0 }, { NULL, 0 }, 0 };
+static const frame_t no_frame = { FRAME_NONE, { "", 0 }, { "", 0 }, 0 };
 
 /* File "x.py", line 12, in f */
 static frame_t
@@ -520,7 +550,7 @@ parse_python (span_t line)
         return no_frame;
     span_t tail = after (rest, quote + 1);
     size_t in = find (tail, ", in ");
-    span_t function = in == SIZE_MAX ? span (NULL, 0) : after (tail, in + 5);
+    span_t function = in == SIZE_MAX ? empty () : after (tail, in + 5);
     return frame (FRAME_PYTHON, function, before (rest, quote), 1);
 }
 
@@ -570,12 +600,12 @@ parse_at (span_t line)
         span_t inside = span (rest.p + paren + 1, rest.n - paren - 2);
         return is_java_location (inside)
              ? frame (FRAME_JAVA, before (rest, paren), inside, 1)
-             : frame (FRAME_DOTNET, rest, span (NULL, 0), 1);
+             : frame (FRAME_DOTNET, rest, empty (), 1);
     }
     span_t no_column = strip_line_suffix (rest, false);
     if (no_column.n != rest.n && strip_line_suffix (no_column, false).n != no_column.n
         && find (rest, " ") == SIZE_MAX)
-        return frame (FRAME_JS, span (NULL, 0), rest, 1);
+        return frame (FRAME_JS, empty (), rest, 1);
     return no_frame;
 }
 
@@ -812,7 +842,7 @@ fingerprint_of_spans (span_t type, span_t message, span_t stack, dlq_fingerprint
 static span_t
 span_or_empty (const char *p, size_t n)
 {
-    return p ? span (p, n) : span ("", 0);
+    return p ? span (p, n) : empty ();
 }
 
 void
@@ -829,7 +859,7 @@ static span_t
 string_member (const dlq_json_value_t *obj, const char *key)
 {
     const dlq_json_value_t *v = dlq_json_get (obj, key);
-    return v && v->type == DLQ_JSON_STRING ? span (v->str, v->len) : span ("", 0);
+    return v && v->type == DLQ_JSON_STRING ? span (v->str, v->len) : empty ();
 }
 
 bool

@@ -460,3 +460,36 @@ Test (fingerprint, of_a_body_with_missing_or_odd_error_fields)
     cr_expect_str_eq (fp.hex, direct.hex);
     cr_expect_str_eq (fp.normalised, "id <num> not found");
 }
+
+/* A JS frame with no function ("at a.js:1:2") has an empty identity: it
+ * must be an empty span, not a NULL one (UBSan stopped on the pointer
+ * arithmetic an outside campaign found), and still name its file. */
+Test (fingerprint, a_frame_without_identity)
+{
+    size_t count;
+    char *top = frames ("Error: boom\n    at a.js:1:2\n    at /srv/app/b.js:3:4\n", 3, &count);
+    cr_expect_eq (count, 2);
+    cr_expect_str_eq (top, "(a.js)\n(b.js)");
+    free (top);
+    top = frames ("Traceback (most recent call last):\n  File \"x.py\", line 1\n", 3, &count);
+    cr_expect_eq (count, 1);
+    free (top);
+}
+
+/* Unclosed quotes: each one is a plain character (no value to replace)
+ * and the answer is the same as before the quote scan was made linear. */
+Test (fingerprint, unclosed_quotes_stay_as_they_are)
+{
+    char *n = normalised ("a 'b 'c 'd");
+    cr_expect_str_eq (n, "a 'b 'c 'd");
+    free (n);
+    n = normalised ("x 'a 'b' y");
+    cr_expect_str_eq (n, "x <str> y", "a quote before a letter does not close the value");
+    free (n);
+    n = normalised ("'it''s' \"q\n\" `b` 'end");
+    cr_expect_str_eq (n, "<str><str> \"q \" <str> 'end", "a value ends at its line");
+    free (n);
+    n = normalised ("'a\n'b' 'c");
+    cr_expect_str_eq (n, "'a <str> 'c");
+    free (n);
+}
