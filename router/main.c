@@ -100,10 +100,12 @@ serve (dlqd_config_t *config)
     if (!gateway) {
         dlq_log (DLQ_LOG_ERROR, "cannot start: %s", err);
         free (err);
+        dlq_log_flush ();
         return 1;
     }
     int rc = dlq_gateway_run (gateway, stop_pipe [0]);
     dlq_gateway_destroy (&gateway);
+    dlq_log_flush ();                   /* every thread is gone: the last counts */
     return rc;
 }
 

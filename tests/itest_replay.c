@@ -451,7 +451,9 @@ Test (replay, a_pass_without_a_worker_gives_its_batch_back)
     enum { N = 6 };
     char ids [N][DLQ_UUID_LEN + 1];
     put_events (N, ids);
-    cr_assert (log_shows ("4 released to wait: no worker connected to the replay endpoint", 30),
+    /* no count of events: the first such pass may have claimed fewer than
+     * 4, and the later ones are repeats, counted rather than written */
+    cr_assert (log_shows (" released to wait: no worker connected to the replay endpoint", 30),
                "a pass without a worker says so");
     void *pull = replay_pull_open (zctx, replay_endpoint, 200);
     int seen [N] = { 0 };
