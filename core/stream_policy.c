@@ -13,6 +13,11 @@
 
 #define MS_PER_DAY 86400000LL
 
+/* The last instant a timestamp holds, 9999-12-31T23:59:59.999Z (dlq_time.h:
+ * years 0001-9999): a later expiry is this one, so that the stored body,
+ * which writes every timestamp as ISO-8601, keeps it. */
+#define LAST_INSTANT_MS 253402300799999LL
+
 typedef struct {
     char        *stream;
     dlq_policy_t policy;
@@ -36,9 +41,9 @@ dlq_policy_apply (const dlq_policy_t *policy, dlq_event_t *event)
         free (event->error_stack_trace);
         event->error_stack_trace = NULL;
     }
-    event->expires_at = policy->retention_days > 0
-                      ? event->created_at + policy->retention_days * MS_PER_DAY
-                      : DLQ_TIME_NONE;
+    int64_t expires = event->created_at + policy->retention_days * MS_PER_DAY;
+    event->expires_at = policy->retention_days <= 0 ? DLQ_TIME_NONE
+                      : expires < LAST_INSTANT_MS ? expires : LAST_INSTANT_MS;
 }
 
 static uint64_t

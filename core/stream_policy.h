@@ -43,7 +43,9 @@ typedef struct dlq_policy_table dlq_policy_table_t;
 
 /* Apply policy to event: drop fullDocument when excluded, drop
  * error.stackTrace when excluded, and set expiresAt = createdAt +
- * retention_days (absent when retention_days is 0). Call before encoding. */
+ * retention_days (absent when retention_days is 0; at most
+ * 9999-12-31T23:59:59.999Z, the last instant a timestamp holds). Call
+ * before encoding. */
 void dlq_policy_apply (const dlq_policy_t *policy, dlq_event_t *event);
 
 /* A table of per-stream policies with a default for every other stream. */
