@@ -82,19 +82,19 @@ read_object (const dlq_json_value_t *v, const char *name, size_t max, bool bson,
 {
     if (v->type != DLQ_JSON_OBJECT)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a JSON object", name);
-    if (bson) {
-        dlq_error_t why;
-        if (dlq_extjson_check (v, name, &why) != DLQ_OK)
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, why.field, "%s", why.message);
-        dlq_code_t code = check_bson_values (v, name, err);
-        if (code != DLQ_OK)
-            return code;
-    }
     dlq_buf_t text = DLQ_BUF_INIT;
-    dlq_json_write (&text, v);
-    if (text.len > max) {
+    dlq_json_write (&text, v);          /* the size first: what is checked next is then small */
+    dlq_code_t code = text.len > max
+                    ? dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s is larger than %zu bytes", name, max)
+                    : DLQ_OK;
+    dlq_error_t why;
+    if (code == DLQ_OK && bson && dlq_extjson_check (v, name, &why) != DLQ_OK)
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, why.field, "%s", why.message);
+    if (code == DLQ_OK && bson)
+        code = check_bson_values (v, name, err);
+    if (code != DLQ_OK) {
         dlq_buf_free (&text);
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s is larger than %zu bytes", name, max);
+        return code;
     }
     dlq_buf_putc (&text, '\0');
     *out = dlq_buf_steal (&text, NULL);

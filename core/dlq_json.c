@@ -397,32 +397,29 @@ decode_escapes (parser_t *ps, const uchar *p, const uchar *end, char *out, size_
 {
     char *o = out;
     for (;;) {
-        const uchar *bs = memchr (p, '\\', (size_t) (end - p));
-        const uchar *run_end = bs ? bs : end;
-        memcpy (o, p, (size_t) (run_end - p));
-        o += run_end - p;
-        if (!bs)
-            break;
-        char c;
-        switch (bs [1]) {
-        case '"':  c = '"';  break;
-        case '\\': c = '\\'; break;
-        case '/':  c = '/';  break;
-        case 'b':  c = '\b'; break;
-        case 'f':  c = '\f'; break;
-        case 'n':  c = '\n'; break;
-        case 'r':  c = '\r'; break;
-        case 't':  c = '\t'; break;
-        case 'u':
-            p = bs;
-            if (decode_unicode (ps, &p, end, &o) != DLQ_JSON_OK)
-                return DLQ_JSON_ERR_SYNTAX;
-            continue;
-        default:
-            return fail (ps, DLQ_JSON_ERR_SYNTAX, bs, "invalid escape in string");
+        if (p < end && *p != '\\') {     /* a run up to the next escape (none between two) */
+            const uchar *bs = memchr (p, '\\', (size_t) (end - p));
+            const uchar *run_end = bs ? bs : end;
+            memcpy (o, p, (size_t) (run_end - p));
+            o += run_end - p;
+            p = run_end;
         }
-        *o++ = c;
-        p = bs + 2;
+        if (p == end)
+            break;
+        static const char simple [256] = {
+            ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n',
+            ['r'] = '\r', ['t'] = '\t',
+        };
+        while (p < end && *p == '\\' && simple [p [1]]) {     /* escapes back to back: one tight loop */
+            *o++ = simple [p [1]];
+            p += 2;
+        }
+        if (p == end || *p != '\\')
+            continue;
+        if (p [1] != 'u')
+            return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "invalid escape in string");
+        if (decode_unicode (ps, &p, end, &o) != DLQ_JSON_OK)
+            return DLQ_JSON_ERR_SYNTAX;
     }
     *out_len = (size_t) (o - out);
     return DLQ_JSON_OK;
@@ -814,49 +811,64 @@ repeated_member (const dlq_json_value_t *obj)
     return found;
 }
 
-/* Append ".name" (or ".index" in an array) to path at *used, cut to size. */
-static void
-path_push (char *path, size_t size, size_t *used, const dlq_json_value_t *m, size_t index)
-{
-    if (!path || *used + 1 >= size)
-        return;
-    int n = m->key ? snprintf (path + *used, size - *used, "%s%.*s", *used ? "." : "",
-                               (int) (m->key_len > 100 ? 100 : m->key_len), m->key)
-                   : snprintf (path + *used, size - *used, "%s%zu", *used ? "." : "", index);
-    *used += n > 0 ? (size_t) n : 0;
-    if (*used >= size)
-        *used = size - 1;
-}
-
-static const dlq_json_value_t *
-find_duplicate (const dlq_json_value_t *v, char *path, size_t size, size_t used)
+static bool
+find_duplicate (const dlq_json_value_t *v, dlq_json_path_t *chain)
 {
     if (v->type != DLQ_JSON_OBJECT && v->type != DLQ_JSON_ARRAY)
-        return NULL;
+        return false;
     const dlq_json_value_t *repeated = v->type == DLQ_JSON_OBJECT ? repeated_member (v) : NULL;
-    if (repeated) {
-        path_push (path, size, &used, repeated, 0);
-        return repeated;
-    }
-    size_t index = 0;
+    if (repeated)
+        return dlq_json_path_push (chain, repeated, 0);
+    size_t index = 0, depth = chain->depth;
     for (const dlq_json_value_t *m = v->child; m; m = m->next, index++) {
-        size_t here = used;
-        path_push (path, size, &here, m, index);
-        const dlq_json_value_t *found = find_duplicate (m, path, size, here);
-        if (found)
-            return found;
-        if (path)
-            path [used] = '\0';
+        if (m->type != DLQ_JSON_OBJECT && m->type != DLQ_JSON_ARRAY)
+            continue;
+        chain->depth = depth;
+        if (dlq_json_path_push (chain, m, index) && find_duplicate (m, chain))
+            return true;
     }
-    return NULL;
+    chain->depth = depth;
+    return false;
+}
+
+bool
+dlq_json_path_push (dlq_json_path_t *path, const dlq_json_value_t *member, size_t index)
+{
+    if (path->depth > DLQ_JSON_MAX_DEPTH)
+        return false;
+    path->member [path->depth] = member;
+    path->index [path->depth++] = index;
+    return true;
+}
+
+void
+dlq_json_path_format (const dlq_json_path_t *path, const char *prefix, char *out, size_t size)
+{
+    if (!size)
+        return;
+    int n = snprintf (out, size, "%s", prefix ? prefix : "");
+    size_t used = n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
+    for (size_t i = 0; i < path->depth && used + 1 < size; i++) {
+        const dlq_json_value_t *m = path->member [i];
+        n = m->key ? snprintf (out + used, size - used, "%s%.*s", used ? "." : "",
+                               (int) (m->key_len > 100 ? 100 : m->key_len), m->key)
+                   : snprintf (out + used, size - used, "%s%zu", used ? "." : "", path->index [i]);
+        used = n < 0 ? used : used + (size_t) n < size ? used + (size_t) n : size - 1;
+    }
 }
 
 const dlq_json_value_t *
 dlq_json_find_duplicate (const dlq_json_value_t *v, char *path, size_t path_size)
 {
+    dlq_json_path_t chain;
+    chain.depth = 0;
     if (path && path_size)
         path [0] = '\0';
-    return v ? find_duplicate (v, path_size ? path : NULL, path_size, 0) : NULL;
+    if (!v || !find_duplicate (v, &chain))
+        return NULL;
+    if (path && path_size)
+        dlq_json_path_format (&chain, NULL, path, path_size);
+    return chain.member [chain.depth - 1];
 }
 
 bool
@@ -941,12 +953,17 @@ dlq_json_write_string (dlq_buf_t *out, const char *s, size_t len)
     for (;;) {
         const uchar *run = p;
         p = scan_unescaped (p, end);
-        memcpy (out->data + out->len, run, (size_t) (p - run));
-        out->len += (size_t) (p - run);
+        if (p != run) {
+            memcpy (out->data + out->len, run, (size_t) (p - run));
+            out->len += (size_t) (p - run);
+        }
         if (p == end)
             break;
-        dlq_buf_reserve (out, (size_t) (end - p) + 6 + 1);
-        out->len += escape_byte (*p++, out->data + out->len);
+        do {                            /* bytes to escape back to back: one tight loop */
+            if (out->cap - out->len < (size_t) (end - p) + 6 + 2)  /* this escape, the rest and '"' */
+                dlq_buf_reserve (out, (size_t) (end - p) + 6 + 1);
+            out->len += escape_byte (*p++, out->data + out->len);
+        } while (p < end && needs_escape [*p]);
     }
     out->data [out->len++] = '"';
     out->data [out->len] = '\0';

@@ -72,6 +72,23 @@ void dlq_json_doc_destroy (dlq_json_doc_t **doc_p);
 /* Member of an object by name (first match), or NULL; NULL when obj is not an object. */
 const dlq_json_value_t *dlq_json_get (const dlq_json_value_t *obj, const char *key);
 
+/* The way from a value down to one inside it: the member (or array
+ * element, with its index) at each level. Filled by the finders below and
+ * by checks of their own, formatted only once something is found, so a
+ * walk over a large document costs no formatting. */
+typedef struct {
+    const dlq_json_value_t *member [DLQ_JSON_MAX_DEPTH + 1];
+    size_t                  index [DLQ_JSON_MAX_DEPTH + 1];
+    size_t                  depth;
+} dlq_json_path_t;
+
+/* Add one level to path; false (nothing added) when it is full. */
+bool dlq_json_path_push (dlq_json_path_t *path, const dlq_json_value_t *member, size_t index);
+
+/* path as text after prefix (may be NULL): "prefix.a.b.0.c" (each name
+ * cut to 100 bytes), the whole cut to size - 1 bytes. */
+void dlq_json_path_format (const dlq_json_path_t *path, const char *prefix, char *out, size_t size);
+
 /* The first member, depth first in document order, whose name repeats an
  * earlier member of the same object (names compared byte for byte, NULs
  * included), or NULL when every object in v has unique names. When path is

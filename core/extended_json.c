@@ -184,31 +184,41 @@ check_wrapper (const dlq_json_value_t *obj, const char **name)
     return true;                        /* some other $-key: an ordinary document */
 }
 
-dlq_code_t
-dlq_extjson_check (const dlq_json_value_t *v, const char *path, dlq_error_t *err)
+/* The first malformed wrapper in v (v itself, or one below it, path
+ * holding the way down), or NULL. A well-formed wrapper is a leaf. */
+static const dlq_json_value_t *
+find_malformed (const dlq_json_value_t *v, dlq_json_path_t *path, const char **wrapper)
 {
-    if (v->type != DLQ_JSON_OBJECT && v->type != DLQ_JSON_ARRAY)
-        return DLQ_OK;
     if (v->type == DLQ_JSON_OBJECT) {
-        const char *wrapper;
-        if (!check_wrapper (v, &wrapper))
-            return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, path,
-                                  "%s: malformed extended JSON %s value", path, wrapper);
-        if (wrapper)
-            return DLQ_OK;
+        if (!check_wrapper (v, wrapper))
+            return v;
+        if (*wrapper)
+            return NULL;
     }
-    size_t index = 0;
+    size_t index = 0, depth = path->depth;
     for (const dlq_json_value_t *m = v->child; m; m = m->next, index++) {
         if (m->type != DLQ_JSON_OBJECT && m->type != DLQ_JSON_ARRAY)
             continue;
-        char child [128];
-        if (m->key)
-            snprintf (child, sizeof child, "%s.%.*s", path, (int) (m->key_len > 60 ? 60 : m->key_len), m->key);
-        else
-            snprintf (child, sizeof child, "%s.%zu", path, index);
-        dlq_code_t code = dlq_extjson_check (m, child, err);
-        if (code != DLQ_OK)
-            return code;
+        path->depth = depth;
+        const dlq_json_value_t *bad = dlq_json_path_push (path, m, index) ? find_malformed (m, path, wrapper) : NULL;
+        if (bad)
+            return bad;
     }
-    return DLQ_OK;
+    path->depth = depth;
+    return NULL;
+}
+
+dlq_code_t
+dlq_extjson_check (const dlq_json_value_t *v, const char *field, dlq_error_t *err)
+{
+    if (v->type != DLQ_JSON_OBJECT && v->type != DLQ_JSON_ARRAY)
+        return DLQ_OK;
+    dlq_json_path_t path;
+    path.depth = 0;
+    const char *wrapper = NULL;
+    if (!find_malformed (v, &path, &wrapper))
+        return DLQ_OK;
+    char where [128];
+    dlq_json_path_format (&path, field, where, sizeof where);
+    return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, where, "%s: malformed extended JSON %s value", where, wrapper);
 }

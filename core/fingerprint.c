@@ -620,26 +620,31 @@ is_go_location (span_t s)
     return file.n != s.n && file.n > 3 && memcmp (file.p + file.n - 3, ".go", 3) == 0;
 }
 
-/* main.f(...) followed by <tab>/path/x.go:12 +0x1d */
+/* main.f(...) followed by <tab>/path/x.go:12 +0x1d (the line after it,
+ * looked at only when this one can start a Go frame). */
 static frame_t
-parse_go (span_t line, span_t next)
+parse_go (span_t line, lines_t after_line)
 {
+    if (!ends_with_char (line, ')'))
+        return no_frame;
     size_t paren = rfind (line, "(");
-    if (paren == SIZE_MAX || paren == 0 || !ends_with_char (line, ')')
-        || !is_go_location (trim (next)))
+    span_t next = peek_line (after_line);
+    if (paren == SIZE_MAX || paren == 0 || !is_go_location (trim (next)))
         return no_frame;
     return frame (FRAME_GO, before (line, paren), next, 2);
 }
 
 static frame_t
-parse_frame (span_t line, span_t next)
+parse_frame (span_t line, lines_t after_line)
 {
     line = trim (line);
+    if (line.n == 0)
+        return no_frame;                /* blank lines are common, and cheap to pass */
     frame_t f = parse_python (line);
     if (f.style == FRAME_NONE)
         f = parse_at (line);
     if (f.style == FRAME_NONE)
-        f = parse_go (line, next);
+        f = parse_go (line, after_line);
     return f;
 }
 
@@ -788,7 +793,7 @@ dlq_fingerprint_top_frames (const char *stack, size_t len, size_t max_frames, dl
     span_t line;
     size_t count = 0;
     while (count < max_frames && next_line (&it, &line)) {
-        frame_t f = parse_frame (line, peek_line (it));
+        frame_t f = parse_frame (line, it);
         if (f.style == FRAME_NONE)
             continue;
         if (f.style == FRAME_PYTHON && count == 0)
