@@ -58,23 +58,36 @@ equal (query_t *q, const char *column, const char *value)
     bind_text (q, value);
 }
 
-/* error.message LIKE '%text%' with LIKE's own characters escaped (read
- * from the body: only the rows the other filters leave are looked at). */
+/* dlq_contains (message, text): messageContains' rule, in linear time. */
+static void
+sql_contains (sqlite3_context *context, int argc, sqlite3_value **argv)
+{
+    (void) argc;
+    const char *message = (const char *) sqlite3_value_text (argv [0]);
+    const char *text = (const char *) sqlite3_value_text (argv [1]);
+    if (!message || !text)
+        sqlite3_result_int (context, 0);
+    else
+        sqlite3_result_int (context, dlq_event_filter_contains (message, (size_t) sqlite3_value_bytes (argv [0]),
+                                                                text));
+}
+
+int
+dlq_embedded_query_functions (sqlite3 *db)
+{
+    return sqlite3_create_function_v2 (db, "dlq_contains", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                       sql_contains, NULL, NULL, NULL);
+}
+
+/* error.message contains text (read from the body: only the rows the
+ * other filters leave are looked at). */
 static void
 contains (query_t *q, const char *text)
 {
     if (!text)
         return;
-    dlq_buf_t pattern = DLQ_BUF_INIT;
-    dlq_buf_putc (&pattern, '%');
-    for (const char *p = text; *p; p++) {
-        if (*p == '%' || *p == '_' || *p == '\\')
-            dlq_buf_putc (&pattern, '\\');
-        dlq_buf_putc (&pattern, *p);
-    }
-    dlq_buf_putc (&pattern, '%');
-    dlq_buf_puts (&q->sql, " AND json_extract (body, '$.error.message') LIKE ? ESCAPE '\\'");
-    bind_text (q, own (q, &pattern));
+    dlq_buf_puts (&q->sql, " AND dlq_contains (json_extract (body, '$.error.message'), ?)");
+    bind_text (q, text);
 }
 
 /* One metadata pair: the member's JSON type, and its value. */

@@ -34,6 +34,7 @@
  *  is what they share.
  */
 #include "embedded_internal.h"
+#include "embedded_query.h"
 #include "fingerprint.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
@@ -719,6 +720,10 @@ open_connection (dlq_embedded_t *self)
     }
     sqlite3_extended_result_codes (self->db, 1);
     sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+    if (dlq_embedded_query_functions (self->db) != SQLITE_OK) {
+        embedded_fail_sqlite (self, "cannot register the query functions");
+        return false;
+    }
     return true;
 }
 
