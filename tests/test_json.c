@@ -750,3 +750,65 @@ Test (json, mutations_are_handled)
         dlq_buf_free (&once);
     }
 }
+
+/* Repeated names: found in any object at any depth, by byte-for-byte
+ * comparison (NULs count), in large objects too (the hash set), and named
+ * by their path. */
+Test (json, find_duplicate_names_the_repeated_member)
+{
+    static const struct { const char *json, *path; } cases [] = {
+        { "{\"a\":1,\"b\":2}", NULL },
+        { "{\"a\":1,\"a\":2}", "a" },
+        { "{\"a\":{\"b\":[{\"c\":1},{\"c\":1,\"d\":2,\"c\":3}]}}", "a.b.1.c" },
+        { "[1,{\"x\":1},[{\"y\":1,\"y\":2}]]", "2.0.y" },
+        { "{\"a\\u0000\":1,\"a\":2}", NULL },
+        { "{\"a\\u0000\":1,\"a\\u0000\":2}", "a" },
+        { "{\"\":1,\"\":2}", "" },
+        { "{\"k\":{\"k\":{\"k\":1}}}", NULL },
+        { "\"text\"", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        dlq_json_doc_t *doc = NULL;
+        cr_assert_eq (dlq_json_parse (cases [i].json, strlen (cases [i].json), &doc, NULL), DLQ_JSON_OK);
+        char path [128];
+        const dlq_json_value_t *m = dlq_json_find_duplicate (dlq_json_root (doc), path, sizeof path);
+        if (cases [i].path) {
+            cr_expect_not_null (m, "%s", cases [i].json);
+            cr_expect_str_eq (path, cases [i].path, "%s", cases [i].json);
+        } else {
+            cr_expect_null (m, "%s: %s", cases [i].json, path);
+            cr_expect_str_eq (path, "");
+        }
+        dlq_json_doc_destroy (&doc);
+    }
+    dlq_buf_t big = DLQ_BUF_INIT;              /* past the pairwise size: the hash set */
+    dlq_buf_puts (&big, "{");
+    for (int i = 0; i < 5000; i++)
+        dlq_buf_printf (&big, "\"m%d\":0,", i);
+    dlq_buf_puts (&big, "\"last\":0}");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (big.data, big.len, &doc, NULL), DLQ_JSON_OK);
+    cr_expect_null (dlq_json_find_duplicate (dlq_json_root (doc), NULL, 0));
+    dlq_json_doc_destroy (&doc);
+    big.len -= strlen ("\"last\":0}");
+    dlq_buf_puts (&big, "\"m4321\":1}");
+    cr_assert_eq (dlq_json_parse (big.data, big.len, &doc, NULL), DLQ_JSON_OK);
+    char path [16];
+    const dlq_json_value_t *m = dlq_json_find_duplicate (dlq_json_root (doc), path, sizeof path);
+    cr_expect (m && m->type == DLQ_JSON_NUMBER && m->str [0] == '1', "the later of the two is named");
+    cr_expect_str_eq (path, "m4321");
+    dlq_json_doc_destroy (&doc);
+    dlq_buf_free (&big);
+}
+
+Test (json, number_valid_is_the_grammar)
+{
+    static const char *const good [] = { "0", "-0", "12", "1.5", "-1.5e+10", "1E3", "0.0e-0" };
+    static const char *const bad [] = { "", "-", "01", "1.", ".5", "+1", "1e", "0x10", " 1", "1 ", "inf", "nan",
+                                        "NaN", "Infinity", "1e+", "--1" };
+    for (size_t i = 0; i < sizeof good / sizeof good [0]; i++)
+        cr_expect (dlq_json_number_valid (good [i], strlen (good [i])), "%s", good [i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++)
+        cr_expect_not (dlq_json_number_valid (bad [i], strlen (bad [i])), "%s", bad [i]);
+    cr_expect_not (dlq_json_number_valid ("12\0garbage", 10), "a NUL ends no number");
+}
