@@ -151,7 +151,9 @@ on_committed (dlq_gateway_t *self, bool draining)
     maybe_commit (self, draining);
 }
 
-/* A body over gateway.max_message_bytes is answered TOO_LARGE here: true. */
+/* A body over gateway.max_message_bytes is answered TOO_LARGE here: true.
+ * Asked for every verb before its handler, so no verb parses a body the
+ * limit refuses (the query threads included). */
 static bool
 refuse_too_large (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
@@ -178,8 +180,6 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
 {
     size_t len = zmq_msg_size (&frames [3]);
     dlq_error_t err;
-    if (refuse_too_large (self, frames))
-        return;
     if (len == 0) {
         dlq_error_set (&err, DLQ_ERR_EMPTY_BODY, NULL, "PUT needs a FailedEvent JSON body");
         send_error (self, &frames [0], &frames [2], &err);
@@ -214,8 +214,6 @@ static void
 handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
 {
     dlq_error_t err;
-    if (refuse_too_large (self, frames))
-        return;
     dlq_checkpoint_t value;
     bool remove = false;
     if (dlq_ckpt_read_write (verb, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), &value, &remove, &err)
@@ -318,6 +316,28 @@ read_message (dlq_gateway_t *self, zmq_msg_t frames [5])
     return total - 1;
 }
 
+/* Hand a request of a known verb to its handler, or to the query threads. */
+static void
+dispatch (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
+{
+    if (verb == DLQ_VERB_PUT)
+        handle_put (self, frames);
+    else
+    if (verb == DLQ_VERB_PING)
+        handle_ping (self, frames);
+    else
+    if (verb == DLQ_VERB_REDELIVER)
+        handle_redeliver (self, frames);
+    else
+    if (dlq_ckpt_verb_writes (verb) && !self->config->primary_sink)
+        handle_ckpt_write (self, verb, frames);
+    else
+    if (dlq_ckpt_verb_writes (verb))            /* a sink primary's: in order per client */
+        dlq_query_service_submit_keyed (self->queries, frames, identity_key (&frames [0]));
+    else
+        dlq_query_service_submit (self->queries, frames);
+}
+
 /* Read and answer (or queue) one request; false when none was waiting. */
 static bool
 handle_request (dlq_gateway_t *self)
@@ -326,11 +346,11 @@ handle_request (dlq_gateway_t *self)
     int count = read_message (self, frames);
     if (count < 0)
         return false;
-    dlq_error_t err;
     if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX) {
         zmq_msg_t empty;
         zmq_msg_init (&empty);
         bool id_usable = count >= 2 && zmq_msg_size (&frames [2]) <= DLQ_REQUEST_ID_MAX;
+        dlq_error_t err;
         dlq_error_set (&err, DLQ_ERR_BAD_FRAMES, NULL, count != 3
                        ? "a request is 3 frames (verb, request id, body); got %d"
                        : "the request id is longer than %d bytes", count != 3 ? count : DLQ_REQUEST_ID_MAX);
@@ -339,19 +359,8 @@ handle_request (dlq_gateway_t *self)
     }
     else {
         dlq_verb_t verb = dlq_verb_parse (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
-        if (verb == DLQ_VERB_PUT)
-            handle_put (self, frames);
-        else
-        if (verb == DLQ_VERB_PING)
-            handle_ping (self, frames);
-        else
-        if (verb == DLQ_VERB_REDELIVER)
-            handle_redeliver (self, frames);
-        else
-        if (dlq_ckpt_verb_writes (verb) && !self->config->primary_sink)
-            handle_ckpt_write (self, verb, frames);
-        else
         if (verb == DLQ_VERB_UNKNOWN) {
+            dlq_error_t err;
             dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
                            "LIST, COUNT, GROUPS, STATS, PING, REDELIVER, REPLAY, REPLAY.STATUS, REPLAY.PAUSE, "
                            "REPLAY.RESUME, REPLAY.CANCEL, RESOLVE, FAIL or CKPT.SAVE / SEEN / PROCESSED / GET / "
@@ -359,11 +368,8 @@ handle_request (dlq_gateway_t *self)
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
-        if (dlq_ckpt_verb_writes (verb))            /* a sink primary's: in order per client */
-            dlq_query_service_submit_keyed (self->queries, frames,
-                                            identity_key (&frames [0]));
-        else
-            dlq_query_service_submit (self->queries, frames);
+        if (!refuse_too_large (self, frames))
+            dispatch (self, verb, frames);
     }
     for (int i = 0; i < 5; i++)
         zmq_msg_close (&frames [i]);
