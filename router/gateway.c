@@ -316,6 +316,41 @@ read_message (dlq_gateway_t *self, zmq_msg_t frames [5])
     return total - 1;
 }
 
+/* Answer BAD_FRAMES to a message of count frames (after the identity)
+ * that is not [verb][request id][body]. Its request id is the second
+ * frame when that is at most DLQ_REQUEST_ID_MAX bytes, else empty. A
+ * message that starts with an empty frame and is not 3 frames is a REQ
+ * socket's: its empty delimiter, then the request. The reply goes behind
+ * an empty frame too, with the id of the request after the delimiter: a
+ * REQ socket drops every reply that does not start with its delimiter, so
+ * its client would wait for ever. */
+static void
+refuse_frames (dlq_gateway_t *self, zmq_msg_t frames [5], int count)
+{
+    bool enveloped = count != 3 && count >= 2 && zmq_msg_size (&frames [1]) == 0;
+    int id_frame = enveloped ? 3 : 2;
+    bool id_usable = count >= id_frame && zmq_msg_size (&frames [id_frame]) <= DLQ_REQUEST_ID_MAX;
+    dlq_error_t err;
+    if (count != 3)
+        dlq_error_set (&err, DLQ_ERR_BAD_FRAMES, NULL, enveloped
+                       ? "a request is 3 frames (verb, request id, body), without the empty delimiter "
+                         "frame of a REQ socket; got %d frames" : "a request is 3 frames "
+                         "(verb, request id, body); got %d", count);
+    else
+        dlq_error_set (&err, DLQ_ERR_BAD_FRAMES, NULL, "the request id is longer than %d bytes",
+                       DLQ_REQUEST_ID_MAX);
+    zmq_msg_t empty;
+    zmq_msg_init (&empty);
+    zmq_msg_t *id = id_usable ? &frames [id_frame] : &empty;
+    if (enveloped) {
+        zmq_msg_send (&frames [0], self->router, ZMQ_SNDMORE);     /* to the client, */
+        send_error (self, &frames [1], id, &err);                   /* behind its delimiter */
+    }
+    else
+        send_error (self, &frames [0], id, &err);
+    zmq_msg_close (&empty);
+}
+
 /* Hand a request of a known verb to its handler, or to the query threads. */
 static void
 dispatch (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
@@ -346,17 +381,8 @@ handle_request (dlq_gateway_t *self)
     int count = read_message (self, frames);
     if (count < 0)
         return false;
-    if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX) {
-        zmq_msg_t empty;
-        zmq_msg_init (&empty);
-        bool id_usable = count >= 2 && zmq_msg_size (&frames [2]) <= DLQ_REQUEST_ID_MAX;
-        dlq_error_t err;
-        dlq_error_set (&err, DLQ_ERR_BAD_FRAMES, NULL, count != 3
-                       ? "a request is 3 frames (verb, request id, body); got %d"
-                       : "the request id is longer than %d bytes", count != 3 ? count : DLQ_REQUEST_ID_MAX);
-        send_error (self, &frames [0], id_usable ? &frames [2] : &empty, &err);
-        zmq_msg_close (&empty);
-    }
+    if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX)
+        refuse_frames (self, frames, count);
     else {
         dlq_verb_t verb = dlq_verb_parse (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
         if (verb == DLQ_VERB_UNKNOWN) {
