@@ -274,8 +274,9 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
         if (stream && id)
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "id", "give streamName or id, not both");
         else
-        if (stream && (stream->type != DLQ_JSON_STRING || stream->len == 0))
-            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a non-empty string");
+        if (stream && (stream->type != DLQ_JSON_STRING || stream->len == 0 || memchr (stream->str, '\0', stream->len)))
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a non-empty string "
+                           "without \\u0000");
         else
         if (id && (id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, NULL)))
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");

@@ -90,15 +90,21 @@ need_workbench (dlq_replay_verbs_t *self, dlq_error_t *err)
 
 /* ---- REPLAY --------------------------------------------------------------------- */
 
+/* Is v the string word, compared by length (so "route\u0000x" is not "route")? */
+static bool
+is_word (const dlq_json_value_t *v, const char *word)
+{
+    return v->type == DLQ_JSON_STRING && v->len == strlen (word) && memcmp (v->str, word, v->len) == 0;
+}
+
 /* target, rate and the selection (ids, or filters / all) of a request. */
 static dlq_code_t
 read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_plan_t *plan, dlq_error_t *err)
 {
     const dlq_json_value_t *target = dlq_json_get (root, "target");
-    if (target && (target->type != DLQ_JSON_STRING
-               || (strcmp (target->str, "route") != 0 && strcmp (target->str, "endpoint") != 0)))
+    if (target && !is_word (target, "route") && !is_word (target, "endpoint"))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "target", "target must be \"route\" or \"endpoint\"");
-    plan->to_endpoint = target && strcmp (target->str, "endpoint") == 0;
+    plan->to_endpoint = target && is_word (target, "endpoint");
     if (plan->to_endpoint && !self->config->replay.listen)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "target", "target \"endpoint\" needs replay.listen "
                               "in the gateway's config");
