@@ -210,7 +210,8 @@ list_params (const request_t *req, const char **stream, int64_t *limit, const ch
     const dlq_json_value_t *s = dlq_json_get (req->root, "streamName");
     if (!s || s->type != DLQ_JSON_STRING || s->len == 0 || s->len > 4 * DLQ_STREAM_NAME_MAX
     ||  memchr (s->str, '\0', s->len))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a non-empty string");
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "streamName", "streamName must be a string of 1 to %d "
+                              "bytes without \\u0000", 4 * DLQ_STREAM_NAME_MAX);
     const dlq_json_value_t *l = dlq_json_get (req->root, "limit");
     *limit = LIST_LIMIT_DEFAULT;
     if (l && (!dlq_json_as_int64 (l, limit) || *limit < 1 || *limit > LIST_LIMIT_MAX))
