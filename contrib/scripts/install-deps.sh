@@ -3,10 +3,11 @@
 # build (and, with --test, to run its tests), only those missing. Uses sudo
 # when not run as root.
 #
-# --test adds the servers the tests run against (PostgreSQL 15, RabbitMQ)
-# and the Python client: the tests start throwaway instances of their own on
-# other ports (pg-server.sh, rabbitmq-server.sh), but on a machine with
-# systemd, Debian's packages also start their own system services.
+# --test adds the servers the tests run against (PostgreSQL 15, RabbitMQ),
+# the Python client, and clang with its libFuzzer runtime for the fuzz
+# harnesses: the tests start throwaway instances of their own on other
+# ports (pg-server.sh, rabbitmq-server.sh), but on a machine with systemd,
+# Debian's packages also start their own system services.
 set -euo pipefail
 
 packages=(
@@ -22,6 +23,7 @@ if [ "${1:-}" = "--test" ]; then
     python3 python3-zmq    # the independent wire-protocol client used by the tests
     postgresql-15          # the real PostgreSQL the postgres sink's tests run against
     rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
+    clang libclang-rt-14-dev   # the libFuzzer harnesses of tests/fuzz (a DLQD_FUZZ=ON build)
   )
 elif [ $# -gt 0 ]; then
   echo "usage: install-deps.sh [--test]" >&2

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — install what is missing, build, and run every test: all suites
-# in a normal build, then all of them again under ASan + UBSan. One throwaway
+# in a normal build, then all of them again under ASan + UBSan, then the
+# fuzz harnesses (a clang build, build-fuzz/) over their seed corpora plus
+# a bounded number of new inputs (ctest -L fuzz: about a minute). One throwaway
 # PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
 # tests of both runs (DLQD_TEST_PG_CONNINFO), one throwaway RabbitMQ node
 # (contrib/scripts/rabbitmq-server.sh) the amqp sink's (DLQD_TEST_AMQP_URL,
@@ -17,6 +19,9 @@ contrib/scripts/build.sh "$root/build" > "$root/build.log" 2>&1 || { tail -50 "$
 echo "== build (ASan + UBSan)"
 DLQD_BUILD_TYPE=Debug contrib/scripts/build.sh "$root/build-asan" -DDLQD_SANITIZE=ON \
   > "$root/build-asan.log" 2>&1 || { tail -50 "$root/build-asan.log"; exit 1; }
+echo "== build (clang, the libFuzzer harnesses of tests/fuzz)"
+contrib/scripts/build.sh "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DDLQD_FUZZ=ON \
+  > "$root/build-fuzz.log" 2>&1 || { tail -50 "$root/build-fuzz.log"; exit 1; }
 
 pgdir="$(mktemp -d /tmp/dlqd-pg.XXXXXX)"
 amqpdir="$(mktemp -d /tmp/dlqd-rabbitmq.XXXXXX)"
@@ -60,4 +65,6 @@ echo "== the out-of-tree example plugin, built against the installed headers"
 contrib/scripts/test-plugins.sh "$root/build" || status=1
 echo "== every test again under ASan + UBSan"
 (cd "$root/build-asan" && ctest --output-on-failure -j2) || status=1
+echo "== the fuzz harnesses, each over its corpus plus new inputs (contrib/scripts/fuzz.sh -r)"
+(cd "$root/build-fuzz" && ctest -L fuzz --output-on-failure -j2) || status=1
 exit $status
