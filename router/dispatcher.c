@@ -397,7 +397,9 @@ requeue_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
     dlq_retry_queue_push (ctx->self->retries, (dlq_retry_item_t) { row->seq, 0, dlq_time_mono_ms () });
 }
 
-/* Answer {"sink":...,"streamName"?:...,"id"?:...} with {"sink":...,"requeued":n}. */
+/* Answer {"sink":...,"streamName"?:...,"id"?:...} with {"sink":...,"requeued":n}.
+ * The front end checked the body; the id is looked up as stored, lower case
+ * (a UUID may be sent in either case). */
 static void
 redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
 {
@@ -406,9 +408,12 @@ redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
     const dlq_json_value_t *root = doc ? dlq_json_root (doc) : NULL;
     const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
     const dlq_json_value_t *id = dlq_json_get (root, "id");
+    char uuid [DLQ_UUID_LEN + 1] = "";
+    if (id)
+        dlq_uuid_parse (id->str, id->len, uuid);
     requeue_ctx_t ctx = { self, update_new (self), 0 };
     ssize_t n = dlq_embedded_rows_of_sink (self->store, sink_name (self), DLQ_DELIVERY_FAILED,
-                                           stream ? stream->str : NULL, id ? id->str : NULL,
+                                           stream ? stream->str : NULL, id ? uuid : NULL,
                                            requeue_row, &ctx);
     dlq_json_doc_destroy (&doc);
     if (ctx.update->row_count)

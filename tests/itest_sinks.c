@@ -193,6 +193,10 @@ Test (sinks, permanent_failures_are_recorded_and_can_be_redelivered)
     cr_expect_str_eq (reply, "{\"sink\":\"shaky\",\"requeued\":1}");
     free (reply);
     cr_expect_eq (wait_recorded (6, 20), 6);
+    reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"shaky\",\"id\":\"0190F1D2-6C4E-7A01-8B2C-000000000003\"}", "OK");
+    cr_expect_str_eq (reply, "{\"sink\":\"shaky\",\"requeued\":1}", "an id in upper case is the same id");
+    free (reply);
+    cr_expect_eq (wait_recorded (7, 20), 7);
     reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"nosuch\"}", "ERR");
     cr_expect_not_null (strstr (reply, "INVALID_REQUEST"));
     free (reply);
