@@ -50,8 +50,8 @@ commit (dlq_committer_t *self, dlq_embedded_t *store, void *tip, dlq_commit_batc
         snprintf (batch->error, sizeof batch->error, "%s", error);
     }
     if (rc != DLQ_STORE_OK)
-        dlq_log (DLQ_LOG_ERROR, "commit of %zu events and %zu ledger updates failed: %s",
-                 batch ? batch->count : 0, count, error);
+        dlq_log (DLQ_LOG_ERROR, "commit of %zu events and %zu ledger updates failed (the updates go with "
+                 "the next commit): %s", batch ? batch->count : 0, count, error);
     else
     if (batch && batch->count)
         zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);

@@ -1,11 +1,14 @@
 /*  ledger_channel — a mutex-protected queue with an eventfd for the
- *  committer's poll and a condition variable for waiting dispatchers. */
+ *  committer's poll and a condition variable for waiting dispatchers.
+ *  Updates whose commit failed are put back at the queue's head. */
 #include "ledger_channel.h"
 
 #include "dlq_alloc.h"
+#include "dlq_log.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -58,14 +61,32 @@ dlq_ledger_channel_destroy (dlq_ledger_channel_t **self_p)
     *self_p = NULL;
 }
 
+/* Room for extra more updates in the queue (the lock held). */
+static void
+reserve (dlq_ledger_channel_t *self, size_t extra)
+{
+    if (self->count + extra <= self->capacity)
+        return;
+    size_t capacity = self->capacity ? self->capacity : 16;
+    while (capacity < self->count + extra)
+        capacity *= 2;
+    self->queue = dlq_realloc (self->queue, capacity * sizeof *self->queue);
+    self->capacity = capacity;
+}
+
 uint64_t
 dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_update_t *update)
 {
-    pthread_mutex_lock (&self->lock);
-    if (self->count == self->capacity) {
-        self->capacity = self->capacity ? self->capacity * 2 : 16;
-        self->queue = dlq_realloc (self->queue, self->capacity * sizeof *self->queue);
+    const char *problem = dlq_ledger_update_problem (update);
+    if (problem) {
+        int name_len = update ? (int) strnlen (update->sink, sizeof update->sink) : 1;
+        dlq_log (DLQ_LOG_ERROR, "ledger update of sink %.*s refused: it %s", name_len,
+                 update ? update->sink : "?", problem);
+        dlq_ledger_update_destroy (&update);
+        return 0;
     }
+    pthread_mutex_lock (&self->lock);
+    reserve (self, 1);
     self->queue [self->count++] = update;
     uint64_t ticket = ++self->next_ticket;
     pthread_mutex_unlock (&self->lock);
@@ -108,16 +129,23 @@ void
 dlq_ledger_channel_done (dlq_ledger_channel_t *self, dlq_ledger_update_t **updates,
                          size_t count, uint64_t last_ticket, bool ok)
 {
-    for (size_t i = 0; i < count; i++)
-        dlq_ledger_update_destroy (&updates [i]);
-    free (updates);
+    if (ok)
+        for (size_t i = 0; i < count; i++)
+            dlq_ledger_update_destroy (&updates [i]);
     pthread_mutex_lock (&self->lock);
+    if (!ok && count) {
+        reserve (self, count);
+        memmove (self->queue + count, self->queue, self->count * sizeof *self->queue);
+        memcpy (self->queue, updates, count * sizeof *updates);
+        self->count += count;
+    }
     if (ok)
         self->committed = last_ticket > self->committed ? last_ticket : self->committed;
     else
         self->failed = last_ticket;
     pthread_cond_broadcast (&self->changed);
     pthread_mutex_unlock (&self->lock);
+    free (updates);
 }
 
 void

@@ -6,6 +6,14 @@
  *  update is durable (dlq_ledger_channel_wait). The committer polls the
  *  channel's file descriptor, takes every queued update, commits, and marks
  *  them durable. Thread-safe.
+ *
+ *  Updates are committed in the order they were submitted and none is ever
+ *  skipped: an update whose commit failed (a full disk) goes back to the
+ *  front of the queue and rides the next commit. A dispatcher does not wait
+ *  for most of its updates (a batch's outcomes, its cursor), so dropping
+ *  one would let a later cursor become durable without the rows and counts
+ *  before it: after a crash an event retrying then would be past the cursor
+ *  with no row, never delivered again, and the counters would stay short.
  */
 #ifndef LEDGER_CHANNEL_H
 #define LEDGER_CHANNEL_H
@@ -22,12 +30,15 @@ dlq_ledger_channel_t *dlq_ledger_channel_new (void);
 void dlq_ledger_channel_destroy (dlq_ledger_channel_t **self_p);
 
 /* Queue update (ownership moves in; freed after the commit). Returns a
- * ticket for dlq_ledger_channel_wait. */
+ * ticket for dlq_ledger_channel_wait; 0 when the update is unfit to commit
+ * (dlq_ledger_update_problem: a bug, logged; the update is freed), for
+ * which dlq_ledger_channel_wait returns false at once. */
 uint64_t dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_update_t *update);
 
-/* Wait until the update with ticket is committed. false when the commit
- * failed or the channel was closed (the update is then lost: the caller's
- * state on disk did not move). */
+/* Wait until the update with ticket is committed. false when its commit
+ * failed (the update is kept and goes with a later commit: the caller may
+ * submit it again, which only repeats what is durable by then, or carry
+ * on without it) or the channel was closed. */
 bool dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket);
 
 /* Committer side: a descriptor that is readable while updates are queued. */
@@ -38,8 +49,13 @@ int dlq_ledger_channel_fd (dlq_ledger_channel_t *self);
 dlq_ledger_update_t **dlq_ledger_channel_take (dlq_ledger_channel_t *self, size_t *count_out,
                                                uint64_t *last_ticket_out);
 
-/* Committer side: the updates taken up to last_ticket were committed (ok)
- * or not; frees them and wakes the waiters. */
+/* Committer side: the updates taken up to last_ticket were committed (ok:
+ * they are freed) or not (they go back to the front of the queue, in
+ * their order, to be taken again with the next commit: a failed
+ * transaction applied none of them, so none is applied twice); wakes the
+ * waiters. The descriptor is not made readable for updates put back: they
+ * wait for the next submit or batch, so a failing store is not retried in
+ * a loop. */
 void dlq_ledger_channel_done (dlq_ledger_channel_t *self, dlq_ledger_update_t **updates,
                               size_t count, uint64_t last_ticket, bool ok);
 

@@ -234,6 +234,27 @@ query_int64 (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *what,
 /* ------------------------------------------------------------------------ */
 /* Writing */
 
+const char *
+dlq_ledger_update_problem (const dlq_ledger_update_t *u)
+{
+    if (!u)
+        return "is NULL";
+    size_t name_len = strnlen (u->sink, sizeof u->sink);
+    if (name_len == 0 || name_len == sizeof u->sink)
+        return "has an empty or unterminated sink name";
+    if (u->delivered > INT64_MAX || u->failed > INT64_MAX || u->redelivered > INT64_MAX)
+        return "has a counter beyond INT64_MAX";
+    if (u->row_count && !u->rows)
+        return "has rows but no row array";
+    for (size_t r = 0; r < u->row_count; r++) {
+        if (u->rows [r].seq < 1)
+            return "has a row with a seq below 1";
+        if ((size_t) u->rows [r].state >= STATE_COUNT)
+            return "has a row with an unknown state";
+    }
+    return NULL;
+}
+
 bool
 embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
                        size_t update_count)
@@ -243,27 +264,7 @@ embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates
         return false;
     }
     for (size_t i = 0; i < update_count; i++) {
-        const dlq_ledger_update_t *u = updates [i];
-        size_t name_len = u ? strnlen (u->sink, sizeof u->sink) : 0;
-        const char *problem = NULL;
-        if (!u)
-            problem = "is NULL";
-        else
-        if (name_len == 0 || name_len == sizeof u->sink)
-            problem = "has an empty or unterminated sink name";
-        else
-        if (u->delivered > INT64_MAX || u->failed > INT64_MAX || u->redelivered > INT64_MAX)
-            problem = "has a counter beyond INT64_MAX";
-        else
-        if (u->row_count && !u->rows)
-            problem = "has rows but no row array";
-        for (size_t r = 0; !problem && r < u->row_count; r++) {
-            if (u->rows [r].seq < 1)
-                problem = "has a row with a seq below 1";
-            else
-            if ((size_t) u->rows [r].state >= STATE_COUNT)
-                problem = "has a row with an unknown state";
-        }
+        const char *problem = dlq_ledger_update_problem (updates [i]);
         if (problem) {
             embedded_fail_text (self, "commit: ledger update %zu %s", i, problem);
             return false;

@@ -70,6 +70,13 @@ typedef struct {
     size_t              row_count;
 } dlq_ledger_update_t;
 
+/* What makes u unfit to commit (a bug of its maker), in words: "is NULL",
+ * "has an empty or unterminated sink name", "has a counter beyond
+ * INT64_MAX", "has rows but no row array", "has a row with a seq below 1",
+ * "has a row with an unknown state"; NULL when it is fit. Pure. A commit
+ * refuses a batch holding an unfit update, so check before queueing one. */
+const char *dlq_ledger_update_problem (const dlq_ledger_update_t *u);
+
 typedef struct {
     int64_t  cursor;
     int64_t  attempted;
