@@ -3,6 +3,9 @@
  *  the same values, and writing that gives the same bytes again. Errors
  *  keep their documented shape: invalid UTF-8 is reported first, at its
  *  first bad byte; only whitespace is EMPTY; the offset lies in the input.
+ *  The helpers agree with the parser: dlq_json_number_valid with what it
+ *  takes for a number, dlq_json_find_duplicate before and after the round
+ *  trip, dlq_json_as_int64 with the number's text.
  */
 #include "dlq_json.h"
 #include "fuzz_support.h"
@@ -26,11 +29,13 @@ same_value (const dlq_json_value_t *a, const dlq_json_value_t *b)
     return !x && !y && n == a->count;
 }
 
-/* An integer read by dlq_json_as_int64 is written as its text says. */
+/* An integer read by dlq_json_as_int64 is written as its text says; every
+ * number is one by dlq_json_number_valid. */
 static void
 check_numbers (const dlq_json_value_t *v)
 {
     int64_t n;
+    FUZZ_CHECK (v->type != DLQ_JSON_NUMBER || dlq_json_number_valid (v->str, v->len));
     if (v->type == DLQ_JSON_NUMBER && dlq_json_as_int64 (v, &n)) {
         char text [32];
         FUZZ_CHECK (v->len < sizeof text);
@@ -60,6 +65,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     size_t bad = 0;
     bool utf8 = dlq_utf8_valid ((const char *) data, size, &bad);
     dlq_json_result_t rc = dlq_json_parse ((const char *) data, size, &doc, &err);
+    bool number = rc == DLQ_JSON_OK && dlq_json_root (doc)->type == DLQ_JSON_NUMBER
+               && dlq_json_root (doc)->len == size;
+    FUZZ_CHECK (number == dlq_json_number_valid ((const char *) data, size));
     FUZZ_CHECK ((rc == DLQ_JSON_ERR_UTF8) == !utf8);
     FUZZ_CHECK ((rc == DLQ_JSON_ERR_EMPTY) == only_whitespace (data, size));
     if (rc != DLQ_JSON_OK) {
@@ -77,6 +85,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     dlq_json_doc_t *again = NULL;
     FUZZ_CHECK (dlq_json_parse (once.data, once.len, &again, NULL) == DLQ_JSON_OK);
     FUZZ_CHECK (same_value (root, dlq_json_root (again)));
+    char path [128], path_again [128];
+    const dlq_json_value_t *dup = dlq_json_find_duplicate (root, path, sizeof path);
+    const dlq_json_value_t *dup_again = dlq_json_find_duplicate (dlq_json_root (again), path_again, sizeof path_again);
+    FUZZ_CHECK ((dup == NULL) == (dup_again == NULL) && strcmp (path, path_again) == 0);
+    FUZZ_CHECK (!dup || (dup->key && path [0]));
     dlq_json_write (&twice, dlq_json_root (again));
     FUZZ_CHECK (once.len == twice.len && memcmp (once.data, twice.data, once.len) == 0);
     FUZZ_CHECK (once.len <= 6 * size + 2);

@@ -3,8 +3,10 @@
  *  and a replay job's stored request (router/replay_job).
  *
  *  Input: one byte choosing a verb of the table below, then its body. The
- *  body is read as that verb reads it: unknown members refused, then each
- *  parameter with its bounds, then the filters. Oracles: a refusal is
+ *  body is read as that verb reads it (dlq_params_parse_body: one object,
+ *  no name twice in any object of it), unknown members refused, then each
+ *  parameter with its bounds, then the filters. Oracles: the body reader
+ *  agrees with the JSON parser and dlq_json_find_duplicate; a refusal is
  *  INVALID_REQUEST naming a member; a filter that parses is written
  *  (dlq_event_filter_to_json) and read back to the same filter, which
  *  writes the same bytes and matches the same sample events; a body that
@@ -28,6 +30,7 @@ typedef struct {
 typedef struct {
     const char        *allowed [8];         /* NULL-ended */
     bool               filters;             /* the filter members too */
+    bool               optional;            /* an empty body is {} */
     int_param_t        ints [2];
     const char        *bools [2];
     const char        *strings [2];
@@ -43,17 +46,17 @@ static const verb_t verbs [] = {
       .strings = { "cursor", "streamName" } },                                   /* LIST of a stream */
     { .allowed = { "limit", "cursor" }, .filters = true, .ints = { LIMIT (100) },
       .strings = { "cursor" } },                                                 /* LIST, filtered */
-    { .allowed = { NULL }, .filters = true },                                    /* COUNT */
-    { .allowed = { "limit" }, .filters = true, .ints = { LIMIT (20) } },         /* GROUPS */
+    { .allowed = { NULL }, .filters = true, .optional = true },                  /* COUNT */
+    { .allowed = { "limit" }, .filters = true, .optional = true, .ints = { LIMIT (20) } }, /* GROUPS */
     { .allowed = { "ids", "all", "target", "rate", "dryRun", "sample" }, .filters = true,
       .ints = { { "rate", 100, 1, 100000 }, { "sample", 10, 0, 100 } }, .bools = { "all", "dryRun" },
       .strings = { "target" } },                                                 /* REPLAY */
     { .allowed = { "job" }, .uuids = { "job" } },                                /* REPLAY.STATUS ... CANCEL */
-    { .allowed = { "prefix", "limit", "cursor" }, .ints = { LIMIT (100) },
+    { .allowed = { "prefix", "limit", "cursor" }, .optional = true, .ints = { LIMIT (100) },
       .strings = { "prefix", "cursor" } },                                       /* CKPT.LIST */
     { .allowed = { "sink", "streamName", "id" }, .strings = { "sink", "streamName" },
       .uuids = { "id" } },                                                       /* REDELIVER */
-    { .allowed = { NULL } },                                                     /* STATS, PING */
+    { .allowed = { NULL }, .optional = true },                                   /* STATS, PING */
 };
 
 #define VERB_COUNT (sizeof verbs / sizeof verbs [0])
@@ -210,25 +213,32 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         return 0;
     const verb_t *verb = &verbs [data [0] % VERB_COUNT];
     round_trip_plan (data + 1, size - 1);
-    dlq_json_doc_t *doc = NULL;
-    if (dlq_json_parse ((const char *) data + 1, size - 1, &doc, NULL) != DLQ_JSON_OK)
+    dlq_json_doc_t *doc = NULL, *plain = NULL;
+    dlq_error_t err = { DLQ_OK, "", "" };
+    dlq_code_t code = dlq_params_parse_body (data + 1, size - 1, verb->optional, &doc, &err);
+    dlq_json_result_t rc = dlq_json_parse ((const char *) data + 1, size - 1, &plain, NULL);
+    const dlq_json_value_t *dup = plain ? dlq_json_find_duplicate (dlq_json_root (plain), NULL, 0) : NULL;
+    FUZZ_CHECK ((code == DLQ_OK) == ((rc == DLQ_JSON_OK && dlq_json_root (plain)->type == DLQ_JSON_OBJECT && !dup)
+                                    || (rc == DLQ_JSON_ERR_EMPTY && verb->optional)));
+    FUZZ_CHECK (code == DLQ_OK || (!doc && (code == DLQ_ERR_EMPTY_BODY || code == DLQ_ERR_INVALID_UTF8
+                                            || code == DLQ_ERR_INVALID_JSON || code == DLQ_ERR_INVALID_REQUEST)));
+    FUZZ_CHECK (!dup || code == DLQ_ERR_INVALID_REQUEST);
+    dlq_json_doc_destroy (&plain);
+    if (!doc)
         return 0;
     const dlq_json_value_t *root = dlq_json_root (doc);
-    dlq_error_t err = { DLQ_OK, "", "" };
-    dlq_code_t code = root->type == DLQ_JSON_OBJECT ? read_params (verb, root, &err) : DLQ_OK;
+    code = read_params (verb, root, &err);
     if (code != DLQ_OK)
         check_refusal (&err, code);
-    if (root->type == DLQ_JSON_OBJECT) {            /* any object: the filter reader skips the rest */
-        dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
-        code = dlq_event_filter_parse (root, &filter, &err);
-        if (code == DLQ_OK)
-            round_trip_filter (&filter);
-        else {
-            check_refusal (&err, code);
-            FUZZ_CHECK (dlq_event_filter_is_empty (&filter));
-        }
-        dlq_event_filter_free (&filter);
+    dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;     /* of any object: the filter reader skips the rest */
+    code = dlq_event_filter_parse (root, &filter, &err);
+    if (code == DLQ_OK)
+        round_trip_filter (&filter);
+    else {
+        check_refusal (&err, code);
+        FUZZ_CHECK (dlq_event_filter_is_empty (&filter));
     }
+    dlq_event_filter_free (&filter);
     dlq_json_doc_destroy (&doc);
     return 0;
 }
