@@ -120,6 +120,15 @@ read_instance (const dlq_json_value_t *v, char **out, dlq_error_t *err)
     return DLQ_OK;
 }
 
+/* INVALID_REQUEST naming the member m. */
+static dlq_code_t
+unknown_parameter (const dlq_json_value_t *m, dlq_error_t *err)
+{
+    char name [101];
+    dlq_json_name_text (m->key, m->key_len, name, sizeof name);
+    return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "unknown parameter \"%s\"", name);
+}
+
 /* A body is an object whose names are unique, in every object it holds. */
 static dlq_code_t
 check_object (const dlq_json_value_t *root, dlq_error_t *err)
@@ -155,7 +164,7 @@ save_member (const dlq_json_value_t *m, dlq_checkpoint_t *c, dlq_error_t *err)
         return read_time (m, "lastSeenTimestamp", &r->last_seen_at, err);
     if (named (m, "lastProcessedTimestamp"))
         return read_time (m, "lastProcessedTimestamp", &r->last_processed_at, err);
-    return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+    return unknown_parameter (m, err);
 }
 
 /* The members of a CKPT.SEEN / CKPT.PROCESSED body. */
@@ -165,7 +174,7 @@ token_members (const dlq_json_value_t *root, dlq_checkpoint_t *c, dlq_error_t *e
     bool seen = c->kind == DLQ_SINK_CKPT_SEEN;
     for (const dlq_json_value_t *m = root->child; m; m = m->next)
         if (!named (m, "streamName") && !named (m, "token") && !named (m, "timestamp"))
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+            return unknown_parameter (m, err);
     const dlq_json_value_t *token = dlq_json_get (root, "token"), *at = dlq_json_get (root, "timestamp");
     if (!token)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "token", "token (a JSON object) is required");
@@ -225,7 +234,7 @@ dlq_checkpoint_parse_stream (const dlq_json_value_t *root, const char **stream, 
         return checked;
     for (const dlq_json_value_t *m = root->child; m; m = m->next)
         if (!named (m, "streamName"))
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+            return unknown_parameter (m, err);
     const dlq_json_value_t *v = dlq_json_get (root, "streamName");
     dlq_code_t code = read_stream (v, err);
     if (code == DLQ_OK) {

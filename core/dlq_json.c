@@ -841,6 +841,26 @@ dlq_json_path_push (dlq_json_path_t *path, const dlq_json_value_t *member, size_
     return true;
 }
 
+char *
+dlq_json_name_text (const char *name, size_t len, char *out, size_t size)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && used + 1 < size; i++) {
+        if (name [i] != '\0')
+            out [used++] = name [i];
+        else
+        if (used + 6 < size) {
+            memcpy (out + used, "\\u0000", 6);
+            used += 6;
+        }
+        else
+            break;
+    }
+    if (size)
+        out [used] = '\0';
+    return out;
+}
+
 void
 dlq_json_path_format (const dlq_json_path_t *path, const char *prefix, char *out, size_t size)
 {
@@ -850,8 +870,9 @@ dlq_json_path_format (const dlq_json_path_t *path, const char *prefix, char *out
     size_t used = n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
     for (size_t i = 0; i < path->depth && used + 1 < size; i++) {
         const dlq_json_value_t *m = path->member [i];
-        n = m->key ? snprintf (out + used, size - used, "%s%.*s", used ? "." : "",
-                               (int) (m->key_len > 100 ? 100 : m->key_len), m->key)
+        char name [101];
+        n = m->key ? snprintf (out + used, size - used, "%s%s", used ? "." : "",
+                               dlq_json_name_text (m->key, m->key_len, name, sizeof name))
                    : snprintf (out + used, size - used, "%s%zu", used ? "." : "", path->index [i]);
         used = n < 0 ? used : used + (size_t) n < size ? used + (size_t) n : size - 1;
     }

@@ -85,15 +85,23 @@ typedef struct {
 /* Add one level to path; false (nothing added) when it is full. */
 bool dlq_json_path_push (dlq_json_path_t *path, const dlq_json_value_t *member, size_t index);
 
+/* A member name as text for an error's field or message, into out (size
+ * bytes, NUL-terminated): a NUL in the name is written as the six
+ * characters \u0000, so "limit\u0000" never reads as "limit"; the whole is
+ * cut to size - 1 bytes. Returns out. Pure. */
+char *dlq_json_name_text (const char *name, size_t len, char *out, size_t size);
+
 /* path as text after prefix (may be NULL): "prefix.a.b.0.c" (each name
- * cut to 100 bytes), the whole cut to size - 1 bytes. */
+ * as dlq_json_name_text writes it, cut to 100 bytes), the whole cut to
+ * size - 1 bytes. */
 void dlq_json_path_format (const dlq_json_path_t *path, const char *prefix, char *out, size_t size);
 
 /* The first member, depth first in document order, whose name repeats an
  * earlier member of the same object (names compared byte for byte, NULs
  * included), or NULL when every object in v has unique names. When path is
  * not NULL it receives the member's path from v, "a.b" (array elements by
- * index, "a.0.b"), cut to path_size - 1 bytes; "" when there is none.
+ * index, "a.0.b"; names as dlq_json_name_text writes them), cut to
+ * path_size - 1 bytes; "" when there is none.
  * Linear in the size of v. */
 const dlq_json_value_t *dlq_json_find_duplicate (const dlq_json_value_t *v, char *path, size_t path_size);
 

@@ -29,8 +29,7 @@ static const member_t members [] = {
 static const char *
 field_of (const dlq_json_value_t *v, char *out, size_t len)
 {
-    snprintf (out, len, "%.*s", (int) v->key_len, v->key);
-    return out;
+    return dlq_json_name_text (v->key, v->key_len, out, len);
 }
 
 static bool
@@ -132,11 +131,14 @@ parse_metadata (const dlq_json_value_t *v, dlq_event_filter_t *f, dlq_error_t *e
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "metadata",
                               "expected an object of 1 to %d key: value pairs", DLQ_FILTER_METADATA_MAX);
     for (const dlq_json_value_t *p = v->child; p; p = p->next) {
-        char field [128];
-        snprintf (field, sizeof field, "metadata.%.*s", (int) (p->key_len < 100 ? p->key_len : 100), p->key);
+        char field [128], name [101];
+        snprintf (field, sizeof field, "metadata.%s", dlq_json_name_text (p->key, p->key_len, name, sizeof name));
         if (p->type != DLQ_JSON_STRING && p->type != DLQ_JSON_NUMBER && p->type != DLQ_JSON_TRUE
             && p->type != DLQ_JSON_FALSE)
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field, "expected a string, a number, true or false");
+        if (p->type == DLQ_JSON_STRING && (p->len > DLQ_FILTER_TEXT_MAX || memchr (p->str, '\0', p->len)))
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field,
+                                  "expected a string of at most %d bytes without \\u0000", DLQ_FILTER_TEXT_MAX);
         if (p->key_len == 0 || memchr (p->key, '\0', p->key_len) || memchr (p->key, '.', p->key_len)
             || memchr (p->key, '"', p->key_len))
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, field,

@@ -200,8 +200,8 @@ f_error (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
             code = take_string (m, "error.type", 1024, &e->error_type, err);
         else
         if (!named (m, "message") && !named (m, "stackTrace")) {
-            char field [128];
-            snprintf (field, sizeof field, "error.%.*s", (int) (m->key_len > 100 ? 100 : m->key_len), m->key);
+            char field [128], name [101];
+            snprintf (field, sizeof field, "error.%s", dlq_json_name_text (m->key, m->key_len, name, sizeof name));
             return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
                                   "unknown field %s (error has type, message, stackTrace)", field);
         }
@@ -352,8 +352,8 @@ decode_members (dlq_event_t *e, const dlq_json_value_t *root, dlq_error_t *err)
     for (const dlq_json_value_t *m = root->child; m; m = m->next) {
         int i = field_index (m);
         if (i < 0) {
-            char field [128];
-            snprintf (field, sizeof field, "%.*s", (int) (m->key_len > 100 ? 100 : m->key_len), m->key);
+            char field [101];
+            dlq_json_name_text (m->key, m->key_len, field, sizeof field);
             return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
                                   "unknown field \"%s\" (put extra data in metadata)", field);
         }

@@ -41,8 +41,10 @@ dlq_params_check (const dlq_json_value_t *root, const char *const *allowed, bool
         bool known = filters && dlq_event_filter_is_member (m->key, m->key_len);
         for (size_t i = 0; allowed [i] && !known; i++)
             known = strlen (allowed [i]) == m->key_len && memcmp (allowed [i], m->key, m->key_len) == 0;
+        char name [101];
         if (!known)
-            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, m->key, "unknown parameter \"%s\"", m->key);
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, dlq_json_name_text (m->key, m->key_len, name, sizeof name),
+                                  "unknown parameter \"%s\"", name);
     }
     return DLQ_OK;
 }

@@ -170,6 +170,16 @@ Test (event_filter, a_repeated_member_is_refused_and_never_overruns)
     expect_refused ("{\"metadata\":{\"k\":1},\"metadata\":{\"j\":2}}", "metadata");
 }
 
+/* A NUL never hides in a filter: a metadata value with one is refused
+ * (SQLite's json_extract cuts a string at it, so "a\u0000b" matched "a"),
+ * and a name with one is named with it written out. */
+Test (event_filter, nul_in_a_metadata_value_or_a_name)
+{
+    expect_refused ("{\"metadata\":{\"k\":\"a\\u0000b\"}}", "metadata.k");
+    expect_refused ("{\"metadata\":{\"k\\u0000\":\"a\"}}", "metadata.k\\u0000");
+    expect_refused ("{\"streamName\":\"s\\u0000\"}", "streamName");
+}
+
 /* The full 16 pairs still fit; each bound is the array's. */
 Test (event_filter, sixteen_metadata_pairs_fit)
 {
