@@ -152,16 +152,24 @@ Test (event_filter, written_as_json_it_reads_back_the_same)
     }
 }
 
+/* head, then {"k0":1,...} with the most pairs a filter holds, then tail. */
+static void
+full_metadata (dlq_buf_t *body, const char *head, const char *tail)
+{
+    dlq_buf_puts (body, head);
+    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
+        dlq_buf_printf (body, "%s\"k%d\":1", i ? "," : "{", i);
+    dlq_buf_puts (body, "}");
+    dlq_buf_puts (body, tail);
+}
+
 /* The crash an outside campaign found: "metadata" twice, 16 + 1 pairs in
  * all, wrote past the filter's array. A repeated member is refused by
  * name; so is a repeated key, and the array is never overrun. */
 Test (event_filter, a_repeated_member_is_refused_and_never_overruns)
 {
     dlq_buf_t body = DLQ_BUF_INIT;
-    dlq_buf_puts (&body, "{\"streamName\":\"s\",\"metadata\":{");
-    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
-        dlq_buf_printf (&body, "%s\"k%d\":1", i ? "," : "", i);
-    dlq_buf_puts (&body, "},\"metadata\":{\"x\":1}}");
+    full_metadata (&body, "{\"streamName\":\"s\",\"metadata\":", ",\"metadata\":{\"x\":1}}");
     expect_refused (body.data, "metadata");
     dlq_buf_free (&body);
     expect_refused ("{\"streamName\":\"s\",\"streamName\":\"t\"}", "streamName");
@@ -184,10 +192,7 @@ Test (event_filter, nul_in_a_metadata_value_or_a_name)
 Test (event_filter, sixteen_metadata_pairs_fit)
 {
     dlq_buf_t body = DLQ_BUF_INIT;
-    dlq_buf_puts (&body, "{\"metadata\":{");
-    for (int i = 0; i < DLQ_FILTER_METADATA_MAX; i++)
-        dlq_buf_printf (&body, "%s\"k%d\":1", i ? "," : "", i);
-    dlq_buf_puts (&body, "}}");
+    full_metadata (&body, "{\"metadata\":", "}");
     dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
     dlq_error_t err = { 0 };
     cr_expect_eq (parse (body.data, &f, &err), DLQ_OK, "%s", err.message);
