@@ -14,7 +14,9 @@
  *  or deleted by hand: it is reopened).
  *
  *  I/O errors are RETRY with strerror in the message; a failed write or
- *  sync is truncated off again, so a retry does not leave a torn line. An
+ *  sync is truncated off again, so a retry does not leave a torn line, and
+ *  a torn last line a crash left (a SIGKILL stops a write() between pages)
+ *  is cut off when the file is opened, before anything is written. An
  *  append-only file cannot deduplicate on the event id: an event delivered
  *  just before a crash, or whose OK was lost, is written again when it is
  *  redelivered (at-least-once; readers dedupe on "id" if they must).
@@ -146,12 +148,48 @@ sync_dir (const char *path)
     return error;
 }
 
-/* Make file->fd the file its path names now, opening (creating) it when
- * needed; when durable, a new file's directory entry is synced before the
- * file is used. Returns 0 or an errno. Called with file->lock held. */
+/* Cut a torn last line off the file fd (just opened): the bytes after its
+ * last "\n", left by a write a crash cut short (a SIGKILL stops a write()
+ * between pages). Its events were never reported delivered, so they come
+ * again; without the cut the next line would continue the torn one, and
+ * both would be lost to a reader. *cut gets how many bytes went. Returns
+ * 0 or an errno. */
 static int
-file_open (jsonl_file_t *file, bool durable)
+file_cut_torn_tail (int fd, bool durable, off_t *cut)
 {
+    struct stat st;
+    if (fstat (fd, &st) != 0)
+        return errno;
+    char buf [4096];
+    off_t keep = st.st_size;
+    while (keep > 0) {
+        size_t n = keep < (off_t) sizeof buf ? (size_t) keep : sizeof buf;
+        off_t at = keep - (off_t) n;
+        ssize_t got = pread (fd, buf, n, at);
+        if (got != (ssize_t) n)
+            return got < 0 ? errno : EIO;
+        while (n > 0 && buf [n - 1] != '\n')
+            n--;
+        keep = at + (off_t) n;
+        if (n > 0)
+            break;
+    }
+    *cut = st.st_size - keep;
+    if (*cut == 0)
+        return 0;
+    if (ftruncate (fd, keep) != 0)
+        return errno;
+    return durable && fdatasync (fd) != 0 ? errno : 0;
+}
+
+/* Make file->fd the file its path names now, opening (creating) it when
+ * needed, a torn last line cut off (*cut: its bytes; 0 when none); when
+ * durable, a new file's directory entry is synced before the file is used.
+ * Returns 0 or an errno. Called with file->lock held. */
+static int
+file_open (jsonl_file_t *file, bool durable, off_t *cut)
+{
+    *cut = 0;
     struct stat by_path, by_fd;
     if (file->fd >= 0) {
         if (stat (file->path, &by_path) == 0 && fstat (file->fd, &by_fd) == 0
@@ -160,10 +198,12 @@ file_open (jsonl_file_t *file, bool durable)
         close (file->fd);
         file->fd = -1;
     }
-    file->fd = open (file->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    file->fd = open (file->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (file->fd < 0)
         return errno;
-    int error = durable ? sync_dir (file->path) : 0;
+    int error = file_cut_torn_tail (file->fd, durable, cut);
+    if (!error && durable)
+        error = sync_dir (file->path);
     if (error) {
         close (file->fd);
         file->fd = -1;
@@ -303,6 +343,13 @@ file_size (const jsonl_file_t *file)
     return fstat (file->fd, &st) == 0 ? st.st_size : -1;
 }
 
+static void
+jsonl_log_cut (const jsonl_sink_t *self, off_t cut)
+{
+    self->host->log (self->config, DLQ_SINK_LOG_WARN, "cut a torn last line of %lld bytes off %s (a write "
+                     "a crash cut short; its events are delivered again)", (long long) cut, self->file->path);
+}
+
 /* Write what can be written of events [first, count): a run into the
  * current file, or a rotation when not even one line fits. Returns where
  * the next step starts, or count once everything is answered. Called with
@@ -312,7 +359,10 @@ write_step (jsonl_sink_t *self, const dlq_sink_event_t *events, size_t first, si
             dlq_sink_outcome_t *outcomes)
 {
     jsonl_file_t *file = self->file;
-    int error = file_open (file, self->fsync);
+    off_t cut = 0;
+    int error = file_open (file, self->fsync, &cut);
+    if (cut)
+        jsonl_log_cut (self, cut);
     off_t size = error ? -1 : file_size (file);
     if (error || size < 0) {
         retry_rest (self, outcomes, first, count, "open", error ? error : errno);
@@ -361,8 +411,11 @@ jsonl_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
     self->fsync = host->config_bool (config, NULL, "fsync");
     self->file = file_acquire (path);
     pthread_mutex_lock (&self->file->lock);
-    int error = file_open (self->file, self->fsync);
+    off_t cut = 0;
+    int error = file_open (self->file, self->fsync, &cut);
     pthread_mutex_unlock (&self->file->lock);
+    if (cut)
+        jsonl_log_cut (self, cut);
     if (error)
         host->log (config, DLQ_SINK_LOG_WARN, "cannot open %s: %s (deliveries are retried)",
                    path, strerror (error));

@@ -397,6 +397,47 @@ Test (jsonl, appends_to_an_existing_file)
     assert_events (lines + 1, 2, 0, "s");
 }
 
+/* A batch a crash cut short (found by contrib/chaos: a SIGKILL stops a
+ * write() between pages) leaves a torn last line; the next line must not
+ * continue it, or a reader loses both. */
+Test (jsonl, a_torn_last_line_is_cut_off_before_the_next_batch)
+{
+    const char *path = scratch ("dlq.jsonl");
+    FILE *file = fopen (path, "w");
+    fputs ("{\"before\":true}\n{\"id\":\"00000000-0000-4000-8000-0000000", file);
+    fclose (file);
+    dlq_sink_config_t config = { .keys = { "file", "fsync" }, .values = { path, "true" } };
+    void *instance = start (&config);
+    cr_expect_not_null (strstr (config.last_log, "cut a torn last line of 38 bytes"), "log: %s",
+                        config.last_log);
+    dlq_sink_outcome_t outcomes [2];
+    cr_assert_eq (deliver (instance, 0, 2, "s", outcomes), 2);
+    ops->destroy (instance);
+
+    char *lines [MAX_LINES];
+    cr_assert_eq (read_lines (path, lines, MAX_LINES), 3);
+    cr_assert_str_eq (lines [0], "{\"before\":true}");
+    free (lines [0]);
+    assert_events (lines + 1, 2, 0, "s");
+}
+
+Test (jsonl, a_file_of_one_torn_line_is_emptied)
+{
+    const char *path = scratch ("dlq.jsonl");
+    FILE *file = fopen (path, "w");
+    fputs ("{\"id\":\"00000000", file);
+    fclose (file);
+    dlq_sink_config_t config = { .keys = { "file", "fsync" }, .values = { path, "false" } };
+    void *instance = start (&config);
+    dlq_sink_outcome_t outcomes [1];
+    cr_assert_eq (deliver (instance, 7, 1, "s", outcomes), 1);
+    ops->destroy (instance);
+
+    char *lines [MAX_LINES];
+    cr_assert_eq (read_lines (path, lines, MAX_LINES), 1);
+    assert_events (lines, 1, 7, "s");
+}
+
 Test (jsonl, an_event_that_cannot_be_a_line_fails)
 {
     const char *path = scratch ("dlq.jsonl");
