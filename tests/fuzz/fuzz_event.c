@@ -85,10 +85,10 @@ fingerprint_raw (const uint8_t *data, size_t size)
         FUZZ_CHECK (dlq_utf8_valid (message.data ? message.data : "", message.len, NULL));
     size_t n = dlq_fingerprint_top_frames ((const char *) data, size, DLQ_FINGERPRINT_FRAMES, &frames);
     FUZZ_CHECK (n <= DLQ_FINGERPRINT_FRAMES);
-    size_t lines = frames.len ? 1 : 0;
+    size_t newlines = 0;                    /* n frames, one a line (a frame may be ""), joined by '\n' */
     for (size_t i = 0; i < frames.len; i++)
-        lines += frames.data [i] == '\n';
-    FUZZ_CHECK (n == 0 || lines == n);
+        newlines += frames.data [i] == '\n';
+    FUZZ_CHECK (n == 0 ? frames.len == 0 : newlines == n - 1);
     dlq_buf_free (&message);
     dlq_buf_free (&frames);
 }
