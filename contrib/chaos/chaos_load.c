@@ -201,12 +201,15 @@ chaos_load_replies (chaos_client_t *c)
         if (!chaos_gateway_receive (c->sock, 0, &ok, rid, sizeof rid, &rid_len, &body, &len))
             return;
         atomic_fetch_add (&c->load->live.replies, 1);
-        uint32_t event = 0;
-        for (int i = 0; i < 4; i++)
-            event |= (uint32_t) rid [i] << (8 * i);
-        uint16_t attempt = (uint16_t) (rid [4] | rid [5] << 8);
-        if (rid_len != RID_LEN || event >= o->events->count
-            || (int) (event % (uint32_t) o->clients) != c->index) {
+        uint32_t event = UINT32_MAX;
+        uint16_t attempt = 0;
+        if (rid_len == RID_LEN) {
+            event = 0;
+            for (int i = 0; i < 4; i++)
+                event |= (uint32_t) rid [i] << (8 * i);
+            attempt = (uint16_t) (rid [4] | rid [5] << 8);
+        }
+        if (event >= o->events->count || (int) (event % (uint32_t) o->clients) != c->index) {
             c->result.bad_replies++;
         } else if (ok) {
             chaos_load_ok (c, &o->events->items [event], body, len);

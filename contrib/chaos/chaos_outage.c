@@ -87,10 +87,11 @@ chaos_outage_one (chaos_outage_t *self, const chaos_outage_plan_t *plan)
     char up_error [sizeof r->error];
     bool up = o->up (o->arg, ok ? r->error : up_error, sizeof r->error);
     int64_t up_ns = dlq_time_mono_ns ();
-    if (o->active)
-        atomic_store (o->active, false);
-    if (!ok || !up)
+    if (!ok || !up) {
+        if (o->active)
+            atomic_store (o->active, false);
         return false;
+    }
     double down_for = (double) (up_ns - start_ns) / 1e6;
     r->done++;
     r->down_ms_total += down_for;
@@ -105,6 +106,8 @@ chaos_outage_one (chaos_outage_t *self, const chaos_outage_plan_t *plan)
         else if (recover > r->recover_ms_max)
             r->recover_ms_max = recover;
     }
+    if (o->active)
+        atomic_store (o->active, false);
     return true;
 }
 

@@ -8,7 +8,9 @@
  *  (UNAVAILABLE) since the filling, for at most CHAOS_OUTAGE_REFUSAL_MS;
  *  after up, it measures how long the gateway takes to acknowledge a PUT
  *  again. active, when set, is true from the start of down to the end of
- *  up (the kills wait for a full disk to be freed).
+ *  up, and with live until that first ack (the kills wait for a full disk
+ *  to be freed, and for the gateway to take PUTs again, so that the
+ *  recovery measured is the gateway's, not a restart's).
  */
 #ifndef CHAOS_OUTAGE_H
 #define CHAOS_OUTAGE_H
