@@ -203,7 +203,7 @@ chaos_report_print (FILE *out, const chaos_report_t *r)
     if (r->tmpfs_mb)
         fprintf (out, "data_dir on a %zu MiB tmpfs\n", r->tmpfs_mb);
     else
-        fprintf (out, "data_dir on the work directory's filesystem (not root: no tmpfs)\n");
+        fprintf (out, "data_dir on the work directory's filesystem (no tmpfs: not root)\n");
     chaos_report_faults (out, r);
     chaos_report_load (out, r);
     chaos_report_sinks (out, r);

@@ -61,7 +61,7 @@ typedef struct {
     chaos_tally_t        *sink_tallies [CHAOS_REPORT_SINKS];
     size_t                pg_duplicate_rows;
     bool                  verified;     /* the checks ran */
-    char                  run_error [512];  /* why the run could not be carried out */
+    char                  run_error [1024]; /* why the run could not be carried out */
 } chaos_report_t;
 
 /* Print the table to out and return the verdict: true when nothing above

@@ -234,6 +234,7 @@ typedef struct {
     chaos_server_t  pg;
     chaos_server_t  amqp;
     int             kafka_partitions;       /* of each topic */
+    bool            tmpfs;                  /* the data_dir is a tmpfs of the run's (root) */
     bool            mounted;
     chaos_daemon_t *daemon;
     chaos_events_t  events;
@@ -431,7 +432,7 @@ start_servers (chaos_run_t *run, char *err, size_t err_len)
 static bool
 start_dlqd (chaos_run_t *run, char *err, size_t err_len)
 {
-    if (geteuid () == 0) {
+    if (run->tmpfs) {
         if (!chaos_disk_mount (run->data_dir, (size_t) run->opt.tmpfs_mb, err, err_len))
             return false;
         run->mounted = true;
@@ -640,7 +641,9 @@ clean_up (chaos_run_t *run, bool keep)
 {
     char err [1024];
     chaos_daemon_destroy (&run->daemon);
-    if (!chaos_server_stop (&run->pg, err, sizeof err) || !chaos_server_stop (&run->amqp, err, sizeof err))
+    if (!chaos_server_stop (&run->pg, err, sizeof err))
+        fprintf (stderr, "dlqd_chaos: %s\n", err);
+    if (!chaos_server_stop (&run->amqp, err, sizeof err))
         fprintf (stderr, "dlqd_chaos: %s\n", err);
     chaos_kafka_destroy (&run->kafka);
     if (run->mounted) {
@@ -668,15 +671,11 @@ main (int argc, char **argv)
         free (run);
         return code < 0 ? EXIT_SUCCESS : code;
     }
-    if (geteuid () != 0 && run->opt.outages [CHAOS_FAULT_DISK] > 0) {
-        fprintf (stderr, "dlqd_chaos: --disk-full needs root (the data_dir is a tmpfs of its own): "
-                         "run as root, or with --disk-full 0; skipped\n");
-        free (run);
-        return EXIT_SKIPPED;
-    }
-    char err [1024] = "";
-    if (geteuid () == 0 && !chaos_disk_private_mounts (err, sizeof err)) {
-        fprintf (stderr, "dlqd_chaos: %s\n", err);
+    char err [1024] = "not root";
+    run->tmpfs = geteuid () == 0 && chaos_disk_private_mounts (err, sizeof err);
+    if (!run->tmpfs && run->opt.outages [CHAOS_FAULT_DISK] > 0) {
+        fprintf (stderr, "dlqd_chaos: --disk-full needs a tmpfs of the run's own as the data_dir, which "
+                         "needs root (%s): run as root, or with --disk-full 0; skipped\n", err);
         free (run);
         return EXIT_SKIPPED;
     }
@@ -691,7 +690,7 @@ main (int argc, char **argv)
     r->clients = (int) run->opt.clients;
     r->window = (int) run->opt.window;
     r->seconds = (double) run->opt.seconds;
-    r->tmpfs_mb = geteuid () == 0 ? (size_t) run->opt.tmpfs_mb : 0;
+    r->tmpfs_mb = run->tmpfs ? (size_t) run->opt.tmpfs_mb : 0;
     r->planned_kills = (size_t) run->opt.kills;
     size_t outages [CHAOS_FAULT_KINDS];
     for (int kind = 0; kind < CHAOS_FAULT_KINDS; kind++)
