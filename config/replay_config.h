@@ -1,7 +1,7 @@
 /*  replay_config — the replay settings of dlqd.conf: the top-level group
  *  `replay` (endpoint, rate, loop guard, FAIL backoff, lease, owner) and
- *  each stream's `replay_route` and `schedule` (seed 002's scheduled
- *  retry). See README.md, "Configuration reference".
+ *  each stream's `replay_route` and `schedule` (the dlq_events table's
+ *  scheduled replay). See README.md, "Configuration reference".
  */
 #ifndef REPLAY_CONFIG_H
 #define REPLAY_CONFIG_H

@@ -4,7 +4,8 @@
  *  overrides. Also the sink's own counters (host->count).
  *
  *  Precedence of a setting's value: the stream's override > the sink
- *  section > the schema's default (as seed 001 has it).
+ *  section > the schema's default (as flowwarden-amqp has it: annotation >
+ *  properties > built-in defaults).
  */
 #ifndef SINK_CONFIG_H
 #define SINK_CONFIG_H

@@ -1,6 +1,7 @@
-/*  checkpoint — a worker's stream position (seed 004's Checkpoint record):
- *  the CKPT.* write requests read and checked from their JSON bodies, and
- *  the record's JSON form, the same from every store (pure).
+/*  checkpoint — a worker's stream position (the Checkpoint record of
+ *  FlowWarden's CheckpointStore contract): the CKPT.* write requests read
+ *  and checked from their JSON bodies, and the record's JSON form, the same
+ *  from every store (pure).
  *
  *  The record: {"streamName","instanceId","lastSeenToken",
  *  "lastSeenTimestamp","lastProcessedToken","lastProcessedTimestamp",

@@ -253,8 +253,9 @@ typedef struct {
 
 /* ---- checkpoint calls (added after the workbench calls) -------------------
  *
- * A store that implements these keeps the workers' stream positions (seed
- * 004's CheckpointStore) when it is the primary: CKPT.* verbs. */
+ * A store that implements these keeps the workers' stream positions
+ * (FlowWarden's CheckpointStore contract) when it is the primary: CKPT.*
+ * verbs. */
 
 /* What a checkpoint write changes. */
 typedef enum {

@@ -4,7 +4,8 @@
  *  field has a handler that checks its type and range and stores it in the
  *  internal form; an unknown or repeated field is an error. Defaults (id,
  *  createdAt, status) are filled in at the end. Encoding writes the fields in
- *  the order of seed 001, compact, omitting absent ones.
+ *  the order of the flowwarden-amqp wire format's JSON body, compact,
+ *  omitting absent ones.
  */
 #include "failed_event.h"
 
@@ -286,7 +287,7 @@ f_metadata (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
     return DLQ_OK;
 }
 
-/* The fields of seed 001, in canonical order. */
+/* The fields of the flowwarden-amqp wire format's body, in canonical order. */
 static const field_t fields [] = {
     { "id",             f_id },
     { "streamName",     f_stream_name },
@@ -358,7 +359,7 @@ decode_members (dlq_event_t *e, const dlq_json_value_t *root, dlq_error_t *err)
                                   "unknown field \"%s\" (put extra data in metadata)", field);
         }
         if (m->type == DLQ_JSON_NULL)
-            continue;                   /* null fields are absent (seed 001) */
+            continue;                   /* null fields are absent (flowwarden-amqp) */
         dlq_code_t code = fields [i].decode (e, m, err);
         if (code != DLQ_OK)
             return code;

@@ -1,4 +1,5 @@
-/*  failed_event — the FailedEvent record (seed 000) and its JSON codec (seed 001).
+/*  failed_event — FlowWarden's FailedEvent record and its JSON codec (the body
+ *  of the flowwarden-amqp wire format).
  *
  *  The internal form is a plain struct of owned strings and millisecond
  *  timestamps. BSON-valued fields (documentKey, fullDocument, resumeToken)
@@ -62,9 +63,10 @@ void dlq_event_fingerprint (dlq_event_t *event);
 /* The same fingerprint into hex (17 bytes), event untouched. */
 void dlq_event_fingerprint_hex (const dlq_event_t *event, char *hex);
 
-/* Build the canonical JSON body (seed 001 field order, compact, timestamps as
- * ISO-8601 UTC with milliseconds, absent fields omitted, metadata omitted
- * when empty) into event->json, replacing any previous one. */
+/* Build the canonical JSON body (the field order of the flowwarden-amqp wire
+ * format, compact, timestamps as ISO-8601 UTC with milliseconds, absent
+ * fields omitted, metadata omitted when empty) into event->json, replacing
+ * any previous one. */
 void dlq_event_encode (dlq_event_t *event);
 
 /* Free an event; accepts NULL and NULLs the pointer. */

@@ -1,4 +1,4 @@
-/*  stream_policy — the DlqPolicy of seed 000 (retentionDays,
+/*  stream_policy — FlowWarden's DlqPolicy (retentionDays,
  *  includeOriginalDocument, includeStackTrace), resolved per stream and
  *  applied to an event before any store or sink sees it.
  */
@@ -21,7 +21,7 @@ typedef enum {
     DLQ_REPLAY_ROUTE_SINK               /* a configured sink: replay_sink */
 } dlq_replay_route_t;
 
-/* The scheduled replay of a stream (seed 002's dlq.retry). */
+/* The scheduled replay of a stream (dlq.retry of the dlq_events replay job). */
 typedef struct {
     bool     enabled;
     int32_t  max_retries;               /* events with retry_count >= this are left alone */

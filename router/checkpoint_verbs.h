@@ -1,5 +1,5 @@
-/*  checkpoint_verbs — the CKPT.* verbs (seed 004's CheckpointStore over the
- *  wire; README, "Checkpoints"). On the embedded primary the writes
+/*  checkpoint_verbs — the CKPT.* verbs (FlowWarden's CheckpointStore contract
+ *  over the wire; README, "Checkpoints"). On the embedded primary the writes
  *  (SAVE, SEEN, PROCESSED, DELETE) are read by the front end and committed
  *  with the next group commit, answered once durable; GET and LIST are
  *  answered by a query thread from its reader. On a sink primary with the

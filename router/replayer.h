@@ -1,10 +1,11 @@
 /*  replayer — the thread that runs replays: the durable REPLAY jobs
  *  (embedded_jobs.h), rate-limited (replay_pacer.h), and the scheduled
- *  passes of streams with a schedule (seed 002). Each replayed event gets
- *  its lineage (replay_lineage.h), goes to its target (replay_target.h),
- *  and is marked REPLAYED in the primary (the events of a step or pass
- *  together, in one transaction on the embedded store); an event already replayed
- *  replay.max_replays times is QUARANTINED instead (the loop guard).
+ *  passes of streams with a schedule (the dlq_events scheduled replay).
+ *  Each replayed event gets its lineage (replay_lineage.h), goes to its
+ *  target (replay_target.h), and is marked REPLAYED in the primary (the
+ *  events of a step or pass together, in one transaction on the embedded
+ *  store); an event already replayed replay.max_replays times is
+ *  QUARANTINED instead (the loop guard).
  *
  *  Jobs are read from the spool file every JOBS_REFRESH_MS, so a job
  *  created by a query thread (or left RUNNING by a gateway that stopped)

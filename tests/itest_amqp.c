@@ -2,9 +2,9 @@
  *  a real RabbitMQ node (contrib/scripts/rabbitmq-server.sh), the messages
  *  read back by a real AMQP consumer (support/amqp_consumer.h).
  *
- *    - the message is seed 001's: body = the stored event's bytes, every
- *      property and header (kinds included), expiration from the retention
- *      (none for 0, RabbitMQ's ceiling for very long ones);
+ *    - the message is flowwarden-amqp's: body = the stored event's bytes,
+ *      every property and header (kinds included), expiration from the
+ *      retention (none for 0, RabbitMQ's ceiling for very long ones);
  *    - a per-stream override routes to its own exchange and routing key;
  *    - mandatory: an unroutable message comes back, is counted, and is
  *      delivered (on_return = "log") or retried (on_return = "retry");
@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #define SINK        "rabbit"
-#define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID  "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 #define FETCH_MS    5000
 
 static test_dlqd_t d;
@@ -165,8 +165,8 @@ expect_int_header (const amqp_received_message_t *m, const char *name, char kind
     cr_expect_eq (h->integer, value, "header %s is %lld, want %lld", name, (long long) h->integer, (long long) value);
 }
 
-/* The properties every message has (seed 001), and a body equal to the
- * stored event. */
+/* The properties every message has (flowwarden-amqp's), and a body equal to
+ * the stored event. */
 static void
 expect_common (const amqp_received_message_t *m, const char *id, const char *routing_key)
 {
@@ -187,7 +187,7 @@ expect_common (const amqp_received_message_t *m, const char *id, const char *rou
 
 /* ---- tests ------------------------------------------------------------------------ */
 
-Test (amqp, the_message_is_seed_001s)
+Test (amqp, the_message_is_flowwarden_amqps)
 {
     connect_server (false);
     char queue [128];
@@ -195,10 +195,10 @@ Test (amqp, the_message_is_seed_001s)
     cr_assert (start (NULL, "{ name = \"bare\"; retention_days = 0; },"
                             "{ name = \"archive\"; retention_days = 5000; }"));
 
-    char *seed = event_seed_001_json_now ();
+    char *example = event_wire_example_json_now ();
     char id [3][DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, seed, id [0]);
-    free (seed);
+    sink_put_one (d.endpoint, example, id [0]);
+    free (example);
     sink_put_one (d.endpoint, "{\"streamName\":\"bare\",\"error\":{\"type\":\"E\",\"message\":\"m\"},\"attempts\":1}", id [1]);
     sink_put_minimal (d.endpoint, "archive", id [2]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 3, 30), 3);
@@ -207,10 +207,10 @@ Test (amqp, the_message_is_seed_001s)
     fetch (queue, 3, &got);
     /* one sink, one connection: the broker keeps the publish order */
     const amqp_received_message_t *m = &got.items [0];
-    cr_assert_str_eq (m->message_id, SEED_ID);
-    expect_common (m, SEED_ID, "dlq.orders");
+    cr_assert_str_eq (m->message_id, EXAMPLE_ID);
+    expect_common (m, EXAMPLE_ID, "dlq.orders");
     cr_expect_str_eq (m->expiration ? m->expiration : "(none)", "2592000000", "30 days in ms");
-    cr_expect_eq (m->header_count, 7, "seed 001's seven headers");
+    cr_expect_eq (m->header_count, 7, "flowwarden-amqp's seven headers");
     expect_string_header (m, "flowwarden-stream-name", "orders");
     expect_string_header (m, "flowwarden-operation-type", "INSERT");
     expect_int_header (m, "flowwarden-attempts", 'I', 3);
@@ -265,7 +265,7 @@ Test (amqp, mandatory_returns_are_counted_and_logged_or_retried)
     char queue [128];
     bind_queue (exchange, true, "dlq.orders", queue, sizeof queue);
     /* two sinks on the same exchange: "rabbit" keeps returns as delivered
-     * (seed 001), "strict" retries them; stream "lost" has no queue */
+     * (as flowwarden-amqp does), "strict" retries them; stream "lost" has no queue */
     char strict [512];
     snprintf (strict, sizeof strict, "strict: { type = \"amqp\"; url = \"%s\"; exchange = \"%s\";"
               " on_return = \"retry\"; retry = { max_attempts = 2; backoff_ms = 10; backoff_max_ms = 20; }; };",
@@ -542,9 +542,9 @@ expect_startup_error (const char *sink_extra, const char *want)
 }
 
 /* A replay whose route is an amqp sink that is in no chain (the exchange
- * the workers consume): its queue gets every replayed event once, as seed
- * 001's message of the event with its lineage; the chain's exchange gets
- * nothing more. */
+ * the workers consume): its queue gets every replayed event once, as
+ * flowwarden-amqp's message of the event with its lineage; the chain's
+ * exchange gets nothing more. */
 Test (amqp, a_replay_goes_to_the_exchange_of_its_route)
 {
     enum { N = 20 };

@@ -1,4 +1,4 @@
-/*  itest_ckpt_contract — seed 004's CheckpointStore contract, checked over
+/*  itest_ckpt_contract — FlowWarden's CheckpointStore contract, checked over
  *  the wire (CKPT.SAVE / SEEN / PROCESSED / GET / LIST / DELETE) against a
  *  real dlqd whose primary store DLQD_CKPT_PRIMARY chooses:
  *

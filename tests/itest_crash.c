@@ -25,7 +25,7 @@ static void stop (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (crash, .fini = stop, .timeout = 300);
 
-/* Event i in canonical form (field order of seed 001, compact), ~700 bytes. */
+/* Event i in canonical form (the flowwarden-amqp field order, compact), ~700 bytes. */
 static char *
 make_body (int i)
 {

@@ -33,7 +33,7 @@
 
 #define SINK        "events"
 #define BROKERS     3
-#define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID  "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 #define CONSUME_MS  10000
 
 static test_dlqd_t d;
@@ -131,10 +131,10 @@ Test (kafka, the_record_carries_the_event)
     create_topic ("dlq.bare");
     create_topic ("alerts.payments");
     cr_assert (start (NULL, "{ name = \"payments\"; " SINK ": { topic = \"alerts.payments\"; key = \"document_key\"; }; }"));
-    char *seed = event_seed_001_json_now ();
+    char *example = event_wire_example_json_now ();
     char id [3][DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, seed, id [0]);
-    free (seed);
+    sink_put_one (d.endpoint, example, id [0]);
+    free (example);
     sink_put_one (d.endpoint, "{\"streamName\":\"bare\",\"error\":{\"type\":\"E\"},\"attempts\":2}", id [1]);
     sink_put_one (d.endpoint, "{\"streamName\":\"payments\",\"documentKey\":{\"_id\":{\"$oid\":"
                               "\"65f0a1b2c3d4e5f601234567\"}},\"error\":{\"type\":\"E\"}}", id [2]);
@@ -143,14 +143,14 @@ Test (kafka, the_record_carries_the_event)
     kafka_records_t got = { 0 };
     consume ("dlq.orders", 1, &got);
     const kafka_record_t *r = &got.items [0];
-    char *event = sink_stored_event (d.endpoint, SEED_ID);
+    char *event = sink_stored_event (d.endpoint, EXAMPLE_ID);
     cr_expect_eq (r->value_len, strlen (event));
     cr_expect_str_eq (r->value, event, "the value is the stored event's bytes");
     free (event);
-    cr_expect_eq (r->key_len, strlen (SEED_ID));
-    cr_expect_str_eq (r->key, SEED_ID, "key = the event id");
-    cr_expect_eq (r->header_count, 7, "seed 001's seven headers");
-    expect_header (r, "flowwarden-event-id", SEED_ID);
+    cr_expect_eq (r->key_len, strlen (EXAMPLE_ID));
+    cr_expect_str_eq (r->key, EXAMPLE_ID, "key = the event id");
+    cr_expect_eq (r->header_count, 7, "flowwarden-amqp's seven headers");
+    expect_header (r, "flowwarden-event-id", EXAMPLE_ID);
     expect_header (r, "flowwarden-stream-name", "orders");
     expect_header (r, "flowwarden-operation-type", "INSERT");
     expect_header (r, "flowwarden-attempts", "3");

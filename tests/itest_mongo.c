@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #define SINK        "mongo"
-#define SEED_ID     "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID  "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 
 static test_dlqd_t d;
 static mongo_db_t mongo;                /* the server, the test's database, a client */
@@ -147,15 +147,15 @@ Test (mongo, documents_are_native_bson)
     cr_log_info ("the mongo integration tests run against %s",
                  mongo.server ? "the wire-protocol test server (tests/mongo)" : "a real MongoDB (" MONGO_URI_ENV ")");
     cr_assert (start (NULL, "{ name = \"payments\"; " SINK ": { collection = \"payments_dlq\"; }; }", NULL));
-    char *seed = event_seed_001_json_now ();
+    char *example = event_wire_example_json_now ();
     char id [2][DLQ_UUID_LEN + 1];
-    sink_put_one (d.endpoint, seed, id [0]);
-    free (seed);
+    sink_put_one (d.endpoint, example, id [0]);
+    free (example);
     sink_put_one (d.endpoint, "{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"},\"attempts\":1}", id [1]);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 2, 30), 2);
 
-    bson_t *doc = stored ("_fw_dlq_orders", SEED_ID);
-    cr_assert_not_null (doc, "the seed event is not in _fw_dlq_orders");
+    bson_t *doc = stored ("_fw_dlq_orders", EXAMPLE_ID);
+    cr_assert_not_null (doc, "the example event is not in _fw_dlq_orders");
     cr_expect_eq (mongo_db_type_at (doc, "_id"), BSON_TYPE_UTF8);
     cr_expect_eq (mongo_db_type_at (doc, "documentKey._id"), BSON_TYPE_OID);
     cr_expect_eq (mongo_db_type_at (doc, "fullDocument.total"), BSON_TYPE_DECIMAL128);
@@ -168,7 +168,7 @@ Test (mongo, documents_are_native_bson)
     cr_expect_eq (mongo_db_type_at (doc, "metadata"), BSON_TYPE_DOCUMENT);
     bson_iter_t it;
     cr_assert (bson_iter_init_find (&it, doc, "_fw_body"));
-    char *event = sink_stored_event (d.endpoint, SEED_ID);
+    char *event = sink_stored_event (d.endpoint, EXAMPLE_ID);
     cr_expect_str_eq (bson_iter_utf8 (&it, NULL), event, "_fw_body is the canonical event");
     free (event);
     bson_destroy (doc);

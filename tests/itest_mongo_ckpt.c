@@ -13,10 +13,11 @@
  *      dlq_checkpoint_format writes it;
  *    - tokens and metadata come back byte for byte ({"$numberLong":"5"},
  *      key order, nesting, unicode, escapes, numbers as written); the
- *      documents have seed 004's BSON types (_id the name, tokens embedded
- *      documents with their extended JSON's types, dates); a document
- *      written by seed 004's own store (no text fields) is answered from
- *      its BSON; a token libbson cannot read fails the write, with why;
+ *      documents have the BSON types of FlowWarden's MongoCheckpointStore
+ *      (_id the name, tokens embedded documents with their extended JSON's
+ *      types, dates); a document written by FlowWarden's own store (no
+ *      text fields) is answered from its BSON; a token libbson cannot read
+ *      fails the write, with why;
  *    - GET of a missing record is NOT_FOUND; remove says whether there
  *      was one;
  *    - LIST pages in byte order of the name, with a literal prefix, a
@@ -227,7 +228,7 @@ Test (mongo_ckpt, tokens_and_metadata_come_back_byte_for_byte)
     plugin_ckpt_expect_texts (&ck, texts, sizeof texts / sizeof texts [0], text_and_document);
 }
 
-Test (mongo_ckpt, the_documents_have_seed_004s_bson_types)
+Test (mongo_ckpt, the_documents_have_mongo_checkpoint_store_bson_types)
 {
     open_plugin ();
     dlq_sink_checkpoint_t record = plugin_ckpt_full ("orders");
@@ -261,7 +262,7 @@ Test (mongo_ckpt, the_documents_have_seed_004s_bson_types)
     bson_destroy (doc);
 }
 
-Test (mongo_ckpt, a_document_of_seed_004s_own_store_is_answered_from_its_bson)
+Test (mongo_ckpt, a_document_of_flowwardens_own_store_is_answered_from_its_bson)
 {
     open_plugin ();
     bson_t *foreign = BCON_NEW ("_id", BCON_UTF8 ("java"), "instanceId", BCON_UTF8 ("pod-1"),

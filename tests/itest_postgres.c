@@ -2,7 +2,8 @@
  *  chain to a real PostgreSQL server (contrib/scripts/pg-server.sh), the
  *  table read back with libpq.
  *
- *    - every column of a row holds what was sent (seed 001);
+ *    - every column of a row holds what was sent (the example event of the
+ *      flowwarden-amqp wire format);
  *    - the sink as the primary store: GET / LIST / STATS come from the table;
  *    - the server stopped and restarted under load: every event lands exactly
  *      once, after retries, none failed;
@@ -53,7 +54,7 @@ Test (postgres, needs_libpq)
 #define SINK            "pg"
 #define RETENTION_DAYS  3650
 #define DAY_MS          (86400LL * 1000)
-#define SEED_ID         "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID      "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 
 static test_dlqd_t d;
 static pg_server_t pg;
@@ -194,7 +195,7 @@ member_json (const dlq_json_value_t *root, const char *key, const char *sub)
     const dlq_json_value_t *v = dlq_json_get (root, key);
     if (sub)
         v = dlq_json_get (v, sub);
-    cr_assert_not_null (v, "the seed event has no %s%s%s", key, sub ? "." : "", sub ? sub : "");
+    cr_assert_not_null (v, "the example event has no %s%s%s", key, sub ? "." : "", sub ? sub : "");
     if (v->type == DLQ_JSON_STRING)
         return strndup (v->str, v->len);
     dlq_buf_t out = DLQ_BUF_INIT;
@@ -209,11 +210,11 @@ Test (postgres, every_column_holds_the_sent_value)
     connect_server (false);
     cr_assert (start ("", NULL));
     size_t len = 0;
-    char *seed = test_read_file (DLQ_SOURCE_DIR "/tests/data/seed_001_event.json", &len);
-    cr_assert_not_null (seed, "tests/data/seed_001_event.json is missing");
+    char *example = test_read_file (DLQ_SOURCE_DIR "/tests/data/flowwarden_amqp_event.json", &len);
+    cr_assert_not_null (example, "tests/data/flowwarden_amqp_event.json is missing");
     char id [DLQ_UUID_LEN + 1];
     dlq_uuid_v7 (dlq_time_now_ms (), id);
-    char *body = replace_all (seed, SEED_ID, id);
+    char *body = replace_all (example, EXAMPLE_ID, id);
     sink_put_bodies (d.endpoint, &body, 1);
     cr_assert_eq (sink_wait_stat (d.endpoint, SINK, "delivered", 1, 30), 1, "the event did not reach the sink");
 
@@ -292,7 +293,7 @@ Test (postgres, every_column_holds_the_sent_value)
     free (canonical);
     free (reply);
     free (body);
-    free (seed);
+    free (example);
 }
 
 /* Ids of a LIST page into ids (from *count on); returns nextCursor or NULL. */

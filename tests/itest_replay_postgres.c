@@ -1,11 +1,11 @@
 /*  itest_replay_postgres — the workbench on a postgres primary through
  *  dlqd, against the real PostgreSQL: filters, COUNT, RESOLVE / FAIL and a
- *  REPLAY job answered from the table; and seed 002's scheduled replay run
- *  by TWO dlqd instances on one table, both writing it and both running
- *  the schedule: every event is replayed exactly once over all passes
- *  (rows claimed with FOR UPDATE SKIP LOCKED, one pass at a time through
- *  the lock table), and when the instance holding the passes stops, the
- *  other takes over and finishes (both took passes).
+ *  REPLAY job answered from the table; and the dlq_events scheduled replay
+ *  run by TWO dlqd instances on one table, both writing it and both running
+ *  the schedule: every event is replayed exactly once over all passes (rows
+ *  claimed with FOR UPDATE SKIP LOCKED, one pass at a time through the lock
+ *  table), and when the instance holding the passes stops, the other takes
+ *  over and finishes (both took passes).
  */
 #include "dlq_time.h"
 #include "dlq_uuid.h"

@@ -1,9 +1,10 @@
-/*  test_amqp_format — the amqp sink's message, without a broker: seed 001's
- *  properties and headers for its example event (kinds and values), the
- *  body passed as the canonical bytes themselves, headers omitted for
- *  absent fields, the expiration from the retention (none for <= 0,
- *  RabbitMQ's ceiling above 3650 days), routing keys, and that the header
- *  table is valid AMQP (rabbitmq-c encodes it and decodes it back).
+/*  test_amqp_format — the amqp sink's message, without a broker: the
+ *  flowwarden-amqp wire format's properties and headers for its example
+ *  event (kinds and values), the body passed as the canonical bytes
+ *  themselves, headers omitted for absent fields, the expiration from the
+ *  retention (none for <= 0, RabbitMQ's ceiling above 3650 days), routing
+ *  keys, and that the header table is valid AMQP (rabbitmq-c encodes it and
+ *  decodes it back).
  */
 #include "amqp_format.h"
 #include "event_support.h"
@@ -13,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEED_001_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
-#define SEED_001_FIRST_ATTEMPT_MS 1781015531123LL      /* 2026-06-09T14:32:11.123Z */
+#define EXAMPLE_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_FIRST_ATTEMPT_MS 1781015531123LL       /* 2026-06-09T14:32:11.123Z */
 
 static bool
 bytes_eq (amqp_bytes_t bytes, const char *text)
@@ -42,9 +43,9 @@ expect_int_header (const amqp_table_t *headers, const char *name, uint8_t kind, 
     cr_expect_eq (got, value, "header %s is %lld, want %lld", name, (long long) got, (long long) value);
 }
 
-Test (amqp_message, seed_001_properties_and_headers)
+Test (amqp_message, the_wire_examples_properties_and_headers)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_amqp_message_t m;
     dlq_amqp_message_format (&m, &event);
@@ -52,7 +53,7 @@ Test (amqp_message, seed_001_properties_and_headers)
     amqp_flags_t want = AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_CONTENT_ENCODING_FLAG
                       | AMQP_BASIC_DELIVERY_MODE_FLAG | AMQP_BASIC_HEADERS_FLAG | AMQP_BASIC_EXPIRATION_FLAG;
     cr_expect_eq (m.props._flags, want, "properties set: 0x%x, want 0x%x", (unsigned) m.props._flags, (unsigned) want);
-    cr_expect (bytes_eq (m.props.message_id, SEED_001_ID));
+    cr_expect (bytes_eq (m.props.message_id, EXAMPLE_ID));
     cr_expect (bytes_eq (m.props.content_type, "application/json"));
     cr_expect (bytes_eq (m.props.content_encoding, "UTF-8"));
     cr_expect_eq (m.props.delivery_mode, 2, "persistent");
@@ -60,12 +61,12 @@ Test (amqp_message, seed_001_properties_and_headers)
 
     const amqp_table_t *h = &m.props.headers;
     cr_expect_eq (h->num_entries, 7);
-    expect_string_header (h, "flowwarden-event-id", SEED_001_ID);
+    expect_string_header (h, "flowwarden-event-id", EXAMPLE_ID);
     expect_string_header (h, "flowwarden-stream-name", "orders");
     expect_string_header (h, "flowwarden-operation-type", "INSERT");
     expect_int_header (h, "flowwarden-attempts", AMQP_FIELD_KIND_I32, 3);
     expect_string_header (h, "flowwarden-status", "DLQ");
-    expect_int_header (h, "flowwarden-first-attempt-at", AMQP_FIELD_KIND_I64, SEED_001_FIRST_ATTEMPT_MS);
+    expect_int_header (h, "flowwarden-first-attempt-at", AMQP_FIELD_KIND_I64, EXAMPLE_FIRST_ATTEMPT_MS);
     expect_int_header (h, "flowwarden-schema-version", AMQP_FIELD_KIND_I32, 1);
 
     cr_expect_eq (m.body.bytes, e->json, "the body is the canonical bytes themselves, not a copy");
@@ -75,7 +76,7 @@ Test (amqp_message, seed_001_properties_and_headers)
 
 Test (amqp_message, the_body_is_passed_as_given)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     char *copy = malloc (e->json_len + 8);
     memcpy (copy, e->json, e->json_len);
     memcpy (copy + e->json_len, "trailer", 8);      /* need not end with a NUL */
@@ -154,7 +155,7 @@ Test (amqp_routing_key, longer_than_a_short_string_is_refused)
 
 Test (amqp_message, headers_encode_as_a_valid_amqp_table)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_amqp_message_t m;
     dlq_amqp_message_format (&m, &event);
@@ -171,8 +172,8 @@ Test (amqp_message, headers_encode_as_a_valid_amqp_table)
     cr_assert_eq (amqp_decode_table (encoded, &pool, &decoded, &read), AMQP_STATUS_OK);
     cr_expect_eq (read, offset);
     cr_expect_eq (decoded.num_entries, 7);
-    expect_string_header (&decoded, "flowwarden-event-id", SEED_001_ID);
-    expect_int_header (&decoded, "flowwarden-first-attempt-at", AMQP_FIELD_KIND_I64, SEED_001_FIRST_ATTEMPT_MS);
+    expect_string_header (&decoded, "flowwarden-event-id", EXAMPLE_ID);
+    expect_int_header (&decoded, "flowwarden-first-attempt-at", AMQP_FIELD_KIND_I64, EXAMPLE_FIRST_ATTEMPT_MS);
     expect_int_header (&decoded, "flowwarden-schema-version", AMQP_FIELD_KIND_I32, 1);
     empty_amqp_pool (&pool);
     dlq_event_destroy (&e);

@@ -1,8 +1,8 @@
 /*  test_body_status — the body's top-level status rewritten in place: only
  *  the value of the top-level "status" member changes (never one inside
- *  fullDocument, metadata or a string), whitespace kept, a key spelled
- *  with escapes rewritten compactly, a missing status added, the seed
- *  body byte for byte, what is not a JSON object refused. */
+ *  fullDocument, metadata or a string), whitespace kept, a key spelled with
+ *  escapes rewritten compactly, a missing status added, the wire format's
+ *  example body byte for byte, what is not a JSON object refused. */
 #include "body_status.h"
 #include "event_support.h"
 
@@ -59,9 +59,9 @@ Test (body_status, only_the_top_level_status_value_changes)
     }
 }
 
-Test (body_status, the_canonical_seed_body_keeps_every_other_byte)
+Test (body_status, the_canonical_wire_example_keeps_every_other_byte)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_buf_t out = DLQ_BUF_INIT;
     cr_assert_eq (dlq_body_set_status (e->json, e->json_len, "SUCCEEDED", &out), DLQ_BODY_STATUS_OK);
     const char *at = strstr (e->json, ",\"status\":\"DLQ\",");

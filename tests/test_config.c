@@ -169,7 +169,7 @@ Test (config, replay_settings_and_schedules)
     cr_expect_eq (p->schedule.interval_ms, 200);
     cr_expect_not (dlq_policy_table_lookup (c->policies, "other")->schedule.enabled);
     dlqd_config_destroy (&c);
-    /* seed 002's values when a schedule says nothing else */
+    /* the dlq_events scheduled replay's values when a schedule says nothing else */
     cr_assert_eq (load_text (REPLAY_LISTEN
                              "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );",
                              &c, &err), DLQD_CONFIG_OK, "%s", err ? err : "");

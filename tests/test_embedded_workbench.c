@@ -338,8 +338,9 @@ Test (embedded_workbench, mark_all_marks_each_id_and_passes_by_the_missing)
     dlq_embedded_destroy (&writer);
 }
 
-/* json_set on every shape of body the gateway stores: seed 001 (whose
- * fullDocument has a "status" of its own) and the spool suite's variants. */
+/* json_set on every shape of body the gateway stores: the flowwarden-amqp
+ * example (whose fullDocument has a "status" of its own) and the spool
+ * suite's variants. */
 Test (embedded_workbench, json_set_keeps_a_canonical_body_byte_for_byte)
 {
     dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);

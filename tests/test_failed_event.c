@@ -1,5 +1,6 @@
-/*  test_failed_event — the FailedEvent codec: seed 001 round trip,
- *  defaults, canonical form, and a table of every validation error.
+/*  test_failed_event — the FailedEvent codec: round trip of the
+ *  flowwarden-amqp wire format's example, defaults, canonical form, and a
+ *  table of every validation error.
  */
 #include "dlq_json.h"
 #include "failed_event.h"
@@ -14,10 +15,10 @@
 #define NOW 1781015531123LL     /* 2026-06-09T14:32:11.123Z */
 
 static char *
-seed_body (size_t *len)
+example_body (size_t *len)
 {
-    char *body = test_read_file (DLQ_SOURCE_DIR "/tests/data/seed_001_event.json", len);
-    cr_assert_not_null (body, "tests/data/seed_001_event.json is missing");
+    char *body = test_read_file (DLQ_SOURCE_DIR "/tests/data/flowwarden_amqp_event.json", len);
+    cr_assert_not_null (body, "tests/data/flowwarden_amqp_event.json is missing");
     return body;
 }
 
@@ -33,10 +34,10 @@ compact (const char *json)
     return dlq_buf_steal (&out, NULL);
 }
 
-Test (failed_event, seed_example_round_trips_to_the_same_json)
+Test (failed_event, wire_example_round_trips_to_the_same_json)
 {
     size_t len;
-    char *body = seed_body (&len);
+    char *body = example_body (&len);
     dlq_error_t err;
     dlq_event_t *e = dlq_event_decode (body, len, NOW, &err);
     cr_assert_not_null (e, "%s: %s", err.field, err.message);
@@ -53,7 +54,7 @@ Test (failed_event, seed_example_round_trips_to_the_same_json)
     cr_expect_str_eq (e->metadata, "{\"tenantId\":\"acme\"}");
     dlq_event_encode (e);
     char *expected = compact (body);
-    cr_expect_str_eq (e->json, expected, "canonical body differs from the seed");
+    cr_expect_str_eq (e->json, expected, "canonical body differs from the example");
     cr_expect_eq (e->json_len, strlen (expected));
 
     /* decoding the canonical body gives the same bytes again */
@@ -279,7 +280,7 @@ Test (failed_event, stream_name_length_is_counted_in_characters)
 Test (stream_policy, excludes_document_and_stack_trace_and_sets_expiry)
 {
     size_t len;
-    char *body = seed_body (&len);
+    char *body = example_body (&len);
     dlq_event_t *e = dlq_event_decode (body, len, NOW, NULL);
     dlq_policy_t policy = { .retention_days = 90, .include_original_document = false, .include_stack_trace = false };
     dlq_policy_apply (&policy, e);
@@ -297,7 +298,7 @@ Test (stream_policy, excludes_document_and_stack_trace_and_sets_expiry)
 Test (stream_policy, retention_zero_keeps_forever_and_includes_keep_fields)
 {
     size_t len;
-    char *body = seed_body (&len);
+    char *body = example_body (&len);
     dlq_event_t *e = dlq_event_decode (body, len, NOW, NULL);
     dlq_policy_t policy = { .retention_days = 0, .include_original_document = true, .include_stack_trace = true };
     dlq_policy_apply (&policy, e);

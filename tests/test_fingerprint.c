@@ -420,11 +420,11 @@ Test (fingerprint, the_display_form_is_capped)
 
 /* ---------------------------------------------------------- the body */
 
-Test (fingerprint, of_the_seed_event_body)
+Test (fingerprint, of_the_wire_example_body)
 {
     size_t len;
-    char *body = test_read_file (DLQ_SOURCE_DIR "/tests/data/seed_001_event.json", &len);
-    cr_assert_not_null (body, "tests/data/seed_001_event.json is missing");
+    char *body = test_read_file (DLQ_SOURCE_DIR "/tests/data/flowwarden_amqp_event.json", &len);
+    cr_assert_not_null (body, "tests/data/flowwarden_amqp_event.json is missing");
     dlq_fingerprint_t fp;
     cr_assert (dlq_fingerprint_of_event (body, len, &fp));
     cr_expect_str_eq (fp.normalised, "downstream call failed");

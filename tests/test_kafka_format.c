@@ -1,8 +1,8 @@
-/*  test_kafka_format — the kafka sink's record, without a cluster: seed
- *  001's example (key, value, every header in order), absent fields, the
- *  documentKey as key, topic names (prefix, override, what Kafka refuses),
- *  retention.ms, which delivery errors are permanent, and "name=value"
- *  rdkafka settings.
+/*  test_kafka_format — the kafka sink's record, without a cluster: the
+ *  flowwarden-amqp example (key, value, every header in order), absent
+ *  fields, the documentKey as key, topic names (prefix, override, what
+ *  Kafka refuses), retention.ms, which delivery errors are permanent, and
+ *  "name=value" rdkafka settings.
  */
 #include "event_support.h"
 #include "kafka_format.h"
@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#define SEED_001_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 
 static void
 expect_header (const dlq_kafka_record_t *r, size_t at, const char *name, const char *value)
@@ -20,18 +20,18 @@ expect_header (const dlq_kafka_record_t *r, size_t at, const char *name, const c
     cr_expect_str_eq (r->headers [at].value, value, "header %s", name);
 }
 
-Test (kafka_record, seed_001_key_value_and_headers)
+Test (kafka_record, wire_example_key_value_and_headers)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_kafka_record_t r;
     dlq_kafka_record_format (&r, &event, DLQ_KAFKA_KEY_ID);
-    cr_expect_eq (r.key_len, strlen (SEED_001_ID));
-    cr_expect_eq (memcmp (r.key, SEED_001_ID, r.key_len), 0);
+    cr_expect_eq (r.key_len, strlen (EXAMPLE_ID));
+    cr_expect_eq (memcmp (r.key, EXAMPLE_ID, r.key_len), 0);
     cr_expect_eq (r.value, e->json, "the value is the canonical bytes themselves");
     cr_expect_eq (r.value_len, e->json_len);
     cr_expect_eq (r.header_count, 7);
-    expect_header (&r, 0, "flowwarden-event-id", SEED_001_ID);
+    expect_header (&r, 0, "flowwarden-event-id", EXAMPLE_ID);
     expect_header (&r, 1, "flowwarden-stream-name", "orders");
     expect_header (&r, 2, "flowwarden-operation-type", "INSERT");
     expect_header (&r, 3, "flowwarden-attempts", "3");
@@ -43,7 +43,7 @@ Test (kafka_record, seed_001_key_value_and_headers)
 
 Test (kafka_record, the_document_key_as_key)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_kafka_record_t r;
     dlq_kafka_record_format (&r, &event, DLQ_KAFKA_KEY_DOCUMENT_KEY);

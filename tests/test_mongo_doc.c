@@ -1,7 +1,7 @@
-/*  test_mongo_doc — the mongo sink's documents, without a server: seed
- *  001's example as native BSON (ObjectId, Decimal128, dates, int32, a
- *  metadata document, the canonical body kept as is), an event kept
- *  forever (no expiresAt), the index document, collection names MongoDB
+/*  test_mongo_doc — the mongo sink's documents, without a server: the
+ *  flowwarden-amqp example as native BSON (ObjectId, Decimal128, dates,
+ *  int32, a metadata document, the canonical body kept as is), an event
+ *  kept forever (no expiresAt), the index document, collection names MongoDB
  *  refuses, and the LIST cursor; the workbench's documents: the
  *  fingerprint and replay state an event starts with, the state of a
  *  document from before them, each mark's update, and the queries
@@ -10,9 +10,9 @@
  *  running) against the reference predicate; the checkpoint documents
  *  (mongo_ckpt_doc.h): each write's update applied by the test server's
  *  updater (tests/mongo/mongo_update.h) to a stored document and to an
- *  upsert's, the BSON types of seed 004's layout, tokens libbson cannot
- *  read, the record read back (texts byte for byte, a stale or missing
- *  text answered from the BSON field), the LIST filter.
+ *  upsert's, the BSON types of FlowWarden's MongoCheckpointStore layout,
+ *  tokens libbson cannot read, the record read back (texts byte for byte,
+ *  a stale or missing text answered from the BSON field), the LIST filter.
  */
 #include "checkpoint.h"
 #include "dlq_buf.h"
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEED_001_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
+#define EXAMPLE_ID "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b"
 
 static bson_type_t
 type_at (const bson_t *doc, const char *path)
@@ -50,16 +50,16 @@ at (const bson_t *doc, const char *path)
     return found;
 }
 
-Test (mongo_doc, seed_001_as_native_bson)
+Test (mongo_doc, wire_example_as_native_bson)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     bson_t doc;
     char err [200] = "";
     cr_assert (dlq_mongo_event_doc (&event, &doc, err, sizeof err), "%s", err);
 
     bson_iter_t it = at (&doc, "_id");
-    cr_expect_str_eq (bson_iter_utf8 (&it, NULL), SEED_001_ID);
+    cr_expect_str_eq (bson_iter_utf8 (&it, NULL), EXAMPLE_ID);
     cr_expect_eq (type_at (&doc, "id"), BSON_TYPE_EOD, "the id is the _id, not a field of its own");
     it = at (&doc, "streamName");
     cr_expect_str_eq (bson_iter_utf8 (&it, NULL), "orders");
@@ -168,11 +168,11 @@ Test (mongo_doc, list_cursor)
 {
     char cursor [DLQ_MONGO_CURSOR_LEN], id [80];
     int64_t t = 0;
-    dlq_mongo_cursor_format (1781015533500LL, SEED_001_ID, cursor);
-    cr_expect_str_eq (cursor, "1781015533500." SEED_001_ID);
+    dlq_mongo_cursor_format (1781015533500LL, EXAMPLE_ID, cursor);
+    cr_expect_str_eq (cursor, "1781015533500." EXAMPLE_ID);
     cr_expect (dlq_mongo_cursor_parse (cursor, &t, id, sizeof id));
     cr_expect_eq (t, 1781015533500LL);
-    cr_expect_str_eq (id, SEED_001_ID);
+    cr_expect_str_eq (id, EXAMPLE_ID);
     cr_expect_not (dlq_mongo_cursor_parse ("garbage", &t, id, sizeof id));
     cr_expect_not (dlq_mongo_cursor_parse ("12.", &t, id, sizeof id));
     cr_expect_not (dlq_mongo_cursor_parse (".abc", &t, id, sizeof id));
@@ -185,8 +185,8 @@ Test (mongo_doc, list_cursor_ids_are_event_ids)
     cr_expect_not (dlq_mongo_cursor_parse ("1717940000000.42", &t, id, sizeof id), "not a UUID");
     cr_expect_not (dlq_mongo_cursor_parse ("1.0190F1D2-6C4E-7A01-8B2C-3D4E5F607182", &t, id, sizeof id),
                    "event ids are lower case");
-    cr_expect_not (dlq_mongo_cursor_parse ("1." SEED_001_ID "x", &t, id, sizeof id));
-    cr_expect (dlq_mongo_cursor_parse ("-5." SEED_001_ID, &t, id, sizeof id), "any createdAt");
+    cr_expect_not (dlq_mongo_cursor_parse ("1." EXAMPLE_ID "x", &t, id, sizeof id));
+    cr_expect (dlq_mongo_cursor_parse ("-5." EXAMPLE_ID, &t, id, sizeof id), "any createdAt");
     cr_expect_eq (t, -5);
 }
 
@@ -194,7 +194,7 @@ Test (mongo_doc, list_cursor_ids_are_event_ids)
 
 Test (mongo_doc, an_event_starts_with_its_fingerprint_and_replay_state)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     bson_t doc;
     char err [200] = "", hex [17];
@@ -221,7 +221,7 @@ Test (mongo_doc, an_event_starts_with_its_fingerprint_and_replay_state)
 
 Test (mongo_doc, a_document_from_before_the_replay_state_has_the_defaults)
 {
-    bson_t *old = BCON_NEW ("_id", BCON_UTF8 (SEED_001_ID), "status", BCON_UTF8 ("PENDING"),
+    bson_t *old = BCON_NEW ("_id", BCON_UTF8 (EXAMPLE_ID), "status", BCON_UTF8 ("PENDING"),
                             "createdAt", BCON_DATE_TIME (1000));
     dlq_sink_event_state_t st;
     memset (&st, 0x5a, sizeof st);
@@ -529,7 +529,7 @@ ckpt_text_at (const bson_t *doc, const char *path)
     return bson_iter_utf8 (&it, NULL);
 }
 
-Test (mongo_doc, ckpt_save_is_a_replacement_with_seed_004s_bson_types)
+Test (mongo_doc, ckpt_save_is_a_replacement_with_mongo_checkpoint_store_bson_types)
 {
     dlq_sink_checkpoint_t record = ckpt_full ("orders");
     bson_t update;
@@ -721,7 +721,7 @@ Test (mongo_doc, ckpt_a_token_libbson_cannot_read_is_refused)
 
 Test (mongo_doc, ckpt_a_stale_or_missing_text_answers_the_bson_field)
 {
-    /* as seed 004's own store writes it: no text fields */
+    /* as FlowWarden's own MongoCheckpointStore writes it: no text fields */
     bson_t *foreign = BCON_NEW ("_id", BCON_UTF8 ("orders"), "instanceId", BCON_UTF8 ("java-1"),
                                 "lastSeenToken", "{", "_data", BCON_UTF8 ("82AA"), "n", BCON_INT64 (5),
                                                      "i", BCON_INT32 (7), "}",

@@ -1,12 +1,12 @@
 /*  test_pg_format — the pure part of the postgres sink, without a server:
- *  the parameters of a row (seed 001's example event, absent fields, bad
- *  bodies, the status and the fingerprint), timestamps, chunks, the LIST
- *  cursor, the SQL text (placeholder numbering, quoted identifiers passed
- *  through, the versioned DDL, the workbench's state changes and claim),
- *  index, lock and checkpoint table names and lock keys, the SQLSTATE
- *  classes, the body's status rewritten in place, the workbench's filters
- *  as SQL, and the checkpoint calls' SQL and parameters (each kind of
- *  write setting only its columns, the JSONB copies, LIST's prefix and
+ *  the parameters of a row (the flowwarden-amqp example event, absent
+ *  fields, bad bodies, the status and the fingerprint), timestamps, chunks,
+ *  the LIST cursor, the SQL text (placeholder numbering, quoted identifiers
+ *  passed through, the versioned DDL, the workbench's state changes and
+ *  claim), index, lock and checkpoint table names and lock keys, the
+ *  SQLSTATE classes, the body's status rewritten in place, the workbench's
+ *  filters as SQL, and the checkpoint calls' SQL and parameters (each kind
+ *  of write setting only its columns, the JSONB copies, LIST's prefix and
  *  cursor).
  */
 #include "dlq_alloc.h"
@@ -25,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SEED_001 EVENT_SEED_001
 
 /* ---- fixtures ----------------------------------------------------------------- */
 
@@ -47,9 +45,9 @@ expect_null (const dlq_pg_row_t *row, dlq_pg_param_t p)
     cr_expect_null (row->value [p], "parameter %d is %s, want NULL", (int) p, row->value [p]);
 }
 
-/* Every parameter of seed 001's example but the payload. */
+/* Every parameter of the flowwarden-amqp example but the payload. */
 static void
-expect_seed_001 (const dlq_pg_row_t *row)
+expect_wire_example (const dlq_pg_row_t *row)
 {
     expect_param (row, DLQ_PG_PARAM_ID, "c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b");
     expect_param (row, DLQ_PG_PARAM_STREAM_NAME, "orders");
@@ -74,16 +72,16 @@ expect_seed_001 (const dlq_pg_row_t *row)
 
 /* ---- rows ----------------------------------------------------------------------- */
 
-Test (pg_row, every_column_of_the_seed_001_example)
+Test (pg_row, every_column_of_the_wire_example)
 {
     size_t len;
-    char *body = test_read_file (SEED_001, &len);
+    char *body = test_read_file (EVENT_WIRE_EXAMPLE, &len);
     dlq_event_t *e = event_canonical (body, len);
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;
     char err [200] = "";
     cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
-    expect_seed_001 (&row);
+    expect_wire_example (&row);
     cr_expect_eq (row.value [DLQ_PG_PARAM_PAYLOAD], e->json, "the payload is not the canonical body itself");
     cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD], (int) e->json_len);
     size_t bytes = e->json_len;
@@ -99,7 +97,7 @@ Test (pg_row, every_column_of_the_seed_001_example)
 Test (pg_row, the_payload_is_the_body_as_given_not_reformatted)
 {
     size_t len;
-    char *body = test_read_file (SEED_001, &len);
+    char *body = test_read_file (EVENT_WIRE_EXAMPLE, &len);
     dlq_event_t *e = event_canonical (body, len);
     char *copy = malloc (len + 16);
     memcpy (copy, body, len);
@@ -108,7 +106,7 @@ Test (pg_row, the_payload_is_the_body_as_given_not_reformatted)
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;
     char err [200] = "";
     cr_assert_eq (dlq_pg_format_row (&event, &row, err, sizeof err), DLQ_PG_FORMAT_OK, "%s", err);
-    expect_seed_001 (&row);
+    expect_wire_example (&row);
     cr_expect_eq (row.value [DLQ_PG_PARAM_PAYLOAD], copy);
     cr_expect_eq (row.length [DLQ_PG_PARAM_PAYLOAD], (int) len);
     dlq_pg_row_free (&row);
@@ -533,7 +531,7 @@ Test (pg_sqlstate, classes)
 Test (pg_row, the_status_and_the_fingerprint_of_the_error)
 {
     size_t len;
-    char *body = test_read_file (SEED_001, &len);
+    char *body = test_read_file (EVENT_WIRE_EXAMPLE, &len);
     dlq_event_t *e = event_canonical (body, len);
     dlq_sink_event_t event = event_for_sink (e, NULL, 0, 30);
     dlq_pg_row_t row = DLQ_PG_ROW_INIT;

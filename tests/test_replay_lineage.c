@@ -47,9 +47,9 @@ Test (replay_lineage, a_body_without_metadata_gets_it_last)
     free (out);
 }
 
-Test (replay_lineage, the_canonical_seed_event_keeps_every_other_byte)
+Test (replay_lineage, the_canonical_wire_example_keeps_every_other_byte)
 {
-    dlq_event_t *e = event_seed_001 ();
+    dlq_event_t *e = event_wire_example ();
     char *out = lineage (e->json, 3);
     /* Taking the lineage out again gives the stored body back exactly. */
     const char *tail = ",\"replayOf\":\"" ID "\",\"replayCount\":3}";

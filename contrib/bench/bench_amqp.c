@@ -556,7 +556,7 @@ print_per_publish (const bench_run_t *r)
         printf ("per-publish     : FAILED (see above)\n");
     else
         printf ("per-publish     : %7.0f events/s  (%zu publishes in %.2f s, each waiting for its confirm:"
-                " seed 001)\n", r->eps, r->events, r->seconds);
+                " flowwarden-amqp's confirm mode)\n", r->eps, r->events, r->seconds);
 }
 
 static void

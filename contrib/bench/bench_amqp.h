@@ -14,8 +14,8 @@
  *          has room, else wait for basic.ack frames; events/s from the
  *          first publish until every publish is confirmed;
  *    (iii) confirm-per-publish: the same, one publish waiting at a time
- *          (publish, wait for its ack, next: seed 001's behaviour), on the
- *          first per_publish_events events.
+ *          (publish, wait for its ack, next: flowwarden-amqp's confirm
+ *          mode), on the first per_publish_events events.
  *
  *  Every run publishes to an exchange of its own (the sink's type, durable,
  *  declared by the benchmark and again by the sink, declare_exchange =

@@ -1,8 +1,9 @@
 /*  bench_events — the benchmark's workload: realistic ~1 KB FailedEvents.
  *
  *  Every event is generated once, before any timing starts, in two forms:
- *    - the PUT body a worker would send (seed 001 shape, its own id: a
- *      time-ordered UUIDv7 as libdlq makes, or a random UUIDv4), and
+ *    - the PUT body a worker would send (the flowwarden-amqp wire format's
+ *      JSON body, its own id: a time-ordered UUIDv7 as libdlq makes, or a
+ *      random UUIDv4), and
  *    - the row the embedded store keeps for it (id, stream, timestamps,
  *      status, error type and the gateway's canonical JSON), produced by the
  *      gateway's own decode -> default stream policy -> encode path, so the

@@ -534,14 +534,14 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_flush (dlq_client_t *self, int 
 DLQ_CLIENT_EXPORT size_t dlq_client_outstanding (const dlq_client_t *self);
 
 /* ---- checkpoints: workers' stream positions -----------------------------
- * The gateway keeps, per stream name, the position a worker reached in
- * its source (seed 004's CheckpointStore): two resume tokens that advance
- * independently, lastSeenToken (every event the worker saw, also those it
- * skipped: a heartbeat) and lastProcessedToken (events it processed), each
- * with its timestamp. CKPT.SEEN changes only the seen pair and
- * CKPT.PROCESSED only the processed pair, so the two may be sent
- * concurrently from different threads or processes without one undoing
- * the other. Every write is durable when its reply comes (like a PUT).
+ * The gateway keeps, per stream name, the position a worker reached in its
+ * source (FlowWarden's CheckpointStore contract): two resume tokens that
+ * advance independently, lastSeenToken (every event the worker saw, also
+ * those it skipped: a heartbeat) and lastProcessedToken (events it
+ * processed), each with its timestamp. CKPT.SEEN changes only the seen pair
+ * and CKPT.PROCESSED only the processed pair, so the two may be sent
+ * concurrently from different threads or processes without one undoing the
+ * other. Every write is durable when its reply comes (like a PUT).
  *
  * Tokens and metadata are JSON objects, passed and returned as text (a
  * token is a BSON document in MongoDB extended JSON, e.g.

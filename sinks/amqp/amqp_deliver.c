@@ -9,7 +9,7 @@
  *  RETRY (the connection is dropped, so no late confirm can be mistaken
  *  for a later publish's). A mandatory message no queue takes comes back
  *  (basic.return, before its ack): it is counted ("returned"), logged at
- *  WARN once per call, and is OK (on_return = "log", as seed 001) or
+ *  WARN once per call, and is OK (on_return = "log", as flowwarden-amqp) or
  *  RETRY (on_return = "retry").
  *
  *  Without confirm_mode every published event is OK once written to the

@@ -1,4 +1,4 @@
-/*  amqp_format — seed 001's message of one event; see amqp_format.h. */
+/*  amqp_format — flowwarden-amqp's message of one event; see amqp_format.h. */
 #include "amqp_format.h"
 
 #include "sink_name.h"

@@ -1,7 +1,9 @@
-/*  amqp_format — the AMQP message of one event, exactly as seed 001
- *  specifies, as pure functions (no connection, no I/O): unit-tested
- *  without a broker (tests/test_amqp_format.c) and shared with the
- *  benchmark's raw publisher, so both send the same bytes.
+/*  amqp_format — the AMQP message of one event, exactly as the
+ *  flowwarden-amqp wire format specifies it (JSON body, flowwarden-*
+ *  headers, exchange flowwarden.dlq, routing key dlq.<stream>), as pure
+ *  functions (no connection, no I/O): unit-tested without a broker
+ *  (tests/test_amqp_format.c) and shared with the benchmark's raw
+ *  publisher, so both send the same bytes.
  *
  *  Body: the event's canonical JSON, as is (never re-serialised).
  *  Properties: message_id = event id, content_type "application/json",

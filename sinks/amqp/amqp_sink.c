@@ -1,6 +1,6 @@
 /*  amqp_sink — the amqp sink plugin, type "amqp" (libdlq_sink_amqp.so):
- *  seed 001's message (amqp_format.h) published to RabbitMQ (or any AMQP
- *  0-9-1 broker) with rabbitmq-c, under a window of publisher confirms
+ *  flowwarden-amqp's message (amqp_format.h) published to RabbitMQ (or any
+ *  AMQP 0-9-1 broker) with rabbitmq-c, under a window of publisher confirms
  *  (amqp_deliver.c).
  *
  *  init reads and checks the settings and connects. A broker that cannot
@@ -231,7 +231,7 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
     .type        = "amqp",
-    .description = "AMQP 0-9-1 (RabbitMQ): seed 001's message, published under a window of publisher confirms",
+    .description = "AMQP 0-9-1 (RabbitMQ): flowwarden-amqp's message, published under a window of publisher confirms",
     .settings    = amqp_settings,
     .max_batch   = 0,
     .init        = amqp_init,

@@ -1,5 +1,5 @@
-/*  embedded_checkpoints — the workers' stream positions (seed 004's
- *  CheckpointStore) in the spool file, schema version 6:
+/*  embedded_checkpoints — the workers' stream positions (FlowWarden's
+ *  CheckpointStore contract) in the spool file, schema version 6:
  *
  *      checkpoints(stream_name TEXT PRIMARY KEY, instance_id TEXT,
  *                  last_seen_token TEXT, last_seen_at INTEGER,

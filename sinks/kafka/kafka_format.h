@@ -10,8 +10,8 @@
  *  extended JSON (the id when the event has none).
  *  Value: the event's canonical JSON, as is (the same body as the amqp
  *  sink's).
- *  Headers: the amqp sink's flowwarden-* set (seed 001), values as UTF-8
- *  text since Kafka headers are bytes:
+ *  Headers: the amqp sink's flowwarden-* set (the flowwarden-amqp wire
+ *  format), values as UTF-8 text since Kafka headers are bytes:
  *      flowwarden-event-id          the event id
  *      flowwarden-stream-name       streamName
  *      flowwarden-operation-type    operationType (omitted when absent)

@@ -1,7 +1,7 @@
-/*  mongo_checkpoint — the workers' stream positions (seed 004's
- *  CheckpointStore) in the mongo sink's collection _fw_checkpoints of its
- *  database (documents: mongo_ckpt_doc.h): write, get, list and remove of
- *  dlq_sink_checkpoint_ops_t (dlq_sink.h), and that ops table.
+/*  mongo_checkpoint — the workers' stream positions (FlowWarden's
+ *  CheckpointStore contract) in the mongo sink's collection _fw_checkpoints
+ *  of its database (documents: mongo_ckpt_doc.h): write, get, list and
+ *  remove of dlq_sink_checkpoint_ops_t (dlq_sink.h), and that ops table.
  *
  *      write   one findAndModify {_id: stream}, upsert, new: true, whose
  *              answer is the document after the write (one round trip):

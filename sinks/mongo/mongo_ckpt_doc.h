@@ -1,11 +1,11 @@
-/*  mongo_ckpt_doc — the documents of the mongo sink's checkpoints (seed
- *  004's CheckpointStore, dlq_sink_checkpoint_ops_t) as pure functions
- *  (no server, no mongoc client): the update of each kind of write, the
- *  LIST filter, and the record's JSON read back from a document.
+/*  mongo_ckpt_doc — the documents of the mongo sink's checkpoints
+ *  (FlowWarden's CheckpointStore contract, dlq_sink_checkpoint_ops_t) as
+ *  pure functions (no server, no mongoc client): the update of each kind of
+ *  write, the LIST filter, and the record's JSON read back from a document.
  *  Unit-tested in tests/test_mongo_doc.c.
  *
- *  One document per stream in the collection _fw_checkpoints, seed 004's
- *  layout with native BSON types:
+ *  One document per stream in the collection _fw_checkpoints, in the
+ *  layout of FlowWarden's MongoCheckpointStore, with native BSON types:
  *      _id                     the stream name (string)
  *      instanceId              string
  *      lastSeenToken           document, from the token's extended JSON
@@ -36,11 +36,11 @@
  *  is kept as its text alone (no metadata field).
  *
  *  Reading: a token (or metadata) is answered from its text field while
- *  that text still describes the BSON field (libbson reads it into the
- *  same bytes): a writer that sets only the BSON field (seed 004's own
- *  stores, on the same collection) makes the text stale, and the BSON
- *  field is answered instead, as compact extended JSON (canonical for
- *  tokens, which keeps their BSON types; relaxed for metadata). A text
+ *  that text still describes the BSON field (libbson reads it into the same
+ *  bytes): a writer that sets only the BSON field (FlowWarden's own
+ *  MongoCheckpointStore, on the same collection) makes the text stale, and
+ *  the BSON field is answered instead, as compact extended JSON (canonical
+ *  for tokens, which keeps their BSON types; relaxed for metadata). A text
  *  without a BSON field counts when libbson cannot read it (the metadata
  *  case above), else the field was removed: absent. Timestamps are the
  *  dates to the millisecond; a field of another type is absent.

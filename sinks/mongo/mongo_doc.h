@@ -2,8 +2,8 @@
  *  server, no mongoc client): unit-tested without a server
  *  (tests/test_mongo_doc.c).
  *
- *  The event document (in the stream's collection), seed 000's
- *  MongoDlqStore shape with native BSON types:
+ *  The event document (in the stream's collection, _fw_dlq_<stream>), the
+ *  shape of FlowWarden's MongoDlqStore with native BSON types:
  *      _id             the event id (string)
  *      streamName, operationType, status      strings
  *      documentKey, fullDocument, resumeToken BSON, from their extended JSON

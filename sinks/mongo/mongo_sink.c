@@ -1,5 +1,5 @@
 /*  mongo_sink — the mongo sink plugin, type "mongo" (libdlq_sink_mongo.so):
- *  seed 000's MongoDlqStore on mongo-c-driver. One collection per stream
+ *  FlowWarden's MongoDlqStore on mongo-c-driver. One collection per stream
  *  (mongo_doc.h for the document), written in unordered bulk inserts
  *  (mongo_deliver.c); it can be the primary store (mongo_store.c), with
  *  the workbench (mongo_workbench.h) and the workers' checkpoints
@@ -130,7 +130,7 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
     .type        = "mongo",
-    .description = "MongoDB: seed 000's collection per stream, native BSON, TTL on expiresAt; answers queries",
+    .description = "MongoDB: FlowWarden's collection per stream (_fw_dlq_<stream>), native BSON, TTL on expiresAt; answers queries",
     .settings    = mongo_settings,
     .max_batch   = 0,
     .init        = mongo_init,

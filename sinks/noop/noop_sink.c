@@ -1,6 +1,6 @@
 /*  noop_sink — the sink that accepts every event and keeps nothing.
  *
- *  The gateway's counterpart of DlqStore.noOp() (seed 000): every event of
+ *  The gateway's counterpart of FlowWarden's DlqStore.noOp(): every event of
  *  every batch is OK at once, and the only trace it leaves is the sink's
  *  "delivered" counter. It has no settings and cannot be the primary store.
  *  Useful for tests and benchmarks that do not care where events go; not a

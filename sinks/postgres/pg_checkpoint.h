@@ -1,7 +1,7 @@
-/*  pg_checkpoint — the workers' stream positions (seed 004's
- *  CheckpointStore) in the postgres sink's table "<table>_checkpoints"
- *  (version 3): write, get, list and remove of dlq_sink_checkpoint_ops_t
- *  (dlq_sink.h), and that ops table.
+/*  pg_checkpoint — the workers' stream positions (FlowWarden's
+ *  CheckpointStore contract) in the postgres sink's table
+ *  "<table>_checkpoints" (version 3): write, get, list and remove of
+ *  dlq_sink_checkpoint_ops_t (dlq_sink.h), and that ops table.
  *
  *      write   one INSERT ... ON CONFLICT (stream_name) DO UPDATE ...
  *              RETURNING (pg_ckpt_sql.h): SAVE replaces every column,

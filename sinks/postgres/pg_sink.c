@@ -1,7 +1,7 @@
 /*  pg_sink — the postgres sink plugin, type "postgres"
- *  (libdlq_sink_postgres.so): seed 002's dlq_events table extended with
- *  the FailedEvent's columns, written in batches, and a store that can be
- *  the primary and serve the failure workbench and the workers'
+ *  (libdlq_sink_postgres.so): the dlq_events table of a Postgres DLQ
+ *  extended with the FailedEvent's columns, written in batches, and a store
+ *  that can be the primary and serve the failure workbench and the workers'
  *  checkpoints (table "<table>_checkpoints").
  *
  *  Settings: conninfo (required; a libpq connection string or URI),
@@ -228,7 +228,7 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
     .type        = "postgres",
-    .description = "PostgreSQL: seed 002's dlq_events table with the FailedEvent's columns; answers queries, "
+    .description = "PostgreSQL: a dlq_events table with the FailedEvent's columns; answers queries, "
                    "the failure workbench and the checkpoint calls",
     .settings    = pg_settings,
     .max_batch   = 0,

@@ -155,7 +155,7 @@ dlq_pg_sql_set_version (dlq_buf_t *out, const dlq_pg_names_t *names)
                     names->schema);
 }
 
-/* Version 1's table: seed 002's dlq_events with the FailedEvent's columns. */
+/* Version 1's table: the dlq_events table with the FailedEvent's columns. */
 static void
 create_table_v1 (dlq_buf_t *out, const dlq_pg_names_t *names)
 {
@@ -244,9 +244,10 @@ migration_v2 (dlq_buf_t *out, const dlq_pg_names_t *names, size_t step)
     return true;
 }
 
-/* Version 3's checkpoint table (seed 004's Checkpoint): each token and the
- * metadata as JSONB for SQL and as the exact text for the calls, whose
- * answers must show them byte for byte. */
+/* Version 3's checkpoint table (the Checkpoint record of FlowWarden's
+ * CheckpointStore contract): each token and the metadata as JSONB for SQL
+ * and as the exact text for the calls, whose answers must show them byte
+ * for byte. */
 static void
 create_ckpt_table (dlq_buf_t *out, const dlq_pg_names_t *names)
 {

@@ -41,10 +41,10 @@
 
 /* The indexes of the table. */
 typedef enum {
-    DLQ_PG_INDEX_STATUS = 0,        /* (status): seed 002 */
-    DLQ_PG_INDEX_STATUS_RETRY,      /* (status, retry_after): seed 002's scheduler */
+    DLQ_PG_INDEX_STATUS = 0,        /* (status): dlq_events' idx_dlq_status */
+    DLQ_PG_INDEX_STATUS_RETRY,      /* (status, retry_after): the dlq_events scheduled replay */
     DLQ_PG_INDEX_STREAM,            /* (stream_name) */
-    DLQ_PG_INDEX_ERROR_TYPE,        /* (error_type): seed 002's event type */
+    DLQ_PG_INDEX_ERROR_TYPE,        /* (error_type): dlq_events' event_type */
     DLQ_PG_INDEX_CREATED,           /* (created_at) */
     DLQ_PG_INDEX_LIST,              /* (stream_name, created_at DESC, id DESC): LIST */
     DLQ_PG_INDEX_EXPIRES,           /* (expires_at) WHERE expires_at IS NOT NULL: the sweep */

@@ -31,28 +31,28 @@ event_stored (const char *body, int64_t expires_at)
 }
 
 dlq_event_t *
-event_seed_001 (void)
+event_wire_example (void)
 {
     size_t len;
-    char *body = test_read_file (EVENT_SEED_001, &len);
-    cr_assert_not_null (body, "%s is missing", EVENT_SEED_001);
+    char *body = test_read_file (EVENT_WIRE_EXAMPLE, &len);
+    cr_assert_not_null (body, "%s is missing", EVENT_WIRE_EXAMPLE);
     dlq_event_t *event = event_canonical (body, len);
     free (body);
     return event;
 }
 
 char *
-event_seed_001_json_now (void)
+event_wire_example_json_now (void)
 {
-    char *seed = test_read_file (EVENT_SEED_001, NULL);
-    cr_assert_not_null (seed, "%s is missing", EVENT_SEED_001);
-    char *created = strstr (seed, EVENT_SEED_001_CREATED_AT);
-    cr_assert_not_null (created, "the seed has no createdAt %s", EVENT_SEED_001_CREATED_AT);
+    char *example = test_read_file (EVENT_WIRE_EXAMPLE, NULL);
+    cr_assert_not_null (example, "%s is missing", EVENT_WIRE_EXAMPLE);
+    char *created = strstr (example, EVENT_WIRE_EXAMPLE_CREATED_AT);
+    cr_assert_not_null (created, "the example has no createdAt %s", EVENT_WIRE_EXAMPLE_CREATED_AT);
     char now [DLQ_TIME_ISO_LEN + 1];
     dlq_time_format_iso (dlq_time_now_ms (), now);
-    cr_assert_eq (strlen (now), strlen (EVENT_SEED_001_CREATED_AT));
+    cr_assert_eq (strlen (now), strlen (EVENT_WIRE_EXAMPLE_CREATED_AT));
     memcpy (created, now, strlen (now));
-    return seed;
+    return example;
 }
 
 dlq_sink_event_t
