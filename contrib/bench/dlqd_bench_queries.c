@@ -1,8 +1,8 @@
 /*  dlqd_bench_queries — the failure workbench's queries on a big embedded
  *  store: how long a filtered page (LIST, 100 events), a COUNT and GROUPS
- *  take over N stored events (default 1,000,000), the figure issue 8 asks
- *  for ("a filtered page over 1,000,000 stored events in well under 100
- *  ms").
+ *  take over N stored events (default 1,000,000), against the workbench's
+ *  goal of a filtered page over 1,000,000 stored events in well under 100
+ *  ms.
  *
  *      dlqd_bench_queries [--events N] [--runs R] [--dir D] [--keep]
  *
