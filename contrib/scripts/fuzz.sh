@@ -36,7 +36,7 @@ jobs=1
 out="/tmp/dlqd-fuzz"
 regression=0
 
-usage () { sed -n '4,6p' "$0" >&2; exit 64; }
+usage () { sed -n '5,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2; exit 64; }
 while getopts "b:n:t:j:o:r" opt; do
   case "$opt" in
     b) build="$OPTARG" ;;
