@@ -302,7 +302,9 @@ scan_string (parser_t *ps, const uchar *quote, const uchar **close, bool *escape
         }
         if (c == '\\') {
             *escaped = true;
-            p += (p + 1 < end && p [1] < 0x80) ? 2 : 1;
+            do                          /* escapes back to back: one tight loop */
+                p += (p + 1 < end && p [1] < 0x80) ? 2 : 1;
+            while (p < end && *p == '\\');
         } else if (c < 0x20) {
             return fail (ps, DLQ_JSON_ERR_SYNTAX, p, "control character in string");
         } else {

@@ -481,7 +481,8 @@ next_line (lines_t *it, span_t *line)
 {
     if (it->done)
         return false;
-    const char *nl = memchr (it->s + it->pos, '\n', it->len - it->pos);
+    const char *here = it->s + it->pos;        /* an empty line needs no search */
+    const char *nl = it->pos < it->len && *here == '\n' ? here : memchr (here, '\n', it->len - it->pos);
     size_t end = nl ? (size_t) (nl - it->s) : it->len;
     *line = span (it->s + it->pos, end - it->pos);
     it->pos = end + 1;
@@ -793,6 +794,11 @@ dlq_fingerprint_top_frames (const char *stack, size_t len, size_t max_frames, dl
     span_t line;
     size_t count = 0;
     while (count < max_frames && next_line (&it, &line)) {
+        if (line.n == 0) {
+            while (it.pos < it.len && it.s [it.pos] == '\n')
+                it.pos++;               /* a run of empty lines, passed at once */
+            continue;
+        }
         frame_t f = parse_frame (line, it);
         if (f.style == FRAME_NONE)
             continue;
