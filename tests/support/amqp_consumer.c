@@ -620,10 +620,11 @@ other_frame (amqp_consumer_t *c, const char *queue)
 /* Take deliveries on the fetch channel into out until it holds max or the
  * deadline; *last_tag: the delivery tag of the last one. */
 static bool
-receive (amqp_consumer_t *c, const char *queue, size_t max, int64_t deadline,
+receive (amqp_consumer_t *c, const char *queue, size_t max, int timeout_ms,
          amqp_received_messages_t *out, uint64_t *last_tag)
 {
     struct timeval left;
+    int64_t deadline = dlq_time_mono_ms () + timeout_ms;
     while (out->count < max && time_left (deadline, &left)) {
         amqp_envelope_t env;
         amqp_maybe_release_buffers (c->conn);
@@ -632,6 +633,7 @@ receive (amqp_consumer_t *c, const char *queue, size_t max, int64_t deadline,
             if (env.channel == FETCH_CHANNEL) {
                 copy_envelope (&out->items [out->count++], &env);
                 *last_tag = env.delivery_tag;
+                deadline = dlq_time_mono_ms () + timeout_ms;   /* the wait is for the next message */
             }
             amqp_destroy_envelope (&env);
             continue;
@@ -713,7 +715,6 @@ amqp_consumer_fetch (amqp_consumer_t *c, const char *queue, size_t max, int time
         max = AMQP_CONSUMER_FETCH_MAX;
     if (max == 0)
         return true;
-    int64_t deadline = dlq_time_mono_ms () + (timeout_ms > 0 ? timeout_ms : 0);
     c->fetch_open = open_channel (c, FETCH_CHANNEL);
     if (!c->fetch_open)
         return false;
@@ -721,7 +722,7 @@ amqp_consumer_fetch (amqp_consumer_t *c, const char *queue, size_t max, int time
     amqp_bytes_t tag = amqp_empty_bytes;
     uint64_t last_tag = 0;
     bool ok = start_consuming (c, queue, max, &tag)
-        && receive (c, queue, max, deadline, out, &last_tag)
+        && receive (c, queue, max, timeout_ms > 0 ? timeout_ms : 0, out, &last_tag)
         && finish_consuming (c, tag, last_tag);
     close_fetch_channel (c);
     amqp_bytes_free (tag);

@@ -107,7 +107,9 @@ bool amqp_consumer_bind_limited (amqp_consumer_t *c, const char *exchange,
                                  long max_length, char *queue, size_t queue_len);
 
 /* Consume from queue until max messages arrived (at most
- * AMQP_CONSUMER_FETCH_MAX) or timeout_ms went by, and acknowledge them:
+ * AMQP_CONSUMER_FETCH_MAX) or none came for timeout_ms (the wait is for
+ * each next message, so a long fetch on a busy machine is not cut short
+ * while messages keep coming), and acknowledge them:
  * they leave the queue; none beyond max is taken. out (free with
  * amqp_messages_free) gets them in their order, out->count < max after a
  * timeout (0 for an empty queue). False on an error: a queue that does not
