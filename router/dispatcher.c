@@ -62,6 +62,8 @@ struct dlq_dispatcher {
     int64_t               restart_attempted;/*   may have reached the sink before a crash */
     int64_t               linger_since;     /* when a partial batch started waiting, or 0 */
     int64_t               read_again_at;    /* after a failed spool read: not before (monotonic) */
+    uint64_t              ledger_ticket;    /* the last outcome update handed to the committer, or 0 */
+    int64_t               hold_until;       /* after its commit failed: no batch before (monotonic) */
     dlq_retry_queue_t    *retries;
     dlq_retry_config_t    retry;
     dlq_circuit_t         circuit;
@@ -281,6 +283,21 @@ record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
              slot->event->id, attempts, why);
 }
 
+/* At most one outcome update of a dispatcher waits for the committer:
+ * wait until the one before is durable. A sink that answers at once
+ * (every event RETRY with a short backoff, a noop) would otherwise queue
+ * updates of up to batch_max rows faster than they commit: memory without
+ * bound, and commits so large that the PUTs' acks stall behind them.
+ * After a failed commit (the update stays queued) the next batch waits
+ * READ_RETRY_MS. */
+static void
+wait_for_ledger (dlq_dispatcher_t *self)
+{
+    if (self->ledger_ticket && !dlq_ledger_channel_wait (self->args.ledger, self->ledger_ticket))
+        self->hold_until = dlq_time_mono_ms () + READ_RETRY_MS;
+    self->ledger_ticket = 0;
+}
+
 /* Send the batch in hand, record every outcome, move the cursor to through. */
 static void
 send_batch (dlq_dispatcher_t *self, int64_t through)
@@ -316,8 +333,10 @@ send_batch (dlq_dispatcher_t *self, int64_t through)
     self->count = 0;
     if (u->cursor < 0 && u->row_count == 0 && !u->delivered && !u->failed && !u->redelivered)
         dlq_ledger_update_destroy (&u);
-    else
-        dlq_ledger_channel_submit (self->args.ledger, u);
+    else {
+        wait_for_ledger (self);
+        self->ledger_ticket = dlq_ledger_channel_submit (self->args.ledger, u);
+    }
 }
 
 /* Is there something to send now? Sets *wait_ms to how long to sleep when not. */
@@ -325,6 +344,10 @@ static bool
 work_ready (dlq_dispatcher_t *self, int64_t now, int64_t *wait_ms)
 {
     *wait_ms = -1;
+    if (now < self->hold_until) {
+        *wait_ms = self->hold_until - now;  /* a failed ledger commit: wait, do not pile up */
+        return false;
+    }
     int64_t circuit_wait = dlq_circuit_wait_ms (&self->circuit, now);
     if (circuit_wait != 0) {
         *wait_ms = circuit_wait;        /* open (or a probe outstanding: cannot happen here) */
