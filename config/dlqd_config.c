@@ -36,7 +36,10 @@ static const dlq_setting_spec_t gateway_schema [] = {
     { "data_dir",          DLQ_SETTING_STRING, 1, 4096, "directory of the embedded store" },
     { "max_message_bytes", DLQ_SETTING_INT, 1024, 64 * MIB, "largest request body accepted" },
     { "max_frame_bytes",   DLQ_SETTING_INT, 1024, 1024 * MIB, "largest frame the transport reads; bigger drops the connection" },
-    { "commit",            DLQ_SETTING_GROUP, 0, 0, "group commit: max_batch, max_delay_ms" },
+    { "commit",            DLQ_SETTING_GROUP, 0, 0, "group commit: max_batch, max_batch_bytes, max_delay_ms" },
+    { "max_connections",   DLQ_SETTING_INT, 1, 1000000, "most client connections at once; more are closed as they come" },
+    { "request_hwm",       DLQ_SETTING_INT, 1, 1000000, "requests ZeroMQ queues per connection before the gateway reads them" },
+    { "reply_hwm",         DLQ_SETTING_INT, 1, 10000000, "replies queued per connection; past that they are dropped" },
     { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
     { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
     { "sink_dir",          DLQ_SETTING_STRING, 1, 4096, "where built-in sink plugins are found (':'-separated)" },
@@ -45,6 +48,7 @@ static const dlq_setting_spec_t gateway_schema [] = {
 
 static const dlq_setting_spec_t commit_schema [] = {
     { "max_batch",    DLQ_SETTING_INT, 1, 100000, "most events in one transaction" },
+    { "max_batch_bytes", DLQ_SETTING_INT, 65536, 1024 * MIB, "most bytes of events (canonical JSON) in one transaction" },
     { "max_delay_ms", DLQ_SETTING_INT, 0, 1000, "extra wait for a batch to fill before committing" },
     { NULL }
 };
@@ -66,6 +70,13 @@ static const dlq_setting_spec_t policy_schema [] = {
     { NULL }
 };
 
+int64_t
+dlqd_config_request_hwm (int64_t max_message_bytes)
+{
+    int64_t hwm = DLQD_REQUEST_QUEUE_BYTES / max_message_bytes;
+    return hwm < 8 ? 8 : hwm > 1000 ? 1000 : hwm;
+}
+
 static void
 set_defaults (dlqd_config_t *c)
 {
@@ -73,6 +84,10 @@ set_defaults (dlqd_config_t *c)
     c->max_message_bytes = MIB;
     c->max_frame_bytes = 0;             /* derived from max_message_bytes below */
     c->commit_max_batch = 4096;
+    c->commit_max_batch_bytes = 16 * MIB;
+    c->max_connections = 0;             /* derived from the open-files limit at start */
+    c->request_hwm = 0;                 /* derived from max_message_bytes below */
+    c->reply_hwm = 10000;
     c->commit_max_delay_ms = 0;
     c->query_threads = 2;
     c->sweep_interval_ms = 60000;
@@ -111,6 +126,9 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
            && dlq_config_int (g, gateway_schema, "max_message_bytes", &c->max_message_bytes, err)
            && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
            && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err)
+           && dlq_config_int (g, gateway_schema, "max_connections", &c->max_connections, err)
+           && dlq_config_int (g, gateway_schema, "request_hwm", &c->request_hwm, err)
+           && dlq_config_int (g, gateway_schema, "reply_hwm", &c->reply_hwm, err)
            && dlq_config_string (g, gateway_schema, "sink_dir", &c->sink_search, err);
     if (data_dir) {
         free (c->data_dir);
@@ -123,6 +141,7 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
     if (ok && commit)
         ok = dlq_config_check_group (commit, commit_schema, err)
           && dlq_config_int (commit, commit_schema, "max_batch", &c->commit_max_batch, err)
+          && dlq_config_int (commit, commit_schema, "max_batch_bytes", &c->commit_max_batch_bytes, err)
           && dlq_config_int (commit, commit_schema, "max_delay_ms", &c->commit_max_delay_ms, err);
     const config_setting_t *sweep = config_setting_get_member (g, "sweep");
     if (ok && sweep)
@@ -363,6 +382,8 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     }
     if (ok && c->max_frame_bytes == 0)
         c->max_frame_bytes = 4 * c->max_message_bytes + 65536;
+    if (ok && c->request_hwm == 0)
+        c->request_hwm = dlqd_config_request_hwm (c->max_message_bytes);
     if (ok && c->primary_sink)
         warn_chains_without_primary (config_setting_get_member (root, "streams"), c);
     return ok;

@@ -39,6 +39,10 @@ typedef struct {
     int64_t             max_message_bytes;  /* largest accepted body */
     int64_t             max_frame_bytes;    /* transport limit (ZMQ_MAXMSGSIZE) */
     int64_t             commit_max_batch;   /* events per group commit, at most */
+    int64_t             commit_max_batch_bytes; /* canonical JSON bytes per group commit, at most */
+    int64_t             max_connections;    /* client connections at once; 0: from the open-files limit */
+    int64_t             request_hwm;        /* ZMQ_RCVHWM of the ROUTER: requests queued per connection */
+    int64_t             reply_hwm;          /* ZMQ_SNDHWM of the ROUTER: replies queued per connection */
     int64_t             commit_max_delay_ms;/* extra wait to grow a batch (0: none) */
     int64_t             query_threads;      /* threads answering GET / LIST / STATS */
     int64_t             sweep_interval_ms;  /* expired-event sweep period */
@@ -61,6 +65,16 @@ typedef struct {
  * receives a message that names the file, line and setting and says what
  * was expected (caller frees). */
 dlqd_config_result_t dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p);
+
+/* Bytes of requests ZeroMQ may hold per connection before the gateway
+ * reads them, by default: gateway.request_hwm defaults to this over
+ * max_message_bytes. */
+#define DLQD_REQUEST_QUEUE_BYTES (16LL * 1024 * 1024)
+
+/* The default gateway.request_hwm for max_message_bytes:
+ * DLQD_REQUEST_QUEUE_BYTES / max_message_bytes, from 8 to 1000 (16 for
+ * the default 1 MiB). */
+int64_t dlqd_config_request_hwm (int64_t max_message_bytes);
 
 /* The plugin search path used when gateway.sink_dir is not set: the
  * "plugins" directory beside the running program's directory (the build

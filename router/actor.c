@@ -138,10 +138,11 @@ dlq_actor_send_reply (void *pipe, zmq_msg_t *identity, const char *status,
     zmq_send (pipe, body ? body : "", len, 0);
 }
 
-void
+bool
 dlq_actor_relay (void *pipe, void *out)
 {
     int more = 1;
+    bool sent = true;
     while (more) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
@@ -149,10 +150,12 @@ dlq_actor_relay (void *pipe, void *out)
             zmq_msg_close (&frame);
             if (zmq_errno () == EINTR)
                 continue;
-            return;
+            return false;
         }
         more = zmq_msg_more (&frame);
-        zmq_msg_send (&frame, out, more ? ZMQ_SNDMORE : 0);
+        if (sent && zmq_msg_send (&frame, out, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT) < 0)
+            sent = false;               /* the rest of the message is read and dropped */
         zmq_msg_close (&frame);
     }
+    return sent;
 }

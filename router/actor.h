@@ -51,8 +51,11 @@ size_t dlq_actor_recv_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES]
 void dlq_actor_send_reply (void *pipe, zmq_msg_t *identity, const char *status,
                            zmq_msg_t *request_id, const void *body, size_t len);
 
-/* Move one whole multipart message from pipe to out (e.g. a ROUTER). */
-void dlq_actor_relay (void *pipe, void *out);
+/* Move one whole multipart message from pipe to out (e.g. a ROUTER),
+ * never waiting for out: false when out refused it (a ROUTER with
+ * ZMQ_ROUTER_MANDATORY whose peer's queue is full or who has gone), and
+ * then the whole message is read from pipe and dropped. */
+bool dlq_actor_relay (void *pipe, void *out);
 
 /* Send the stop message, wait for the thread to end, close the pipe.
  * Accepts NULL and NULLs the pointer. */

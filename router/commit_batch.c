@@ -7,10 +7,11 @@
 #include <string.h>
 
 dlq_commit_batch_t *
-dlq_commit_batch_new (size_t capacity)
+dlq_commit_batch_new (size_t capacity, size_t max_bytes)
 {
     dlq_commit_batch_t *self = dlq_calloc (1, sizeof *self);
     self->capacity = capacity;
+    self->max_bytes = max_bytes;
     self->events = dlq_calloc (capacity, sizeof (dlq_event_t *));
     self->identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->request_ids = dlq_calloc (capacity, sizeof (zmq_msg_t));
@@ -28,6 +29,7 @@ dlq_commit_batch_add (dlq_commit_batch_t *self, dlq_event_t **event_p,
 {
     size_t i = self->count++;
     self->events [i] = *event_p;
+    self->bytes += (*event_p)->json_len;
     *event_p = NULL;
     zmq_msg_init (&self->identities [i]);
     zmq_msg_move (&self->identities [i], identity);
@@ -63,7 +65,7 @@ dlq_commit_batch_size (const dlq_commit_batch_t *self)
 bool
 dlq_commit_batch_full (const dlq_commit_batch_t *self)
 {
-    return dlq_commit_batch_size (self) >= self->capacity;
+    return dlq_commit_batch_size (self) >= self->capacity || self->bytes >= self->max_bytes;
 }
 
 void
@@ -80,6 +82,7 @@ dlq_commit_batch_clear (dlq_commit_batch_t *self)
         zmq_msg_close (&self->ckpt_request_ids [i]);
     }
     self->count = 0;
+    self->bytes = 0;
     self->ckpt_count = 0;
     self->failed = false;
     self->error [0] = '\0';

@@ -19,6 +19,8 @@
 typedef struct {
     size_t         count;
     size_t         capacity;
+    size_t         bytes;           /* canonical JSON of the events in the batch */
+    size_t         max_bytes;       /* full from this many bytes on */
     dlq_event_t  **events;          /* owned */
     zmq_msg_t     *identities;      /* ROUTER identity of each event's client */
     zmq_msg_t     *request_ids;
@@ -32,8 +34,9 @@ typedef struct {
     char           error [256];     /* why, when failed */
 } dlq_commit_batch_t;
 
-/* New empty batch able to hold capacity events. */
-dlq_commit_batch_t *dlq_commit_batch_new (size_t capacity);
+/* New empty batch able to hold capacity writes, full once its events'
+ * canonical JSON adds up to max_bytes (it always takes one event). */
+dlq_commit_batch_t *dlq_commit_batch_new (size_t capacity, size_t max_bytes);
 
 /* Add event (ownership moves in) with the messages identity and request_id
  * (moved in: the caller's messages are left empty). The batch must not be
@@ -51,7 +54,7 @@ void dlq_commit_batch_add_ckpt (dlq_commit_batch_t *self, dlq_checkpoint_t *valu
 /* Writes in the batch (events and checkpoint writes). */
 size_t dlq_commit_batch_size (const dlq_commit_batch_t *self);
 
-/* True when no more writes fit. */
+/* True when no more writes fit: capacity writes, or max_bytes of events. */
 bool dlq_commit_batch_full (const dlq_commit_batch_t *self);
 
 /* Free the events and messages and empty the batch for reuse. */

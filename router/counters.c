@@ -12,6 +12,8 @@ struct dlq_counters {
     atomic_uint_fast64_t accepted;
     atomic_uint_fast64_t duplicate;
     atomic_uint_fast64_t rejected;
+    atomic_uint_fast64_t replies_dropped;
+    atomic_uint_fast64_t connections;
     atomic_uint_fast64_t errors [DLQ_CODE_COUNT];
     int64_t              started_ms;
 };
@@ -36,6 +38,9 @@ dlq_counters_destroy (dlq_counters_t **self_p)
 void dlq_counters_accepted (dlq_counters_t *self, uint64_t n) { atomic_fetch_add_explicit (&self->accepted, n, memory_order_relaxed); }
 void dlq_counters_duplicate (dlq_counters_t *self, uint64_t n) { atomic_fetch_add_explicit (&self->duplicate, n, memory_order_relaxed); }
 
+void dlq_counters_reply_dropped (dlq_counters_t *self, uint64_t n) { atomic_fetch_add_explicit (&self->replies_dropped, n, memory_order_relaxed); }
+void dlq_counters_connections (dlq_counters_t *self, uint64_t n) { atomic_store_explicit (&self->connections, n, memory_order_relaxed); }
+
 /* Codes that mean the client sent something wrong (as opposed to NOT_FOUND,
  * an ordinary answer, or UNAVAILABLE / INTERNAL, the gateway's trouble). */
 static bool
@@ -58,10 +63,12 @@ dlq_counters_error (dlq_counters_t *self, dlq_code_t code)
 void
 dlq_counters_format (const dlq_counters_t *self, dlq_buf_t *out)
 {
-    dlq_buf_printf (out, "\"counters\":{\"accepted\":%llu,\"duplicate\":%llu,\"rejected\":%llu,\"errors\":{",
+    dlq_buf_printf (out, "\"counters\":{\"accepted\":%llu,\"duplicate\":%llu,\"rejected\":%llu,"
+                    "\"repliesDropped\":%llu,\"errors\":{",
                     (unsigned long long) atomic_load (&self->accepted),
                     (unsigned long long) atomic_load (&self->duplicate),
-                    (unsigned long long) atomic_load (&self->rejected));
+                    (unsigned long long) atomic_load (&self->rejected),
+                    (unsigned long long) atomic_load (&self->replies_dropped));
     bool first = true;
     for (int code = 1; code < DLQ_CODE_COUNT; code++) {
         uint64_t n = atomic_load (&self->errors [code]);
@@ -71,6 +78,7 @@ dlq_counters_format (const dlq_counters_t *self, dlq_buf_t *out)
                         (unsigned long long) n);
         first = false;
     }
-    dlq_buf_printf (out, "}},\"uptimeSeconds\":%lld",
-                    (long long) ((dlq_time_mono_ms () - self->started_ms) / 1000));
+    dlq_buf_printf (out, "}},\"uptimeSeconds\":%lld,\"connections\":%llu",
+                    (long long) ((dlq_time_mono_ms () - self->started_ms) / 1000),
+                    (unsigned long long) atomic_load (&self->connections));
 }

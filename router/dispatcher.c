@@ -586,11 +586,12 @@ dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4])
     dlq_actor_send_request (dlq_actor_pipe (self->actor), frames);
 }
 
-void
+bool
 dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out)
 {
-    dlq_actor_relay (dlq_actor_pipe (self->actor), out);
+    bool sent = dlq_actor_relay (dlq_actor_pipe (self->actor), out);
     self->outstanding--;
+    return sent;
 }
 
 size_t dlq_dispatcher_outstanding (const dlq_dispatcher_t *self) { return self->outstanding; }

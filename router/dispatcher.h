@@ -21,6 +21,7 @@
 #include "sink_health.h"
 #include "stream_policy.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <zmq.h>
 
@@ -47,8 +48,9 @@ void *dlq_dispatcher_socket (dlq_dispatcher_t *self);
 /* Forward a REDELIVER request (the four messages move in). */
 void dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4]);
 
-/* Move one finished reply to out (a ROUTER socket). */
-void dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out);
+/* Move one finished reply to out (a ROUTER socket); false when out
+ * refused it (dlq_actor_relay). */
+bool dlq_dispatcher_forward (dlq_dispatcher_t *self, void *out);
 
 /* Requests submitted and not yet answered. */
 size_t dlq_dispatcher_outstanding (const dlq_dispatcher_t *self);

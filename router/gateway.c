@@ -10,6 +10,7 @@
 
 #include "commit_batch.h"
 #include "committer.h"
+#include "connection_limit.h"
 #include "counters.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
@@ -25,6 +26,7 @@
 #include "replayer.h"
 #include "sink_chain.h"
 #include "dlq_uuid.h"
+#include "fd_limit.h"
 #include "stream_policy.h"
 
 #include <errno.h>
@@ -37,7 +39,6 @@
 #include <zmq.h>
 
 #define READ_BURST 512          /* requests read per wake-up before looking at commits */
-#define REPLY_HWM 100000        /* replies queued per client before ZeroMQ drops them */
 #define DRAIN_LINGER_MS 5000    /* how long unsent replies may delay the exit */
 #define QUERY_BACKLOG_MAX 4096  /* queries in the workers before reading pauses */
 
@@ -51,6 +52,7 @@ struct dlq_gateway {
     dlq_replayer_t       *replayer;
     dlq_replay_control_t *replay_control;  /* between the query threads and the replayer */
     dlq_ledger_channel_t *ledger;       /* dispatchers -> committer */
+    dlq_connection_limit_t *connections;    /* counts them, enforces gateway.max_connections */
     dlq_sink_chain_t     *sinks;
     dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
     dlq_commit_batch_t   *spare;        /* the other batch, when not in the committer */
@@ -58,15 +60,21 @@ struct dlq_gateway {
     int64_t               gather_started_ms;
 };
 
-/* Send [identity][status][request id][body]; identity and request id move out. */
+/* Send [identity][status][request id][body]; identity and request id move
+ * out. Never waits: a client whose reply queue is full (gateway.reply_hwm)
+ * or who has gone is not sent the reply, which is counted instead (the
+ * ROUTER is ZMQ_ROUTER_MANDATORY, so its first frame says). */
 static void
 send_reply (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id,
             bool ok, const char *body, size_t len)
 {
-    zmq_msg_send (identity, self->router, ZMQ_SNDMORE);
-    zmq_send (self->router, ok ? "OK" : "ERR", ok ? 2 : 3, ZMQ_SNDMORE);
-    zmq_msg_send (request_id, self->router, ZMQ_SNDMORE);
-    zmq_send (self->router, body, len, 0);
+    if (zmq_msg_send (identity, self->router, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+        dlq_counters_reply_dropped (self->counters, 1);
+        return;
+    }
+    zmq_send (self->router, ok ? "OK" : "ERR", ok ? 2 : 3, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_msg_send (request_id, self->router, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send (self->router, body, len, ZMQ_DONTWAIT);
 }
 
 static void
@@ -424,7 +432,7 @@ poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, in
 {
     size_t nq = dlq_query_service_sockets (self->queries);
     size_t ns = dlq_sink_chain_count (self->sinks);
-    zmq_pollitem_t items [3 + 64 + 64];
+    zmq_pollitem_t items [3 + 64 + 64 + 1];
     items [0] = (zmq_pollitem_t) { dlq_committer_socket (self->committer), 0, ZMQ_POLLIN, 0 };
     items [1] = (zmq_pollitem_t) { NULL, stop_fd, ZMQ_POLLIN, 0 };
     items [2] = (zmq_pollitem_t) { self->router, 0, read_router ? ZMQ_POLLIN : 0, 0 };
@@ -432,16 +440,21 @@ poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, in
         items [3 + i] = (zmq_pollitem_t) { dlq_query_service_socket (self->queries, i), 0, ZMQ_POLLIN, 0 };
     for (size_t i = 0; i < ns; i++)
         items [3 + nq + i] = (zmq_pollitem_t) { dlq_sink_chain_socket (self->sinks, i), 0, ZMQ_POLLIN, 0 };
-    if (zmq_poll (items, (int) (3 + nq + ns), (long) timeout_ms) < 0)
+    items [3 + nq + ns] = (zmq_pollitem_t) { dlq_connection_limit_socket (self->connections), 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll (items, (int) (3 + nq + ns + 1), (long) timeout_ms) < 0)
         return;                         /* EINTR: the caller looks at stop_fd again */
     if (items [0].revents & ZMQ_POLLIN)
         on_committed (self, draining);
     for (size_t i = 0; i < nq; i++)
         if (items [3 + i].revents & ZMQ_POLLIN)
-            dlq_query_service_forward (self->queries, i, self->router);
+            if (!dlq_query_service_forward (self->queries, i, self->router))
+                dlq_counters_reply_dropped (self->counters, 1);
     for (size_t i = 0; i < ns; i++)
         if (items [3 + nq + i].revents & ZMQ_POLLIN)
-            dlq_sink_chain_forward (self->sinks, i, self->router);
+            if (!dlq_sink_chain_forward (self->sinks, i, self->router))
+                dlq_counters_reply_dropped (self->counters, 1);
+    if (items [3 + nq + ns].revents & ZMQ_POLLIN)
+        dlq_connection_limit_handle (self->connections);
     if (items [2].revents & ZMQ_POLLIN)
         read_burst (self, READ_BURST, draining);
     maybe_commit (self, draining);
@@ -547,9 +560,11 @@ static bool
 bind_all (dlq_gateway_t *self, char **err_p)
 {
     int64_t max_frame = self->config->max_frame_bytes;
-    int hwm = REPLY_HWM;
+    int request_hwm = (int) self->config->request_hwm, reply_hwm = (int) self->config->reply_hwm, mandatory = 1;
     zmq_setsockopt (self->router, ZMQ_MAXMSGSIZE, &max_frame, sizeof max_frame);
-    zmq_setsockopt (self->router, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (self->router, ZMQ_RCVHWM, &request_hwm, sizeof request_hwm);
+    zmq_setsockopt (self->router, ZMQ_SNDHWM, &reply_hwm, sizeof reply_hwm);
+    zmq_setsockopt (self->router, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
     for (size_t i = 0; i < self->config->listen_count; i++)
         if (zmq_bind (self->router, self->config->listen [i]) != 0) {
             dlq_buf_t msg = DLQ_BUF_INIT;
@@ -559,6 +574,24 @@ bind_all (dlq_gateway_t *self, char **err_p)
             return false;
         }
     return true;
+}
+
+/* Raise the open-files limit (fd_limit.h); gateway.max_connections, or
+ * what that limit allows. */
+static int64_t
+max_connections (const dlqd_config_t *config)
+{
+    int64_t before = 0, limit = dlq_fd_limit_raise (&before);
+    if (limit != before)
+        dlq_log (DLQ_LOG_INFO, "open files limit raised from %lld to %lld", (long long) before, (long long) limit);
+    int64_t allowed = dlq_fd_limit_connections (limit < 0 ? 1024 : limit);
+    if (!config->max_connections)
+        return allowed;
+    if (config->max_connections > allowed)
+        dlq_log (DLQ_LOG_WARN, "gateway.max_connections is %lld but the open files limit (%lld) leaves room for "
+                 "%lld: past that, clients wait for a descriptor", (long long) config->max_connections,
+                 (long long) limit, (long long) allowed);
+    return config->max_connections;
 }
 
 dlq_gateway_t *
@@ -571,8 +604,8 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->config = config;
     self->ctx = zmq_ctx_new ();
     self->counters = dlq_counters_new ();
-    self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch);
-    self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch);
+    self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
+    self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     char err [512] = "", tip [64];
     snprintf (tip, sizeof tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
@@ -593,7 +626,11 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
         return NULL;
     }
     self->router = zmq_socket (self->ctx, ZMQ_ROUTER);
-    if (!bind_all (self, err_p)) {
+    self->connections = dlq_connection_limit_new (self->ctx, self->router, max_connections (config), self->counters,
+                                                  err, sizeof err);
+    if (!self->connections)
+        *err_p = dlq_strdup (err);
+    if (!self->connections || !bind_all (self, err_p)) {
         dlq_gateway_destroy (&self);
         return NULL;
     }
@@ -606,6 +643,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_gateway_t *self = *self_p;
+    dlq_connection_limit_destroy (&self->connections);
     if (self->router) {
         int linger = DRAIN_LINGER_MS;
         zmq_setsockopt (self->router, ZMQ_LINGER, &linger, sizeof linger);

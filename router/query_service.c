@@ -572,11 +572,12 @@ dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4],
     dlq_actor_send_request (dlq_actor_pipe (w->actor), frames);
 }
 
-void
+bool
 dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out)
 {
-    dlq_actor_relay (dlq_actor_pipe (self->workers [i].actor), out);
+    bool sent = dlq_actor_relay (dlq_actor_pipe (self->workers [i].actor), out);
     self->workers [i].outstanding--;
+    return sent;
 }
 
 size_t

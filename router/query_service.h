@@ -14,6 +14,7 @@
 #include "replay_control.h"
 #include "sink_chain.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zmq.h>
@@ -41,8 +42,9 @@ void dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4]);
  * a client's pipelined checkpoint writes on a sink primary. */
 void dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4], uint64_t key);
 
-/* Move one finished reply from worker i to out (a ROUTER socket). */
-void dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out);
+/* Move one finished reply from worker i to out (a ROUTER socket); false
+ * when out refused it (dlq_actor_relay). */
+bool dlq_query_service_forward (dlq_query_service_t *self, size_t i, void *out);
 
 /* Requests submitted and not yet forwarded back. */
 size_t dlq_query_service_outstanding (const dlq_query_service_t *self);

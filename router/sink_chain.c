@@ -83,10 +83,10 @@ dlq_sink_chain_submit (dlq_sink_chain_t *self, size_t i, zmq_msg_t frames [4])
 
 void *dlq_sink_chain_socket (dlq_sink_chain_t *self, size_t i) { return dlq_dispatcher_socket (self->dispatchers [i]); }
 
-void
+bool
 dlq_sink_chain_forward (dlq_sink_chain_t *self, size_t i, void *out)
 {
-    dlq_dispatcher_forward (self->dispatchers [i], out);
+    return dlq_dispatcher_forward (self->dispatchers [i], out);
 }
 
 size_t

@@ -8,6 +8,7 @@
 #include "ledger_channel.h"
 #include "sink_health.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <zmq.h>
 
@@ -32,7 +33,7 @@ dlq_sink_health_t *dlq_sink_chain_health (const dlq_sink_chain_t *self, size_t i
 /* Requests to dispatchers: submit to sink i, poll socket i, forward replies. */
 void dlq_sink_chain_submit (dlq_sink_chain_t *self, size_t i, zmq_msg_t frames [4]);
 void *dlq_sink_chain_socket (dlq_sink_chain_t *self, size_t i);
-void dlq_sink_chain_forward (dlq_sink_chain_t *self, size_t i, void *out);
+bool dlq_sink_chain_forward (dlq_sink_chain_t *self, size_t i, void *out);   /* false: out refused it */
 size_t dlq_sink_chain_outstanding (const dlq_sink_chain_t *self);
 
 #endif
