@@ -41,6 +41,7 @@ static const dlq_setting_spec_t gateway_schema [] = {
     { "request_hwm",       DLQ_SETTING_INT, 1, 1000000, "requests ZeroMQ queues per connection before the gateway reads them" },
     { "reply_hwm",         DLQ_SETTING_INT, 1, 10000000, "replies queued per connection; past that they are dropped" },
     { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
+    { "query_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the query threads' priority is (nice increment)" },
     { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
     { "sink_dir",          DLQ_SETTING_STRING, 1, 4096, "where built-in sink plugins are found (':'-separated)" },
     { NULL }
@@ -90,6 +91,7 @@ set_defaults (dlqd_config_t *c)
     c->reply_hwm = 10000;
     c->commit_max_delay_ms = 0;
     c->query_threads = 2;
+    c->query_nice = 19;
     c->sweep_interval_ms = 60000;
     c->sweep_batch = 1000;
     c->primary = dlq_strdup ("embedded");
@@ -126,6 +128,7 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
            && dlq_config_int (g, gateway_schema, "max_message_bytes", &c->max_message_bytes, err)
            && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
            && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err)
+           && dlq_config_int (g, gateway_schema, "query_nice", &c->query_nice, err)
            && dlq_config_int (g, gateway_schema, "max_connections", &c->max_connections, err)
            && dlq_config_int (g, gateway_schema, "request_hwm", &c->request_hwm, err)
            && dlq_config_int (g, gateway_schema, "reply_hwm", &c->reply_hwm, err)

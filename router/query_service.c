@@ -18,6 +18,7 @@
 #include "replay_verbs.h"
 #include "request_params.h"
 #include "spool_ledger.h"
+#include "thread_priority.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -486,6 +487,8 @@ static void
 run (void *pipe, void *arg)
 {
     worker_t *w = arg;
+    if (!dlq_thread_priority_lower ((int) w->config->query_nice))
+        dlq_log (DLQ_LOG_WARN, "cannot lower a query thread's priority: %s", strerror (errno));
     w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
     if (w->store)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);

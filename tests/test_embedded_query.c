@@ -188,3 +188,45 @@ Test (embedded_query, a_cursor_it_did_not_issue_is_bad)
     dlq_buf_free (&page);
     dlq_buf_free (&next);
 }
+
+/* COUNT of {} answered from the running counts, and of a filter no index
+ * narrows (attemptsMin) read in slices of 1024 seqs, one read transaction
+ * each: over forty slices' worth of events more, both count each
+ * unexpired event once. */
+Test (embedded_query, counts_from_the_totals_and_in_slices_agree)
+{
+    enum { MORE = 40000 };
+    dlq_event_filter_t every = DLQ_EVENT_FILTER_INIT, attempted = DLQ_EVENT_FILTER_INIT;
+    filter_oracle_parse ("{\"attemptsMin\":0}", &attempted);
+    int64_t before = count_of (store, "{}", &every);
+    cr_expect_eq (count_of (store, "{\"attemptsMin\":0}", &attempted), before);
+    dlq_event_t **more = calloc (MORE, sizeof *more);
+    for (int i = 0; i < MORE; i++) {
+        char body [200];
+        int len = snprintf (body, sizeof body, "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-%012d\",\"streamName\":\"bulk\","
+                            "\"attempts\":%d,\"error\":{\"type\":\"T\",\"message\":\"m\"}}", 900000 + i, i % 2);
+        dlq_error_t err;
+        more [i] = dlq_event_decode (body, (size_t) len, NOW, &err);
+        cr_assert_not_null (more [i], "%s", err.message);
+        dlq_event_fingerprint (more [i]);
+        dlq_event_encode (more [i]);
+    }
+    bool *duplicate = calloc (MORE, sizeof *duplicate);
+    char err [256];
+    cr_assert_eq (dlq_embedded_append (store, more, MORE, duplicate, err, sizeof err), DLQ_STORE_OK, "%s", err);
+    cr_expect_eq (count_of (store, "{}", &every), before + MORE);
+    cr_expect_eq (count_of (store, "{\"attemptsMin\":0}", &attempted), before + MORE);
+    dlq_event_filter_t once = DLQ_EVENT_FILTER_INIT, bulk = DLQ_EVENT_FILTER_INIT;
+    filter_oracle_parse ("{\"streamName\":\"bulk\",\"attemptsMin\":1}", &once);
+    filter_oracle_parse ("{\"streamName\":\"bulk\"}", &bulk);
+    cr_expect_eq (count_of (store, "{\"streamName\":\"bulk\",\"attemptsMin\":1}", &once), MORE / 2);
+    cr_expect_eq (count_of (store, "{\"streamName\":\"bulk\"}", &bulk), MORE);
+    for (int i = 0; i < MORE; i++)
+        dlq_event_destroy (&more [i]);
+    free (more);
+    free (duplicate);
+    dlq_event_filter_free (&every);
+    dlq_event_filter_free (&attempted);
+    dlq_event_filter_free (&once);
+    dlq_event_filter_free (&bulk);
+}

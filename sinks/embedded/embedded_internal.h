@@ -17,6 +17,7 @@
 
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"
+#include "embedded_wal.h"
 #include "spool_ledger.h"
 
 #include <sqlite3.h>
@@ -165,6 +166,7 @@ struct dlq_embedded {
     sqlite3_stmt        *ckpt [CK_STMT_COUNT];
     const char         **names;                 /* commit's scratch: stream names of new rows */
     size_t               names_cap;
+    embedded_wal_t       wal;                   /* the writer's checkpoints (embedded_wal.h) */
     char                 errmsg [ERRMSG_MAX];   /* why the last call failed */
 };
 
