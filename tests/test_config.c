@@ -53,6 +53,11 @@ Test (config, empty_file_gives_documented_defaults)
     cr_expect_eq (c->max_message_bytes, 1048576);
     cr_expect_eq (c->max_frame_bytes, 4 * 1048576 + 65536);
     cr_expect_eq (c->commit_max_batch, 4096);
+    cr_expect_eq (c->commit_max_batch_bytes, 16 * 1048576);
+    cr_expect_eq (c->request_hwm, 16, "16 MiB of requests per connection at 1 MiB each");
+    cr_expect_eq (c->reply_hwm, 10000);
+    cr_expect_eq (c->max_connections, 0, "derived from the open-files limit at start");
+    cr_expect_eq (c->query_nice, 19);
     cr_expect_str_eq (c->primary, "embedded");
     cr_expect_eq (c->defaults.retention_days, 30);
     cr_expect (c->defaults.include_original_document);
@@ -84,6 +89,7 @@ Test (config, streams_override_the_defaults)
     cr_expect_str_eq (c->data_dir, "/srv/dlq");
     cr_expect_eq (c->commit_max_batch, 128);
     cr_expect_eq (c->commit_max_delay_ms, 2);
+    cr_expect_eq (c->request_hwm, 256, "16 MiB of requests per connection at 64 KiB each");
     const dlq_policy_t *p = dlq_policy_table_lookup (c->policies, "payments.v2");
     cr_expect_eq (p->retention_days, 0);
     cr_expect_not (p->include_original_document);
