@@ -27,6 +27,7 @@ typedef struct {
     const bench_events_t   *events;
     size_t                  first, end;     /* this client's slice of the events */
     int                     window;
+    double                  interval_ns;    /* paced: between two sends of this client; 0: windowed */
     int                     timeout_ms;
     int64_t                *sent_ns;        /* shared arrays; the client touches its slice */
     uint64_t               *latency_ns;
@@ -164,11 +165,12 @@ merge_tally (bench_gateway_result_t *into, const bench_gateway_result_t *from)
 /* ------------------------------------------------------------------------ */
 /* One client */
 
+/* Send PUT i, its latency counted from sent_ns (now, or its due time). */
 static bool
-send_put (client_t *c, void *sock, size_t i)
+send_put (client_t *c, void *sock, size_t i, int64_t sent_ns)
 {
     uint32_t id = (uint32_t) i;
-    c->sent_ns [i] = dlq_time_mono_ns ();
+    c->sent_ns [i] = sent_ns;
     return zmq_send (sock, "PUT", 3, ZMQ_SNDMORE) == 3
         && zmq_send (sock, &id, sizeof id, ZMQ_SNDMORE) == sizeof id
         && zmq_send_const (sock, c->events->bodies [i], c->events->body_lens [i], 0) >= 0;
@@ -227,10 +229,11 @@ pump (client_t *c, void *sock)
     size_t next = c->first, acked = 0, total = c->end - c->first, in_flight = 0;
     while (acked < total) {
         while (in_flight < (size_t) c->window && next < c->end) {
-            if (!send_put (c, sock, next++)) {
+            if (!send_put (c, sock, next, dlq_time_mono_ns ())) {
                 set_failure (&c->tally, "send failed", zmq_strerror (zmq_errno ()));
                 return;
             }
+            next++;
             in_flight++;
         }
         long got = collect_replies (c, sock);
@@ -238,6 +241,49 @@ pump (client_t *c, void *sock)
             return;
         acked += (size_t) got;
         in_flight -= (size_t) got;
+    }
+}
+
+/* The timed part, paced: PUT k of the slice is due at start + k x
+ * interval, sent then whatever the replies; replies are taken while
+ * waiting for the next due time. */
+static void
+pump_paced (client_t *c, void *sock)
+{
+    size_t next = c->first, acked = 0, total = c->end - c->first;
+    int64_t last_reply = dlq_time_mono_ns ();
+    while (acked < total) {
+        int64_t now = dlq_time_mono_ns (), due = 0;
+        while (next < c->end
+           &&  (due = c->start_ns + (int64_t) ((double) (next - c->first) * c->interval_ns)) <= now) {
+            if (!send_put (c, sock, next, due)) {
+                set_failure (&c->tally, "send failed", zmq_strerror (zmq_errno ()));
+                return;
+            }
+            next++;
+        }
+        /* rounded up: a send up to 1 ms late (counted in its latency) rather
+         * than a client spinning on its next due time */
+        long wait_ms = next < c->end ? (long) ((due - now + 999999) / 1000000) : c->timeout_ms;
+        zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (&item, 1, wait_ms) < 0)
+            continue;
+        frame_t f [3];
+        int rc;
+        while ((rc = recv_reply (sock, f, ZMQ_DONTWAIT)) == 1) {
+            if (!take_reply (c, f))
+                return;
+            acked++;
+            last_reply = dlq_time_mono_ns ();
+        }
+        if (rc < 0) {
+            set_failure (&c->tally, "a reply that is not 3 frames", "");
+            return;
+        }
+        if (dlq_time_mono_ns () - last_reply > (int64_t) c->timeout_ms * 1000000 && next == c->end) {
+            set_failure (&c->tally, "no reply within the timeout", "");
+            return;
+        }
     }
 }
 
@@ -266,6 +312,9 @@ client_main (void *arg)
         set_failure (&c->tally, "cannot connect", c->endpoint);
     pthread_barrier_wait (c->barrier);
     c->start_ns = dlq_time_mono_ns ();
+    if (ready && c->interval_ns > 0)
+        pump_paced (c, sock);
+    else
     if (ready)
         pump (c, sock);
     c->end_ns = dlq_time_mono_ns ();
@@ -280,7 +329,7 @@ client_main (void *arg)
 
 static client_t *
 make_clients (void *ctx, const char *endpoint, const bench_events_t *events, int clients,
-              int window, int timeout_ms, int64_t *sent_ns, uint64_t *latency_ns,
+              int window, double rate, int timeout_ms, int64_t *sent_ns, uint64_t *latency_ns,
               pthread_barrier_t *barrier)
 {
     client_t *all = dlq_calloc ((size_t) clients, sizeof *all);
@@ -292,6 +341,7 @@ make_clients (void *ctx, const char *endpoint, const bench_events_t *events, int
         c->first = events->count * (size_t) i / (size_t) clients;
         c->end = events->count * (size_t) (i + 1) / (size_t) clients;
         c->window = window;
+        c->interval_ns = rate > 0 ? 1e9 * clients / rate : 0;
         c->timeout_ms = timeout_ms;
         c->sent_ns = sent_ns;
         c->latency_ns = latency_ns;
@@ -300,17 +350,17 @@ make_clients (void *ctx, const char *endpoint, const bench_events_t *events, int
     return all;
 }
 
-bool
-bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
-                   int clients, int window, int reply_timeout_ms,
-                   bench_gateway_result_t *result)
+/* The windowed run (rate 0) or the paced one. */
+static bool
+run_clients (void *zmq_ctx, const char *endpoint, const bench_events_t *events, int clients, int window,
+             double rate, int reply_timeout_ms, bench_gateway_result_t *result)
 {
     memset (result, 0, sizeof *result);
     result->latency_ns = dlq_calloc (events->count, sizeof *result->latency_ns);
     int64_t *sent_ns = dlq_calloc (events->count, sizeof *sent_ns);
     pthread_barrier_t barrier;
     pthread_barrier_init (&barrier, NULL, (unsigned) clients);
-    client_t *all = make_clients (zmq_ctx, endpoint, events, clients, window, reply_timeout_ms,
+    client_t *all = make_clients (zmq_ctx, endpoint, events, clients, window, rate, reply_timeout_ms,
                                   sent_ns, result->latency_ns, &barrier);
     for (int i = 0; i < clients; i++)
         pthread_create (&all [i].thread, NULL, client_main, &all [i]);
@@ -327,6 +377,21 @@ bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *ev
     free (all);
     free (sent_ns);
     return !result->failed;
+}
+
+bool
+bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
+                   int clients, int window, int reply_timeout_ms,
+                   bench_gateway_result_t *result)
+{
+    return run_clients (zmq_ctx, endpoint, events, clients, window, 0, reply_timeout_ms, result);
+}
+
+bool
+bench_gateway_run_paced (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
+                         int clients, double rate, int reply_timeout_ms, bench_gateway_result_t *result)
+{
+    return run_clients (zmq_ctx, endpoint, events, clients, 1, rate, reply_timeout_ms, result);
 }
 
 void

@@ -43,6 +43,15 @@ bool bench_gateway_run (void *zmq_ctx, const char *endpoint, const bench_events_
                         int clients, int window, int reply_timeout_ms,
                         bench_gateway_result_t *result);
 
+/* Run the PUT load at a steady rate instead of a window: the events split
+ * over clients, each client sending its next PUT when it is due (every
+ * clients / rate seconds) whatever the replies, so that slow acks do not
+ * slow the load down, and latency counted from the due time (no
+ * coordinated omission). Otherwise as bench_gateway_run. */
+bool bench_gateway_run_paced (void *zmq_ctx, const char *endpoint, const bench_events_t *events,
+                              int clients, double rate, int reply_timeout_ms,
+                              bench_gateway_result_t *result);
+
 void bench_gateway_result_free (bench_gateway_result_t *result);
 
 /* Sort the n latencies in place and give the p50, p99 and max of the
