@@ -12,8 +12,10 @@
  *  Every shape, those of the body's structure too (a node per few bytes
  *  costs more per byte than a string, linearly), costs per byte at 1 MiB
  *  under 2.5x what it costs at 256 KiB (the bound leaves room for a noisy
- *  machine): a cost that grows with the square of the size would be 4x. Before the fixes, unclosed quotes cost 10.7x the
- *  plain message and the query 150x the plain one.
+ *  machine): a cost that grows with the square of the size would be 4x.
+ *  The sanitizer build checks that growth only: its costs are not the
+ *  gateway's. Before the fixes, unclosed quotes cost 10.7x the plain
+ *  message and the query 150x the plain one.
  */
 #include "dlq_buf.h"
 #include "dlq_json.h"
@@ -32,6 +34,15 @@
 #define PUTS         6              /* PUTs of one shape per round */
 #define RATIO_MAX    3.0            /* a message shape against the plain message */
 #define GROWTH_MAX   2.5            /* cost per byte at 1 MiB against at 256 KiB */
+
+/* Under ASan and UBSan every branch and memory access costs several times
+ * what it does in the build users run, unevenly: the ratios between shapes
+ * are not the gateway's, so only the growth (linearity) is checked there. */
+#if defined (__SANITIZE_ADDRESS__) || defined (__SANITIZE_UNDEFINED__)
+#define SANITIZED true
+#else
+#define SANITIZED false
+#endif
 
 static test_dlqd_t d;
 
@@ -246,7 +257,7 @@ Test (linear_cost, every_put_shape_costs_linear_time_and_messages_at_most_3x_a_p
         double growth = (double) best [s] / (double) (4 * (best_small [s] > 0 ? best_small [s] : 1));
         fprintf (stderr, "linear_cost: %-36s %7.1f ms per 1 MiB PUT  %5.2fx plain  %5.2fx per byte of 256 KiB\n",
                  shapes [s].name, (double) best [s] / 1e6 / PUTS, ratio, growth);
-        if (shapes [s].place != WHOLE_BODY)
+        if (shapes [s].place != WHOLE_BODY && !SANITIZED)
             cr_expect (ratio < RATIO_MAX, "%s: %.2fx the CPU of a plain 1 MiB PUT", shapes [s].name, ratio);
         cr_expect (growth < GROWTH_MAX, "%s: a byte at 1 MiB costs %.2fx one at 256 KiB", shapes [s].name, growth);
         dlq_buf_free (&bodies [s]);
@@ -284,7 +295,7 @@ Test (linear_cost, a_message_contains_query_costs_linear_time)
     double ratio = (double) best_hostile / (double) (best_plain > 0 ? best_plain : 1);
     fprintf (stderr, "linear_cost: messageContains over 4 stored 1 MiB messages: %.1f vs %.1f ms, %.2fx\n",
              (double) best_hostile / 1e6 / 4, (double) best_plain / 1e6 / 4, ratio);
-    cr_expect (ratio < RATIO_MAX, "a hostile needle costs %.2fx a plain one", ratio);
+    cr_expect (SANITIZED || ratio < RATIO_MAX, "a hostile needle costs %.2fx a plain one", ratio);
     dlq_buf_free (&put);
     dlq_buf_free (&hostile);
     dlq_buf_free (&plain);
