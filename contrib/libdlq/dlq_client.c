@@ -1021,9 +1021,11 @@ judge_record (const dlqc_outcome_t *outcome, verdict_t *verdict)
 {
     if (!judge_ok (outcome, verdict))
         return;
-    dlqc_json_span_t span;
-    if (!dlqc_json_member (outcome->body, outcome->body_len, "streamName", &span) || span.type != DLQC_JSON_STRING)
+    dlq_client_checkpoint_t record;    /* the reader the blocking calls use, so OK means dlq_client_checkpoint_read reads it */
+    if (!dlqc_ckpt_read (outcome->body, outcome->body_len, &record))
         judge_protocol_error (verdict, "reply is not a checkpoint record");
+    else
+        dlqc_ckpt_clear (&record);
 }
 
 /* Hand one queued completion to fn. */
