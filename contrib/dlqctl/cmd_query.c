@@ -288,6 +288,7 @@ stats_label (const dlq_json_value_t *member)
         { "streams", "events by stream" },
         { "counters", "counters since start" },
         { "uptimeSeconds", "uptime" },
+        { "connections", "client connections" },
     };
     for (size_t i = 0; i < sizeof labels / sizeof labels [0]; i++)
         if (strlen (labels [i][0]) == member->key_len && memcmp (labels [i][0], member->key, member->key_len) == 0)
