@@ -245,7 +245,8 @@ Test (resources, idle_connections)
              before, held, (held - before) * 1024 / count, fds_before, fds_held, (long long) ping_ms,
              (long long) left, proc_open_fds (d.pid));
     cr_expect_geq (connections, count, "STATS counts %lld connections", (long long) connections);
-    cr_expect_geq (fds_held, fds_before + count, "one descriptor per connection");
+    cr_expect_geq (fds_held, fds_before + count - 8, "one descriptor per connection (%d -> %d for %d)",
+                   fds_before, fds_held, count);    /* the slack of the check below: a file dlqd had open a moment */
     cr_expect_leq (ping_ms, PROBE_MAX_MS, "PING beside %d idle connections took %lld ms", count, (long long) ping_ms);
     cr_expect_leq (left, 1, "closed connections are still counted");
     cr_expect_leq (proc_open_fds (d.pid), fds_before + 8, "closed connections still hold descriptors");
