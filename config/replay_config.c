@@ -63,9 +63,14 @@ dlq_replay_config_read (const config_setting_t *g, dlqd_replay_config_t *r, dlq_
         free (r->owner);
         r->owner = owner;
     }
+    /* the error names the setting the file has: backoff_max_ms, or, when
+     * it is left at its default, backoff_ms */
+    const config_setting_t *max = config_setting_get_member (g, "backoff_max_ms");
     if (ok && r->backoff_max_ms < r->backoff_ms)
-        ok = dlq_config_fail (err, config_setting_get_member (g, "backoff_max_ms"),
-                              "expected at least backoff_ms (%lld)", (long long) r->backoff_ms);
+        ok = max ? dlq_config_fail (err, max, "expected at least backoff_ms (%lld)", (long long) r->backoff_ms)
+                 : dlq_config_fail (err, config_setting_get_member (g, "backoff_ms"),
+                                    "expected at most backoff_max_ms (%lld, its default)",
+                                    (long long) r->backoff_max_ms);
     return ok;
 }
 

@@ -199,6 +199,10 @@ Test (config, bad_replay_settings_are_errors)
     expect_error ("replay: { rate = 0; };", DLQD_CONFIG_ERR_INVALID, "replay.rate", "from 1");
     expect_error ("replay: { backoff_ms = 10; backoff_max_ms = 5; };", DLQD_CONFIG_ERR_INVALID,
                   "replay.backoff_max_ms", "at least backoff_ms");
+    /* found by fuzz_config: without backoff_max_ms in the file, the error
+     * named no file, line or setting */
+    expect_error ("replay: {\n  backoff_ms = 2092258644;\n};", DLQD_CONFIG_ERR_INVALID,
+                  ":2: replay.backoff_ms", "at most backoff_max_ms (21600000, its default)");
     expect_error ("replay: { port = 1; };", DLQD_CONFIG_ERR_INVALID, "replay.port", "unknown setting");
     expect_error (REPLAY_LISTEN "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { interval_ms = 5; }; } );",
                   DLQD_CONFIG_ERR_INVALID, "streams.[0].schedule.interval_ms", "from 100");
