@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libzmq3-dev libconfig-dev libsqlite3-dev libpq-dev
+  libisal-dev            # CRC32C of the spool's records (ISA-L)
   libcriterion-dev
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
