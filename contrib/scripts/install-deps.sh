@@ -14,6 +14,7 @@ packages=(
   build-essential cmake pkg-config
   libzmq3-dev libconfig-dev libsqlite3-dev libpq-dev
   libisal-dev            # CRC32C of the spool's records (ISA-L)
+  libxxhash-dev          # the hash of the in-memory id index (XXH3)
   libcriterion-dev
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
