@@ -85,6 +85,7 @@ dlq_commit_batch_clear (dlq_commit_batch_t *self)
     self->bytes = 0;
     self->ckpt_count = 0;
     self->failed = false;
+    self->ckpt_failed = false;
     self->error [0] = '\0';
 }
 

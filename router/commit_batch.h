@@ -30,8 +30,10 @@ typedef struct {
     dlq_checkpoint_t  *ckpt_values; /* what each write points into (owned) */
     zmq_msg_t         *ckpt_identities;
     zmq_msg_t         *ckpt_request_ids;
-    bool           failed;          /* the commit failed: nothing was stored */
+    bool           failed;          /* the events' sync failed: none of them was stored */
     char           error [256];     /* why, when failed */
+    bool           ckpt_failed;     /* the checkpoint writes' commit failed: none was made */
+    char           ckpt_error [256];
 } dlq_commit_batch_t;
 
 /* New empty batch able to hold capacity writes, full once its events'

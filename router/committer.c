@@ -1,80 +1,189 @@
-/*  committer — group commit on its own thread (an actor), plus the expiry
- *  sweep while it is idle. The writer connection is opened, used and closed
- *  on the committer's thread only.
+/*  committer — group commit to the spool on its own thread (an actor).
  */
 #include "committer.h"
 
 #include "actor.h"
 #include "dlq_alloc.h"
+#include "dlq_buf.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
+#include "embedded_index.h"
 #include "embedded_store.h"
+#include "event_record.h"
+#include "spool_kinds.h"
 #include "spool_ledger.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
+#define SPOOL_DIR "spool"
+#define PURGE_EVERY_MS 1000
+#define PURGE_SLOTS 65536
+
 struct dlq_committer {
     dlq_actor_t     *actor;
     void            *zmq_ctx;
-    dlq_ledger_channel_t *ledger;
-    char            *tip_endpoint;
+    char            *spool_tip_endpoint;
     char            *data_dir;
-    int64_t          sweep_interval_ms;
-    int64_t          sweep_batch;
-    char             error [512];   /* why the store could not be opened */
+    dlq_spool_t     *spool;
+    dlq_id_index_t  *ids;
+    dlq_buf_t        record;        /* one event's record, reused */
+    uint64_t        *hashes;        /* of the batch's new events, to take back on a failed sync */
+    uint64_t        *positions;
+    size_t           fresh_cap;
+    _Atomic uint64_t events;        /* event records in the spool past the store's position at start, plus
+                                       those appended since */
+    char             error [512];   /* why the store or spool could not be opened */
 };
 
-/* Commit batch (may be NULL: ledger updates only) together with every
- * queued ledger update, then publish the new last seq. */
-static void
-commit (dlq_committer_t *self, dlq_embedded_t *store, void *tip, dlq_commit_batch_t *batch)
+/* Append the batch's new events; mark the rest duplicates. How many were
+ * appended (their hashes and positions kept). */
+static size_t
+append_events (dlq_committer_t *self, dlq_commit_batch_t *batch, int64_t now_ms)
 {
-    size_t count = 0;
-    uint64_t last_ticket = 0;
-    dlq_ledger_update_t **updates = dlq_ledger_channel_take (self->ledger, &count, &last_ticket);
-    char error [256] = "";
-    int64_t last_seq = -1;
-    dlq_store_result_t rc = dlq_embedded_commit_all (store, batch ? batch->events : NULL,
-                                                     batch ? batch->count : 0,
-                                                     batch ? batch->duplicate : NULL, updates, count,
-                                                     batch ? batch->ckpts : NULL, batch ? batch->ckpt_count : 0,
-                                                     &last_seq, error, sizeof error);
-    dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
-    if (batch) {
-        batch->failed = rc != DLQ_STORE_OK;
-        snprintf (batch->error, sizeof batch->error, "%s", error);
+    if (batch->count > self->fresh_cap) {
+        self->fresh_cap = batch->count;
+        self->hashes = dlq_realloc (self->hashes, self->fresh_cap * sizeof *self->hashes);
+        self->positions = dlq_realloc (self->positions, self->fresh_cap * sizeof *self->positions);
     }
-    if (rc != DLQ_STORE_OK)
-        dlq_log (DLQ_LOG_ERROR, "commit of %zu events and %zu ledger updates failed (the updates go with "
-                 "the next commit): %s", batch ? batch->count : 0, count, error);
-    else
-    if (batch && batch->count)
-        zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);
+    size_t fresh = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        dlq_event_t *event = batch->events [i];
+        uint64_t hash = dlq_id_index_hash (event->id, strlen (event->id)), position = 0;
+        batch->duplicate [i] = dlq_id_index_get (self->ids, hash, now_ms, &position);
+        if (batch->duplicate [i])
+            continue;
+        dlq_buf_reset (&self->record);
+        dlq_event_record_encode (event, &self->record);
+        dlq_spool_part_t part = { self->record.data, self->record.len };
+        if (dlq_spool_append (self->spool, DLQ_SPOOL_KIND_EVENT, &part, 1, &position) != DLQ_SPOOL_OK) {
+            /* cannot happen: max_message_bytes is far below the record limit */
+            batch->duplicate [i] = false;
+            continue;
+        }
+        dlq_id_index_put (self->ids, hash, position, event->expires_at);
+        self->hashes [fresh] = hash;
+        self->positions [fresh++] = position;
+    }
+    return fresh;
 }
 
-/* Delete one transaction's worth of expired events; true when more remain. */
-static bool
-sweep (dlq_committer_t *self, dlq_embedded_t *store)
+static void
+commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
 {
-    int64_t deleted = dlq_embedded_sweep (store, dlq_time_now_ms (), (int) self->sweep_batch);
-    if (deleted < 0)
-        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (store));
-    else
-    if (deleted > 0)
-        dlq_log (DLQ_LOG_INFO, "expiry sweep deleted %lld events", (long long) deleted);
-    return deleted == self->sweep_batch;
+    if (batch->count == 0)
+        return;
+    size_t fresh = append_events (self, batch, dlq_time_now_ms ());
+    char err [256] = "";
+    if (dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {
+        for (size_t i = 0; i < fresh; i++)
+            dlq_id_index_remove (self->ids, self->hashes [i], self->positions [i]);
+        batch->failed = true;
+        snprintf (batch->error, sizeof batch->error, "%s", err);
+        dlq_log (DLQ_LOG_ERROR, "commit of %zu events failed: %s", batch->count, err);
+        return;
+    }
+    atomic_fetch_add (&self->events, fresh);
+    uint64_t position = dlq_spool_tip (self->spool);
+    zmq_send (tip, &position, sizeof position, ZMQ_DONTWAIT);
 }
 
-/* The actor: wait for a batch (or the next sweep), commit it, send it back.
- * Batches travel as pointers; an empty frame is the stop message. */
-/* The actor: wait for a batch, ledger updates or the next sweep; commit;
- * send the batch back. Batches travel as pointers; an empty frame is the
- * stop message, after which queued ledger updates are still committed. */
+static void
+commit_checkpoints (dlq_committer_t *self, dlq_embedded_t *store, dlq_commit_batch_t *batch)
+{
+    if (batch->ckpt_count == 0)
+        return;
+    char err [256] = "";
+    dlq_store_result_t rc = dlq_embedded_commit_all (store, NULL, 0, NULL, NULL, 0, batch->ckpts, batch->ckpt_count,
+                                                     NULL, err, sizeof err);
+    if (rc != DLQ_STORE_OK) {
+        batch->ckpt_failed = true;
+        snprintf (batch->ckpt_error, sizeof batch->ckpt_error, "%s", err);
+        dlq_log (DLQ_LOG_ERROR, "commit of %zu checkpoint writes failed: %s", batch->ckpt_count, err);
+    }
+}
+
+typedef struct {
+    dlq_id_index_t *ids;
+} load_arg_t;
+
+static void
+load_stored (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg)
+{
+    load_arg_t *a = arg;
+    dlq_id_index_put (a->ids, dlq_id_index_hash (id, len), (uint64_t) seq, expires_at);
+}
+
+/* The id index from the store, then from the spool records past what it
+ * indexed. */
+static bool
+load_ids (dlq_committer_t *self, dlq_embedded_t *store)
+{
+    int64_t now = dlq_time_now_ms ();
+    load_arg_t arg = { self->ids };
+    if (dlq_embedded_each_id (store, now, load_stored, &arg) < 0) {
+        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+        return false;
+    }
+    uint64_t position = 0;
+    bool failed = false;
+    if (!dlq_embedded_spool_position (store, &position, &failed, self->error, sizeof self->error)) {
+        if (failed)
+            return false;
+        dlq_spool_stats_t st;
+        dlq_spool_stats (self->spool, &st);
+        position = st.begin;
+    }
+    dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, position);
+    dlq_spool_entry_t e;
+    dlq_spool_result_t rc;
+    while ((rc = dlq_spool_reader_next (reader, &e, self->error, sizeof self->error)) == DLQ_SPOOL_OK) {
+        const char *id;
+        size_t len;
+        int64_t expires = DLQ_TIME_NONE;
+        if (e.kind == DLQ_SPOOL_KIND_EVENT)
+            atomic_fetch_add (&self->events, 1);
+        if (e.kind == DLQ_SPOOL_KIND_EVENT && dlq_event_record_id (e.payload, e.length, &id, &len)
+            && dlq_event_record_expires_at (e.payload, e.length, &expires)
+            && (expires == DLQ_TIME_NONE || expires > now))
+            dlq_id_index_put (self->ids, dlq_id_index_hash (id, len), e.position, expires);
+    }
+    dlq_spool_reader_destroy (&reader);
+    return rc == DLQ_SPOOL_END;
+}
+
+/* Open the spool next to the store; a new one starts past the store's seqs. */
+static bool
+open_spool (dlq_committer_t *self, dlq_embedded_t *store)
+{
+    int64_t last_seq = dlq_embedded_last_seq (store);
+    if (last_seq < 0) {
+        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+        return false;
+    }
+    char dir [PATH_MAX];
+    snprintf (dir, sizeof dir, "%s/%s", self->data_dir, SPOOL_DIR);
+    dlq_spool_recovery_t recovery;
+    self->spool = dlq_spool_open (dir, NULL, (uint64_t) last_seq + 1, &recovery, NULL, self->error,
+                                  sizeof self->error);
+    if (!self->spool)
+        return false;
+    if (recovery.cut_bytes)
+        dlq_log (DLQ_LOG_WARN, "spool: cut a torn tail of %" PRIu64 " bytes at position %" PRIu64
+                 " (records of a write that never completed, so never acknowledged)",
+                 recovery.cut_bytes, recovery.cut_position);
+    return true;
+}
+
+/* The actor: wait for a batch, commit it, send it back. Batches travel as
+ * pointers; an empty frame is the stop message. */
 static void
 run (void *pipe, void *arg)
 {
@@ -82,66 +191,54 @@ run (void *pipe, void *arg)
     dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER,
                                                self->error, sizeof self->error);
     void *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
-    bool ok = store != NULL;
-    if (ok && zmq_bind (tip, self->tip_endpoint) != 0) {
-        snprintf (self->error, sizeof self->error, "cannot bind %s: %s", self->tip_endpoint,
+    bool ok = store && open_spool (self, store) && load_ids (self, store);
+    if (ok && zmq_bind (tip, self->spool_tip_endpoint) != 0) {
+        snprintf (self->error, sizeof self->error, "cannot bind %s: %s", self->spool_tip_endpoint,
                   zmq_strerror (zmq_errno ()));
         ok = false;
     }
     dlq_actor_ready (pipe, ok);
-    int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms;
     while (ok) {
-        zmq_pollitem_t items [2] = { { pipe, 0, ZMQ_POLLIN, 0 },
-                                     { NULL, dlq_ledger_channel_fd (self->ledger), ZMQ_POLLIN, 0 } };
-        int64_t wait = next_sweep - dlq_time_mono_ms ();
-        int rc = zmq_poll (items, 2, wait > 0 ? wait : 0);
+        zmq_pollitem_t items [1] = { { pipe, 0, ZMQ_POLLIN, 0 } };
+        int rc = zmq_poll (items, 1, PURGE_EVERY_MS);
         if (rc < 0)
             continue;                   /* EINTR */
         if (rc == 0) {
-            bool more = sweep (self, store);
-            next_sweep = dlq_time_mono_ms () + (more ? 0 : self->sweep_interval_ms);
+            dlq_id_index_purge (self->ids, dlq_time_now_ms (), PURGE_SLOTS);
             continue;
         }
-        if (items [0].revents & ZMQ_POLLIN) {
-            dlq_commit_batch_t *batch = NULL;
-            if (zmq_recv (pipe, &batch, sizeof batch, 0) != sizeof batch || !batch)
-                break;
-            commit (self, store, tip, batch);
-            zmq_send (pipe, &batch, sizeof batch, 0);
-        }
-        else
-            commit (self, store, tip, NULL);
+        dlq_commit_batch_t *batch = NULL;
+        if (zmq_recv (pipe, &batch, sizeof batch, 0) != sizeof batch || !batch)
+            break;
+        commit_events (self, tip, batch);
+        commit_checkpoints (self, store, batch);
+        zmq_send (pipe, &batch, sizeof batch, 0);
     }
-    if (store)
-        commit (self, store, tip, NULL);        /* what the stopped dispatchers left */
     zmq_close (tip);
     dlq_embedded_destroy (&store);
 }
 
 dlq_committer_t *
-dlq_committer_new (void *zmq_ctx, const char *data_dir, int64_t sweep_interval_ms,
-                   int64_t sweep_batch, dlq_ledger_channel_t *ledger, const char *tip_endpoint,
-                   char *err, size_t err_len)
+dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint, char *err, size_t err_len)
 {
     dlq_committer_t *self = dlq_calloc (1, sizeof *self);
     self->zmq_ctx = zmq_ctx;
-    self->ledger = ledger;
-    self->tip_endpoint = dlq_strdup (tip_endpoint);
+    self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
     self->data_dir = dlq_strdup (data_dir);
-    self->sweep_interval_ms = sweep_interval_ms;
-    self->sweep_batch = sweep_batch;
+    self->ids = dlq_id_index_new ();
     snprintf (self->error, sizeof self->error, "cannot start the committer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {
         snprintf (err, err_len, "%s", self->error);
-        free (self->data_dir);
-        free (self->tip_endpoint);
-        free (self);
+        dlq_committer_destroy (&self);
         return NULL;
     }
     return self;
 }
 
+dlq_spool_t *dlq_committer_spool (dlq_committer_t *self) { return self->spool; }
+uint64_t dlq_committer_events (dlq_committer_t *self) { return atomic_load (&self->events); }
+dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self) { return self->ids; }
 void *dlq_committer_socket (dlq_committer_t *self) { return dlq_actor_pipe (self->actor); }
 
 void
@@ -166,8 +263,13 @@ dlq_committer_destroy (dlq_committer_t **self_p)
         return;
     dlq_committer_t *self = *self_p;
     dlq_actor_destroy (&self->actor);
+    dlq_spool_destroy (&self->spool);
+    dlq_id_index_destroy (&self->ids);
+    dlq_buf_free (&self->record);
+    free (self->hashes);
+    free (self->positions);
     free (self->data_dir);
-    free (self->tip_endpoint);
+    free (self->spool_tip_endpoint);
     free (self);
     *self_p = NULL;
 }

@@ -1,8 +1,22 @@
-/*  committer — the group-commit actor: one thread owning the embedded
- *  store's writer connection. It takes a whole batch of PUTs, appends it in
- *  one transaction (one fsync), and hands the batch back with each event's
- *  duplicate flag; only then does the front end acknowledge. While it is
- *  idle it sweeps expired events.
+/*  committer — the group-commit actor: one thread owning the spool's
+ *  writing end (core/spool). It takes a whole batch of PUTs, tells each
+ *  event new or duplicate by the id index (core/spool/id_index.h: every
+ *  stored id, in memory), appends the new ones as records and syncs them
+ *  with one write and one fdatasync, and hands the batch back with each
+ *  event's duplicate flag; only then does the front end acknowledge. No
+ *  SQL on that path: the embedded store indexes the spool behind the ack
+ *  (indexer.h).
+ *
+ *  Checkpoint writes in the batch (CKPT.* on the embedded primary) are
+ *  committed to the embedded store in one transaction of their own, after
+ *  the events' sync.
+ *
+ *  At start it opens (creating and upgrading) the embedded store, opens
+ *  the spool in DATA_DIR/spool (a new spool starts past the store's last
+ *  seq, so positions and older seqs never meet) and fills the id index
+ *  from the store and the spool records not indexed yet. After every sync
+ *  it publishes the spool's tip (8 bytes, uint64) on a PUB socket bound at
+ *  spool_tip_endpoint. While idle it drops expired ids from the index.
  *
  *  The front end talks to it over an inproc PAIR socket, passing batch
  *  pointers; at most one batch is in the committer at a time.
@@ -11,22 +25,28 @@
 #define COMMITTER_H
 
 #include "commit_batch.h"
-#include "ledger_channel.h"
+#include "id_index.h"
+#include "spool.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct dlq_committer dlq_committer_t;
 
-/* Open the store in data_dir as its writer and start the thread. Ledger
- * updates queued on ledger are committed with the next batch (or alone when
- * no batch comes); after every commit the highest seq is published (8
- * bytes, int64) on a PUB socket bound at tip_endpoint. NULL with a message
- * in err on failure (nothing left running). */
-dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir,
-                                    int64_t sweep_interval_ms, int64_t sweep_batch,
-                                    dlq_ledger_channel_t *ledger, const char *tip_endpoint,
+/* Start the thread (it opens the store and the spool before answering).
+ * NULL with a message in err on failure (nothing left running). */
+dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint,
                                     char *err, size_t err_len);
+
+/* The spool (its readers are any thread's) and the id index (readable
+ * from any thread); owned by the committer, alive until it is destroyed. */
+dlq_spool_t *dlq_committer_spool (dlq_committer_t *self);
+dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self);
+
+/* Event records the spool holds past where the embedded store stood at
+ * start, plus every one appended since (any thread): less the indexer's
+ * count since start, the events not indexed yet. */
+uint64_t dlq_committer_events (dlq_committer_t *self);
 
 /* The socket to poll for ZMQ_POLLIN: a committed batch is ready. */
 void *dlq_committer_socket (dlq_committer_t *self);
@@ -38,8 +58,9 @@ void dlq_committer_submit (dlq_committer_t *self, dlq_commit_batch_t *batch);
 /* The batch committed last, once the socket is readable (blocks otherwise). */
 dlq_commit_batch_t *dlq_committer_receive (dlq_committer_t *self);
 
-/* Stop the thread and close the store; a submitted batch must have been
- * received first. Accepts NULL and NULLs the pointer. */
+/* Stop the thread and close the spool; a submitted batch must have been
+ * received first, and every reader of the spool destroyed. Accepts NULL
+ * and NULLs the pointer. */
 void dlq_committer_destroy (dlq_committer_t **self_p);
 
 #endif

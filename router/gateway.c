@@ -10,6 +10,7 @@
 
 #include "commit_batch.h"
 #include "committer.h"
+#include "indexer.h"
 #include "connection_limit.h"
 #include "counters.h"
 #include "dlq_alloc.h"
@@ -41,6 +42,7 @@
 #define READ_BURST 512          /* requests read per wake-up before looking at commits */
 #define DRAIN_LINGER_MS 5000    /* how long unsent replies may delay the exit */
 #define QUERY_BACKLOG_MAX 4096  /* queries in the workers before reading pauses */
+#define INDEX_MAX_BATCH 8192     /* events the indexer inserts per transaction, at most */
 
 struct dlq_gateway {
     const dlqd_config_t  *config;
@@ -48,6 +50,7 @@ struct dlq_gateway {
     void                 *router;
     dlq_counters_t       *counters;
     dlq_committer_t      *committer;
+    dlq_indexer_t        *indexer;
     dlq_query_service_t  *queries;
     dlq_replayer_t       *replayer;
     dlq_replay_control_t *replay_control;  /* between the query threads and the replayer */
@@ -92,10 +95,10 @@ static void
 acknowledge_checkpoints (dlq_gateway_t *self, dlq_commit_batch_t *batch)
 {
     for (size_t i = 0; i < batch->ckpt_count; i++) {
-        if (batch->failed) {
+        if (batch->ckpt_failed) {
             dlq_error_t err;
             dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not commit: %s; "
-                           "nothing was changed, send again", batch->error);
+                           "nothing was changed, send again", batch->ckpt_error);
             send_error (self, &batch->ckpt_identities [i], &batch->ckpt_request_ids [i], &err);
             continue;
         }
@@ -606,17 +609,22 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->counters = dlq_counters_new ();
     self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
-    char err [512] = "", tip [64];
-    snprintf (tip, sizeof tip, "inproc://dlq-spool-tip-%p", (void *) self);
+    char err [512] = "", tip [64], spool_tip [64];
+    snprintf (tip, sizeof tip, "inproc://dlq-store-tip-%p", (void *) self);
+    snprintf (spool_tip, sizeof spool_tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
-    self->committer = dlq_committer_new (self->ctx, config->data_dir, config->sweep_interval_ms,
-                                         config->sweep_batch, self->ledger, tip, err, sizeof err);
+    self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, err, sizeof err);
     if (self->committer)
+        self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
+                                         spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
+                                         INDEX_MAX_BATCH, self->ledger, err, sizeof err);
+    if (self->indexer)
         self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, tip, err_p);
     self->replay_control = dlq_replay_control_new ();
     if (self->sinks)
         self->queries = dlq_query_service_new (self->ctx, config, self->sinks, self->counters,
-                                               self->replay_control, err, sizeof err);
+                                               self->replay_control, self->committer, self->indexer,
+                                               err, sizeof err);
     if (self->queries)
         self->replayer = dlq_replayer_new (self->ctx, config, self->replay_control, err, sizeof err);
     if (!self->committer || !self->sinks || !self->queries || !self->replayer) {
@@ -654,8 +662,9 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
         dlq_replay_control_close (self->replay_control);     /* no replayer may have started */
     dlq_query_service_destroy (&self->queries);
     dlq_replay_control_destroy (&self->replay_control);
-    dlq_sink_chain_destroy (&self->sinks);          /* before the committer: they hand it updates */
-    dlq_committer_destroy (&self->committer);
+    dlq_sink_chain_destroy (&self->sinks);          /* before the indexer: they hand it updates */
+    dlq_indexer_destroy (&self->indexer);
+    dlq_committer_destroy (&self->committer);       /* last: it owns the spool the others read */
     if (self->ledger)
         dlq_ledger_channel_close (self->ledger);
     dlq_ledger_channel_destroy (&self->ledger);

@@ -94,6 +94,7 @@ serve (dlqd_config_t *config)
     sigaction (SIGTERM, &sa, NULL);
     sigaction (SIGINT, &sa, NULL);
     signal (SIGPIPE, SIG_IGN);
+    signal (SIGXFSZ, SIG_IGN);     /* past a file size limit a write fails (EFBIG) and is answered UNAVAILABLE */
 
     char *err = NULL;
     dlq_gateway_t *gateway = dlq_gateway_new (config, &err);

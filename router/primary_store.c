@@ -100,6 +100,8 @@ result_of (dlq_primary_t *self, dlq_sink_status_t status)
     }
 }
 
+bool dlq_primary_is_embedded (const dlq_primary_t *self) { return self->spool != NULL; }
+
 dlq_store_result_t
 dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t *out)
 {

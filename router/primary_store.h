@@ -25,6 +25,9 @@ dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *sp
                                  char *err, size_t err_len);
 void dlq_primary_close (dlq_primary_t **self_p);
 
+/* Is the primary the embedded store (rather than a sink)? */
+bool dlq_primary_is_embedded (const dlq_primary_t *self);
+
 /* As dlq_embedded_get / _list / _stats (same outputs and results). */
 dlq_store_result_t dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t *out);
 dlq_store_result_t dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit,

@@ -2,6 +2,9 @@
  *  connections. Each worker is an actor with its own pipe to the front end.
  */
 #include "query_service.h"
+#include "spool_lookup.h"
+#include "indexer.h"
+#include "committer.h"
 
 #include "actor.h"
 #include "dlq_alloc.h"
@@ -21,6 +24,7 @@
 #include "thread_priority.h"
 
 #include <errno.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +33,14 @@
 #define LIST_LIMIT_DEFAULT 100
 #define LIST_LIMIT_MAX 1000
 #define GROUPS_LIMIT_DEFAULT 20
+#define QUERY_CATCH_UP_MS 2000  /* how long a query waits for the indexer to reach the acks before it */
 
 typedef struct {
     dlq_actor_t     *actor;
     const char      *data_dir;      /* the service's copy */
     dlq_embedded_t  *store;         /* the spool: ledger state; used on the worker's thread only */
     dlq_primary_t   *primary;       /* answers GET / LIST / STATS: the spool or a sink */
+    dlq_spool_lookup_t *unindexed;  /* GET of an event the primary has not got yet */
     dlq_replay_verbs_t *replay;     /* REPLAY..., RESOLVE, FAIL */
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
@@ -49,6 +55,10 @@ struct dlq_query_service {
     worker_t *workers;
     size_t    count;
     char     *data_dir;
+    dlq_spool_t    *spool;
+    dlq_id_index_t *ids;
+    dlq_committer_t *committer;
+    dlq_indexer_t  *indexer;
 };
 
 /* A request's parameters as parsed from its JSON body. */
@@ -155,6 +165,24 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
     dlq_json_doc_destroy (&doc);
 }
 
+/* Read-your-writes: is id an event acknowledged but not in the primary
+ * yet? On the embedded store, one it has not indexed; on a sink primary,
+ * one past the sink's cursor (not delivered to it yet: once delivered, or
+ * passed over because its stream's chain does not name the sink, the
+ * primary is the one to answer). */
+static bool
+not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms)
+{
+    uint64_t position;
+    if (!dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), now_ms, &position))
+        return false;
+    if (dlq_primary_is_embedded (w->primary))
+        return position >= dlq_indexer_position (w->service->indexer);
+    dlq_sink_state_t state;
+    return dlq_embedded_sink_state (w->store, w->config->primary, &state) == DLQ_STORE_OK
+           && (int64_t) position > state.cursor;
+}
+
 static dlq_code_t
 do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -167,7 +195,11 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (!id || id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, uuid))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
     dlq_buf_t event = DLQ_BUF_INIT;
-    dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, dlq_time_now_ms (), &event);
+    int64_t now = dlq_time_now_ms ();
+    dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, now, &event);
+    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now))
+        rc = dlq_spool_lookup_get (w->unindexed, uuid, now, &event) ? DLQ_STORE_OK
+                                                                   : dlq_embedded_get (w->store, uuid, now, &event);
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
@@ -392,6 +424,27 @@ format_sinks (worker_t *w, dlq_buf_t *out)
     dlq_buf_putc (out, '}');
 }
 
+/* ,"spool":{...}: the log's size and positions, and how far the embedded
+ * store's indexing trails the acks. */
+static void
+format_spool (worker_t *w, dlq_buf_t *out)
+{
+    dlq_spool_stats_t st;
+    dlq_spool_stats (w->service->spool, &st);
+    dlq_indexer_stats_t ix;
+    dlq_indexer_stats (w->service->indexer, &ix);
+    uint64_t appended = dlq_committer_events (w->service->committer);
+    uint64_t behind = appended > ix.events ? appended - ix.events : 0;
+    dlq_buf_printf (out, ",\"spool\":{\"bytes\":%llu,\"segments\":%llu,\"begin\":%llu,\"tip\":%llu,"
+                    "\"indexed\":%llu,\"indexLagEvents\":%llu,\"indexLagMs\":%lld,\"tornTailBytes\":%llu,"
+                    "\"ids\":%zu,\"idIndexBytes\":%zu}",
+                    (unsigned long long) st.bytes, (unsigned long long) st.segments,
+                    (unsigned long long) st.begin, (unsigned long long) st.tip,
+                    (unsigned long long) ix.position, (unsigned long long) behind, (long long) ix.lag_ms,
+                    (unsigned long long) st.torn_bytes, dlq_id_index_count (w->service->ids),
+                    dlq_id_index_bytes (w->service->ids));
+}
+
 static dlq_code_t
 do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -408,6 +461,7 @@ do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
         dlq_buf_append (out, streams.data, streams.len);
         dlq_buf_putc (out, ',');
         dlq_counters_format (w->counters, out);
+        format_spool (w, out);
         format_sinks (w, out);
         dlq_buf_putc (out, '}');
     }
@@ -449,9 +503,30 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
     return code;
 }
 
+/* Let the embedded store catch up with every write acknowledged before
+ * this request (the spool's tip now), for at most QUERY_CATCH_UP_MS: a
+ * query then sees what its client was told is stored, unless the indexer
+ * is further behind than that (STATS shows by how much). GET needs no wait
+ * (it reads the spool), PING none. */
+static void
+catch_up (worker_t *w, const zmq_msg_t *verb)
+{
+    size_t len = zmq_msg_size (verb);
+    const char *v = zmq_msg_data ((zmq_msg_t *) verb);
+    if ((len == 3 && memcmp (v, "GET", 3) == 0) || (len == 4 && memcmp (v, "PING", 4) == 0))
+        return;
+    uint64_t tip = dlq_spool_tip (w->service->spool);
+    int64_t deadline = dlq_time_mono_ms () + QUERY_CATCH_UP_MS;
+    while (dlq_indexer_position (w->service->indexer) < tip && dlq_time_mono_ms () < deadline) {
+        struct timespec pause = { 0, 500 * 1000 };
+        nanosleep (&pause, NULL);
+    }
+}
+
 static void
 reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
 {
+    catch_up (w, &frames [1]);
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_error_t err = { DLQ_OK, "", "" };
     dlq_code_t code = answer (w, &frames [1], &frames [3], &out, &err);
@@ -494,6 +569,7 @@ run (void *pipe, void *arg)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
     if (w->primary)
         w->replay = dlq_replay_verbs_new (w->config, w->primary, w->replay_control);
+    w->unindexed = dlq_spool_lookup_new (w->service->spool, w->service->ids);
     dlq_actor_ready (pipe, w->primary != NULL);
     if (!w->primary) {
         dlq_embedded_destroy (&w->store);
@@ -523,14 +599,20 @@ run (void *pipe, void *arg)
     dlq_replay_verbs_destroy (&w->replay);
     dlq_primary_close (&w->primary);
     dlq_embedded_destroy (&w->store);
+    dlq_spool_lookup_destroy (&w->unindexed);
 }
 
 dlq_query_service_t *
 dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chain_t *sinks,
-                       dlq_counters_t *counters, dlq_replay_control_t *replay_control, char *err, size_t err_len)
+                       dlq_counters_t *counters, dlq_replay_control_t *replay_control, dlq_committer_t *committer,
+                       dlq_indexer_t *indexer, char *err, size_t err_len)
 {
     size_t threads = (size_t) config->query_threads;
     dlq_query_service_t *self = dlq_calloc (1, sizeof *self);
+    self->committer = committer;
+    self->spool = dlq_committer_spool (committer);
+    self->ids = dlq_committer_ids (committer);
+    self->indexer = indexer;
     self->workers = dlq_calloc (threads, sizeof (worker_t));
     self->data_dir = dlq_strdup (config->data_dir);
     for (size_t i = 0; i < threads; i++) {

@@ -14,6 +14,9 @@
 #include "replay_control.h"
 #include "sink_chain.h"
 
+#include "committer.h"
+#include "indexer.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +30,8 @@ typedef struct dlq_query_service dlq_query_service_t;
  * message in err on failure (nothing left running). */
 dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config,
                                             dlq_sink_chain_t *sinks, dlq_counters_t *counters,
-                                            dlq_replay_control_t *replay_control, char *err, size_t err_len);
+                                            dlq_replay_control_t *replay_control, dlq_committer_t *committer,
+                                            dlq_indexer_t *indexer, char *err, size_t err_len);
 
 /* Number of worker sockets, and socket i, to poll for ZMQ_POLLIN replies. */
 size_t dlq_query_service_sockets (const dlq_query_service_t *self);

@@ -1,5 +1,5 @@
 /*  itest_log — dlqd as a process: a store that refuses every commit (as a
- *  full disk does) answers each PUT with UNAVAILABLE, yet its log holds one
+ *  full disk does: test_dlqd_fill_disk) answers each PUT with UNAVAILABLE, yet its log holds one
  *  ERROR line for the failure, then a count written by the gateway's tick
  *  while nothing else is logged, and the rest of the count at SIGTERM.
  */
@@ -7,7 +7,6 @@
 
 #include <criterion/criterion.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,22 +27,7 @@ static void stop (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (log, .init = start, .fini = stop, .timeout = 120);
 
-#define FAILURE "database or disk is full"
-
-/* Make every insert into the store fail, as a full disk would. */
-static void
-refuse_every_commit (void)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/dlq.sqlite", d.data_dir);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    cr_assert_eq (sqlite3_exec (db, "CREATE TRIGGER full BEFORE INSERT ON events "
-                                    "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
-                                NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
-    sqlite3_close (db);
-}
+#define FAILURE "File too large"
 
 /* n PUTs one after the other over one DEALER (so each is its own commit);
  * every reply must be ERR UNAVAILABLE. */
@@ -109,7 +93,7 @@ tally (void)
 Test (log, a_store_refusing_every_put_logs_one_line_then_counts)
 {
     enum { N = 1000, MORE = 50 };
-    refuse_every_commit ();
+    test_dlqd_fill_disk (&d, true);        /* every spool write fails, as on a full disk */
     put_refused (N);
     tally_t t = tally ();
     cr_expect_eq (t.full, 1, "one ERROR line for %d refused PUTs, not %d", N, t.full);

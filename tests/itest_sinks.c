@@ -287,6 +287,9 @@ Test (sinks, a_query_capable_sink_can_be_the_primary)
     char *got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000004\"}", "OK");
     cr_expect_not_null (strstr (got, "\"streamName\":\"orders\""), "%s", got);
     free (got);
+    /* the primary never received the quiet stream (once its dispatcher
+     * passed it over: until then GET reads it from the spool) */
+    cr_expect_eq (sink_wait_stat (d.endpoint, "copy", "backlog", 0, 20), 0);
     got = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000100\"}", "ERR");
     cr_expect_not_null (strstr (got, "NOT_FOUND"), "the primary never received the quiet stream: %s", got);
     free (got);

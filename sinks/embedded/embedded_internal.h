@@ -87,6 +87,8 @@ typedef enum {
     ST_GROUP_ADD,
     ST_GROUP_SUB,
     ST_GROUP_DROP,
+    ST_INSERT_SEQ,              /* an event at the seq given: its spool position */
+    ST_META_SET,
     ST_FIRST_READ,              /* statements from here on are read-only */
     ST_GET = ST_FIRST_READ,
     ST_LIST_FIRST,
@@ -195,6 +197,20 @@ bool embedded_prepare (dlq_embedded_t *self, const char *const *sql, sqlite3_stm
 /* A transaction of the writer or an updater: BEGIN IMMEDIATE (so the busy
  * timeout applies to taking the write lock), COMMIT, and a ROLLBACK that is
  * a no-op when no transaction is open. */
+/* The events part of a commit, inside the open transaction: each event
+ * inserted (at seqs [i] when seqs is not NULL, else at the next seq),
+ * duplicate [i] (may be NULL) set when its id was stored already; the
+ * stream and fingerprint counts follow. */
+bool embedded_insert_rows (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs, size_t count,
+                           bool *duplicate);
+
+/* Set meta key to value inside the open transaction. */
+bool embedded_meta_set (dlq_embedded_t *self, const char *key, const char *value);
+
+/* The meta value of key into out; false (no error set) when absent or on
+ * error (then the last error is set and *failed true). */
+bool embedded_meta_get (dlq_embedded_t *self, const char *key, char *out, size_t out_len, bool *failed);
+
 bool embedded_txn_begin (dlq_embedded_t *self, const char *what);
 bool embedded_txn_commit (dlq_embedded_t *self, const char *what);
 void embedded_txn_rollback (dlq_embedded_t *self);

@@ -244,6 +244,13 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
     [ST_GROUP_SUB]  = "UPDATE fingerprint_counts SET events = events - ?3 WHERE fingerprint = ?1 AND stream_name = ?2",
     [ST_GROUP_DROP] = "DELETE FROM fingerprint_counts WHERE fingerprint = ?1 AND stream_name = ?2 AND events <= 0",
     [ST_STATS]      = "SELECT stream_name, events FROM stream_counts ORDER BY stream_name",
+    [ST_INSERT_SEQ] = "INSERT INTO events (id, stream_name, created_at, expires_at,"
+                      " status, error_type, body, operation_type, document_key, attempts,"
+                      " first_attempt_at, fingerprint, seq)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                      " ON CONFLICT (id) DO NOTHING",
+    [ST_META_SET]   = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
+                      " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -294,6 +301,41 @@ embedded_stmt_release (sqlite3_stmt *stmt)
 {
     sqlite3_reset (stmt);
     sqlite3_clear_bindings (stmt);
+}
+
+bool
+embedded_meta_set (dlq_embedded_t *self, const char *key, const char *value)
+{
+    sqlite3_stmt *stmt = self->stmt [ST_META_SET];
+    sqlite3_bind_text (stmt, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 2, value, -1, SQLITE_STATIC);
+    bool ok = embedded_step_done (self, stmt, "cannot write the meta table");
+    embedded_stmt_release (stmt);
+    return ok;
+}
+
+bool
+embedded_meta_get (dlq_embedded_t *self, const char *key, char *out, size_t out_len, bool *failed)
+{
+    *failed = false;
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (self->db, "SELECT value FROM meta WHERE key = ?1", -1, &stmt, NULL) != SQLITE_OK) {
+        embedded_fail_sqlite (self, "cannot read the meta table");
+        *failed = true;
+        return false;
+    }
+    sqlite3_bind_text (stmt, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step (stmt);
+    bool found = rc == SQLITE_ROW;
+    if (found)
+        snprintf (out, out_len, "%s", (const char *) sqlite3_column_text (stmt, 0));
+    else
+    if (rc != SQLITE_DONE) {
+        embedded_fail_sqlite (self, "cannot read the meta table");
+        *failed = true;
+    }
+    sqlite3_finalize (stmt);
+    return found;
 }
 
 static bool
@@ -913,9 +955,12 @@ missing_field (const dlq_event_t *event)
  * (which dlq_event_decode set from the body now in json); *inserted tells
  * whether a row was added (false: its id was already stored). */
 static bool
-insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
+insert_event (dlq_embedded_t *self, const dlq_event_t *event, const int64_t *seq, bool *inserted)
 {
-    sqlite3_stmt *stmt = self->stmt [ST_INSERT];
+    stmt_id_t id = seq ? ST_INSERT_SEQ : ST_INSERT;
+    sqlite3_stmt *stmt = self->stmt [id];
+    if (seq)
+        sqlite3_bind_int64 (stmt, 13, *seq);
     embedded_bind_text (stmt, 1, event->id);
     embedded_bind_text (stmt, 2, event->stream_name);
     sqlite3_bind_int64 (stmt, 3, event->created_at);
@@ -933,21 +978,26 @@ insert_event (dlq_embedded_t *self, const dlq_event_t *event, bool *inserted)
     else                                    /* not fingerprinted by the gateway (an embedded sink) */
         dlq_event_fingerprint_hex (event, fingerprint);
     sqlite3_bind_text (stmt, 12, fingerprint, -1, SQLITE_TRANSIENT);
-    if (!step_done (self, ST_INSERT, "cannot insert event"))
+    if (!step_done (self, id, "cannot insert event"))
         return false;
     *inserted = sqlite3_changes (self->db) > 0;
     return true;
 }
 
 /* The events part of a commit, run inside the open transaction. */
-static bool
-append_rows (dlq_embedded_t *self, dlq_event_t *const *events, size_t count, bool *duplicate)
+bool
+embedded_insert_rows (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs, size_t count,
+                      bool *duplicate)
 {
+    if (count > self->names_cap) {
+        self->names = dlq_realloc (self->names, count * sizeof *self->names);
+        self->names_cap = count;
+    }
     size_t fresh = 0;
     int64_t first_seq = 0, last_seq = 0;
     for (size_t i = 0; i < count; i++) {
         bool inserted = false;
-        if (!insert_event (self, events [i], &inserted))
+        if (!insert_event (self, events [i], seqs ? &seqs [i] : NULL, &inserted))
             return false;
         if (duplicate)
             duplicate [i] = !inserted;
@@ -1001,12 +1051,8 @@ dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events, size_
         }
         return DLQ_STORE_OK;
     }
-    if (count > self->names_cap) {
-        self->names = dlq_realloc (self->names, count * sizeof *self->names);
-        self->names_cap = count;
-    }
     bool ok = step_done (self, ST_BEGIN, "commit: cannot begin")
-           && (count == 0 || append_rows (self, events, count, duplicate))
+           && (count == 0 || embedded_insert_rows (self, events, NULL, count, duplicate))
            && embedded_ledger_apply (self, updates, update_count)
            && embedded_ckpt_apply (self, ckpts, ckpt_count)
            && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))

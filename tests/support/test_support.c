@@ -1,7 +1,10 @@
 /*  test_support — dlqd processes and wire-protocol calls for the tests. */
 #include "test_support.h"
 
+#include <criterion/criterion.h>
+
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -10,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -320,4 +325,52 @@ test_request (const char *endpoint, const char *verb, const void *body, size_t l
     zmq_close (s);
     zmq_ctx_term (ctx);
     return ok;
+}
+
+/* The size of the newest segment of d's spool. */
+static off_t
+newest_segment_size (const test_dlqd_t *d)
+{
+    char dir [600];
+    snprintf (dir, sizeof dir, "%s/spool", d->data_dir);
+    DIR *dh = opendir (dir);
+    cr_assert_not_null (dh, "%s: %s", dir, strerror (errno));
+    char newest [256] = "";
+    struct dirent *e;
+    while ((e = readdir (dh)))
+        if (strstr (e->d_name, ".seg") && strcmp (e->d_name, newest) > 0)
+            snprintf (newest, sizeof newest, "%s", e->d_name);
+    closedir (dh);
+    char path [1000];
+    struct stat st;
+    snprintf (path, sizeof path, "%s/%s", dir, newest);
+    cr_assert_eq (stat (path, &st), 0, "%s: %s", path, strerror (errno));
+    return st.st_size;
+}
+
+void
+test_dlqd_fill_disk (const test_dlqd_t *d, bool full)
+{
+    struct rlimit limit = { RLIM_INFINITY, RLIM_INFINITY };
+    if (full) {
+        /* a limit applies to every file the process writes: first grow the
+         * spool 64 KiB past what the log holds, with events of stream
+         * "filler" (1 KiB messages, under any max_message_bytes a test sets) */
+        enum { FILLER = 1024 };
+        char body [FILLER + 128];
+        int n = snprintf (body, sizeof body, "{\"streamName\":\"filler\",\"error\":{\"type\":\"T\",\"message\":\"");
+        memset (body + n, 'x', FILLER);
+        snprintf (body + n + FILLER, sizeof body - (size_t) (n + FILLER), "\"}}");
+        struct stat log;
+        off_t want = (stat (d->log, &log) == 0 ? log.st_size : 0) + 64 * 1024;
+        for (int i = 0; i < 1000 && newest_segment_size (d) < want; i++) {
+            char status [8] = "";
+            char *reply = NULL;
+            cr_assert (test_request (d->endpoint, "PUT", body, strlen (body), status, &reply), "a filler PUT");
+            cr_assert_str_eq (status, "OK", "a filler PUT: %s", reply);
+            free (reply);
+        }
+        limit.rlim_cur = (rlim_t) newest_segment_size (d);
+    }
+    cr_assert_eq (prlimit (d->pid, RLIMIT_FSIZE, &limit, NULL), 0, "prlimit: %s", strerror (errno));
 }

@@ -26,6 +26,14 @@ void test_tmpdir (char *out);
 /* Remove a directory tree. */
 void test_rmtree (const char *dir);
 
+/* Make the running dlqd's disk "full" (or not): after PUTs of stream
+ * "filler" (1 KiB messages) that grow the spool 64 KiB past its log, its
+ * file size limit (prlimit
+ * RLIMIT_FSIZE) is set to the size of its newest spool segment, so the
+ * next spool write fails with EFBIG ("File too large"; dlqd ignores
+ * SIGXFSZ) while its log and smaller files go on; or the limit is lifted. */
+void test_dlqd_fill_disk (const test_dlqd_t *d, bool full);
+
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
 int test_free_port (void);
 

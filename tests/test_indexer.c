@@ -1,5 +1,5 @@
-/*  test_committer — the committer and the ledger channel between it and
- *  the dispatchers: ledger updates are committed in the order they were
+/*  test_indexer — the indexer (the embedded store behind the spool) and
+ *  the ledger channel between it and the dispatchers: ledger updates are committed in the order they were
  *  submitted and none is skipped. An update whose commit failed (a full
  *  disk) rides the next commit, so a sink whose later cursor becomes
  *  durable keeps the rows and counts that came before it; an update unfit
@@ -15,6 +15,7 @@
  *  sink_state (which every update writes).
  */
 #include "committer.h"
+#include "indexer.h"
 #include "embedded_store.h"
 #include "ledger_channel.h"
 #include "spool_ledger.h"
@@ -35,6 +36,7 @@ static char tmp_dir [256];
 static void *ctx;
 static dlq_ledger_channel_t *ledger;
 static dlq_committer_t *committer;
+static dlq_indexer_t *indexer;
 
 static void
 start (void)
@@ -43,22 +45,27 @@ start (void)
     ctx = zmq_ctx_new ();
     ledger = dlq_ledger_channel_new ();
     char err [512] = "";
-    char tip [64];
-    snprintf (tip, sizeof tip, "inproc://test-committer-tip-%d", (int) getpid ());
-    committer = dlq_committer_new (ctx, tmp_dir, 3600000, 1000, ledger, tip, err, sizeof err);
+    char tip [64], spool_tip [64];
+    snprintf (tip, sizeof tip, "inproc://test-indexer-tip-%d", (int) getpid ());
+    snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
+    committer = dlq_committer_new (ctx, tmp_dir, spool_tip, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
+    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), spool_tip, tip, 3600000, 1000, 8192,
+                               ledger, err, sizeof err);
+    cr_assert_not_null (indexer, "%s", err);
 }
 
 static void
 stop (void)
 {
+    dlq_indexer_destroy (&indexer);
     dlq_committer_destroy (&committer);
     dlq_ledger_channel_destroy (&ledger);
     zmq_ctx_term (ctx);
     test_rmtree (tmp_dir);
 }
 
-TestSuite (committer, .init = start, .fini = stop, .timeout = 60);
+TestSuite (indexer, .init = start, .fini = stop, .timeout = 60);
 
 /* An update of SINK moving the cursor to cursor and adding delivered and
  * failed; with row_seq > 0 also a row in state for that seq. */
@@ -125,7 +132,7 @@ sink_state (dlq_delivery_state_t state_of_rows, int64_t *rows)
     return state;
 }
 
-Test (committer, a_failed_commit_keeps_its_ledger_updates_for_the_next_one)
+Test (indexer, a_failed_commit_keeps_its_ledger_updates_for_the_next_one)
 {
     cr_assert (submit_and_wait (update_of (1, 1, 0, 0, 0)), "the first update did not commit");
     refuse_ledger_writes (true);
@@ -146,7 +153,7 @@ Test (committer, a_failed_commit_keeps_its_ledger_updates_for_the_next_one)
                   "cursor with no row, so neither delivered again nor found by REDELIVER");
 }
 
-Test (committer, updates_put_back_go_before_those_submitted_since)
+Test (indexer, updates_put_back_go_before_those_submitted_since)
 {
     refuse_ledger_writes (true);
     cr_assert_not (submit_and_wait (update_of (7, 0, 0, 7, DLQ_DELIVERY_RETRYING)));
@@ -159,7 +166,7 @@ Test (committer, updates_put_back_go_before_those_submitted_since)
     cr_expect_eq (delivered, 1);
 }
 
-Test (committer, an_unfit_update_is_refused_at_submit_and_poisons_nothing)
+Test (indexer, an_unfit_update_is_refused_at_submit_and_poisons_nothing)
 {
     dlq_ledger_update_t *unfit = update_of (2, 1, 0, 0, 0);
     unfit->sink [0] = '\0';

@@ -1,0 +1,270 @@
+/*  indexer — reading the spool into the embedded store on its own thread.
+ */
+#include "indexer.h"
+
+#include "actor.h"
+#include "dlq_alloc.h"
+#include "dlq_log.h"
+#include "dlq_time.h"
+#include "embedded_index.h"
+#include "embedded_store.h"
+#include "event_record.h"
+#include "spool_kinds.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#define MAX_BATCH_BYTES (4u << 20)     /* spool bytes read per transaction, at most */
+#define RETRY_MS 1000
+
+struct dlq_indexer {
+    dlq_actor_t          *actor;
+    void                 *zmq_ctx;
+    dlq_spool_t          *spool;
+    dlq_ledger_channel_t *ledger;
+    char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
+    int64_t               sweep_interval_ms, sweep_batch;
+    size_t                max_batch;
+    _Atomic uint64_t      position;
+    _Atomic uint64_t      events;
+    _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
+    char                  error [512];
+};
+
+/* One transaction's worth of events read from the spool. */
+typedef struct {
+    dlq_event_t **events;
+    int64_t      *seqs;
+    size_t        count;
+    uint64_t      end;          /* the position after the last record read */
+} page_t;
+
+static void
+page_clear (page_t *page)
+{
+    for (size_t i = 0; i < page->count; i++)
+        dlq_event_destroy (&page->events [i]);
+    page->count = 0;
+}
+
+/* Read records past the reader's position into page, up to max_batch
+ * events or MAX_BATCH_BYTES. False when the spool cannot be read (logged). */
+static bool
+read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
+{
+    size_t bytes = 0;
+    page->end = dlq_spool_reader_position (reader);
+    while (page->count < self->max_batch && bytes < MAX_BATCH_BYTES) {
+        dlq_spool_entry_t e;
+        char err [512];
+        dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, sizeof err);
+        if (rc == DLQ_SPOOL_END)
+            break;
+        if (rc != DLQ_SPOOL_OK) {
+            dlq_log (DLQ_LOG_ERROR, "indexer: cannot read the spool: %s", err);
+            return false;
+        }
+        page->end = e.next;
+        bytes += e.length;
+        if (e.kind != DLQ_SPOOL_KIND_EVENT)
+            continue;
+        dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
+        if (!event) {
+            dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no event record;"
+                     " passed over", e.position);
+            continue;
+        }
+        page->events [page->count] = event;
+        page->seqs [page->count++] = (int64_t) e.position;
+    }
+    return true;
+}
+
+/* Index one page with the queued ledger updates; publish and release. */
+static bool
+commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
+{
+    size_t count = 0;
+    uint64_t last_ticket = 0;
+    dlq_ledger_update_t **updates = dlq_ledger_channel_take (self->ledger, &count, &last_ticket);
+    char err [512] = "";
+    int64_t last_seq = -1;
+    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, updates, count,
+                                                page->end, &last_seq, err, sizeof err);
+    dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
+    if (rc != DLQ_STORE_OK) {
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events and %zu ledger updates failed (both are "
+                 "tried again): %s", page->count, count, err);
+        return false;
+    }
+    atomic_store (&self->position, page->end);
+    atomic_fetch_add (&self->events, page->count);
+    if (page->count)
+        zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);
+    if (dlq_spool_release (self->spool, page->end, err, sizeof err) < 0)
+        dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
+    return true;
+}
+
+static bool
+sweep (dlq_indexer_t *self, dlq_embedded_t *store)
+{
+    int64_t deleted = dlq_embedded_sweep (store, dlq_time_now_ms (), (int) self->sweep_batch);
+    if (deleted < 0)
+        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (store));
+    else
+    if (deleted > 0)
+        dlq_log (DLQ_LOG_INFO, "expiry sweep deleted %lld events", (long long) deleted);
+    return deleted == self->sweep_batch;
+}
+
+static bool
+open_sockets (dlq_indexer_t *self, void *sub, void *tip)
+{
+    zmq_setsockopt (sub, ZMQ_SUBSCRIBE, "", 0);
+    if (zmq_connect (sub, self->spool_tip_endpoint) != 0 || zmq_bind (tip, self->tip_endpoint) != 0) {
+        snprintf (self->error, sizeof self->error, "indexer: cannot connect %s or bind %s: %s",
+                  self->spool_tip_endpoint, self->tip_endpoint, zmq_strerror (zmq_errno ()));
+        return false;
+    }
+    return true;
+}
+
+/* Track how long the oldest unindexed record has waited. */
+static void
+note_lag (dlq_indexer_t *self)
+{
+    bool behind = dlq_spool_tip (self->spool) > atomic_load (&self->position);
+    int64_t since = atomic_load (&self->oldest_unindexed_ms);
+    if (!behind)
+        atomic_store (&self->oldest_unindexed_ms, 0);
+    else
+    if (!since)
+        atomic_store (&self->oldest_unindexed_ms, dlq_time_mono_ms ());
+}
+
+static void
+run (void *pipe, void *arg)
+{
+    dlq_indexer_t *self = arg;
+    dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER, self->error, sizeof self->error);
+    void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
+    uint64_t start = 0;
+    bool failed = false;
+    bool ok = store && dlq_embedded_relax_sync (store, self->error, sizeof self->error) == DLQ_STORE_OK
+              && open_sockets (self, sub, tip);
+    if (ok && !dlq_embedded_spool_position (store, &start, &failed, self->error, sizeof self->error)) {
+        dlq_spool_stats_t st;
+        dlq_spool_stats (self->spool, &st);
+        start = st.begin;
+        ok = !failed;
+    }
+    atomic_store (&self->position, start);
+    page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
+                    dlq_calloc (self->max_batch, sizeof (int64_t)), 0, start };
+    dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);
+    dlq_actor_ready (pipe, ok);
+    int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms, retry_at = 0;
+    bool stopping = false;
+    while (ok && !stopping) {
+        note_lag (self);
+        bool more = dlq_spool_tip (self->spool) > dlq_spool_reader_position (reader);
+        int64_t now = dlq_time_mono_ms ();
+        int64_t wait = more && now >= retry_at ? 0 : next_sweep - now;
+        if (retry_at > now && retry_at - now < wait)
+            wait = retry_at - now;
+        zmq_pollitem_t items [3] = { { pipe, 0, ZMQ_POLLIN, 0 }, { sub, 0, ZMQ_POLLIN, 0 },
+                                     { NULL, dlq_ledger_channel_fd (self->ledger), ZMQ_POLLIN, 0 } };
+        if (zmq_poll (items, 3, wait > 0 ? wait : 0) < 0)
+            continue;                   /* EINTR */
+        if (items [0].revents & ZMQ_POLLIN) {
+            zmq_msg_t m;
+            zmq_msg_init (&m);
+            zmq_msg_recv (&m, pipe, 0);
+            stopping = dlq_actor_is_stop (zmq_msg_size (&m), zmq_msg_more (&m));
+            zmq_msg_close (&m);
+        }
+        if (items [1].revents & ZMQ_POLLIN) {
+            uint64_t ignored;
+            while (zmq_recv (sub, &ignored, sizeof ignored, ZMQ_DONTWAIT) >= 0)
+                ;
+        }
+        now = dlq_time_mono_ms ();
+        bool ledger = items [2].revents & ZMQ_POLLIN;
+        if ((more || ledger || stopping) && now >= retry_at) {
+            if (!read_page (self, reader, &page) || !commit (self, store, tip, &page)) {
+                dlq_spool_reader_seek (reader, atomic_load (&self->position));
+                retry_at = now + RETRY_MS;
+            }
+            page_clear (&page);
+            continue;
+        }
+        if (now >= next_sweep) {
+            bool again = sweep (self, store);
+            next_sweep = dlq_time_mono_ms () + (again ? 0 : self->sweep_interval_ms);
+        }
+    }
+    dlq_spool_reader_destroy (&reader);
+    free (page.events);
+    free (page.seqs);
+    zmq_close (sub);
+    zmq_close (tip);
+    dlq_embedded_destroy (&store);
+}
+
+dlq_indexer_t *
+dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, const char *spool_tip_endpoint,
+                 const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
+                 dlq_ledger_channel_t *ledger, char *err, size_t err_len)
+{
+    dlq_indexer_t *self = dlq_calloc (1, sizeof *self);
+    self->zmq_ctx = zmq_ctx;
+    self->spool = spool;
+    self->ledger = ledger;
+    self->data_dir = dlq_strdup (data_dir);
+    self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
+    self->tip_endpoint = dlq_strdup (tip_endpoint);
+    self->sweep_interval_ms = sweep_interval_ms;
+    self->sweep_batch = sweep_batch;
+    self->max_batch = max_batch ? max_batch : 1;
+    snprintf (self->error, sizeof self->error, "cannot start the indexer thread");
+    self->actor = dlq_actor_new (zmq_ctx, run, self);
+    if (!self->actor) {
+        snprintf (err, err_len, "%s", self->error);
+        dlq_indexer_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+uint64_t dlq_indexer_position (dlq_indexer_t *self) { return atomic_load (&self->position); }
+
+void
+dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out)
+{
+    out->position = atomic_load (&self->position);
+    out->events = atomic_load (&self->events);
+    uint64_t tip = dlq_spool_tip (self->spool);
+    out->behind_bytes = tip > out->position ? tip - out->position : 0;
+    int64_t since = atomic_load (&self->oldest_unindexed_ms);
+    out->lag_ms = since && out->behind_bytes ? dlq_time_mono_ms () - since : 0;
+}
+
+void
+dlq_indexer_destroy (dlq_indexer_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_indexer_t *self = *self_p;
+    dlq_actor_destroy (&self->actor);
+    free (self->data_dir);
+    free (self->spool_tip_endpoint);
+    free (self->tip_endpoint);
+    free (self);
+    *self_p = NULL;
+}

@@ -1,0 +1,49 @@
+/*  indexer — the embedded store as a consumer of the spool, behind the
+ *  ack: one thread owning the store's writer connection reads the spool
+ *  from the position the store has indexed up to (embedded_index.h),
+ *  inserts the events of many records per transaction (each at its
+ *  record's position as its seq), commits the dispatchers' ledger updates
+ *  with them, sweeps expired events while idle, publishes the highest seq
+ *  after each commit (8 bytes, int64, on a PUB socket: the dispatchers'
+ *  tip) and releases the spool segments it is past.
+ *
+ *  It learns of new records from the committer's spool tip (a SUB socket
+ *  connected to spool_tip_endpoint), and reads at most max_batch events
+ *  per transaction.
+ */
+#ifndef INDEXER_H
+#define INDEXER_H
+
+#include "ledger_channel.h"
+#include "spool.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dlq_indexer dlq_indexer_t;
+
+typedef struct {
+    uint64_t position;          /* the spool position indexed up to */
+    uint64_t events;            /* events indexed since start */
+    int64_t  lag_ms;            /* age of the oldest record not indexed yet (0 when none) */
+    uint64_t behind_bytes;      /* spool bytes not indexed yet */
+} dlq_indexer_stats_t;
+
+/* Start the thread on the store in data_dir (created and upgraded by the
+ * committer before). NULL with err set on failure. */
+dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool,
+                                const char *spool_tip_endpoint, const char *tip_endpoint,
+                                int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
+                                dlq_ledger_channel_t *ledger, char *err, size_t err_len);
+
+/* Any thread. */
+void dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out);
+
+/* The spool position indexed up to (any thread). */
+uint64_t dlq_indexer_position (dlq_indexer_t *self);
+
+/* Stop (committing what the stopped dispatchers queued); accepts NULL and
+ * NULLs the pointer. */
+void dlq_indexer_destroy (dlq_indexer_t **self_p);
+
+#endif

@@ -1,0 +1,107 @@
+/*  embedded_index — the indexer's transaction and its resume point.
+ */
+#include "embedded_index.h"
+
+#include "dlq_time.h"
+#include "embedded_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define POSITION_KEY "spool_position"
+
+static dlq_store_result_t
+fail (dlq_embedded_t *self, char *err, size_t err_len)
+{
+    snprintf (err, err_len, "%s", self->errmsg);
+    return DLQ_STORE_ERROR;
+}
+
+dlq_store_result_t
+dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs, size_t count,
+                    dlq_ledger_update_t *const *updates, size_t update_count, uint64_t position,
+                    int64_t *last_seq_out, char *err, size_t err_len)
+{
+    if (self->mode != DLQ_EMBEDDED_WRITER) {
+        embedded_fail_text (self, "index: %s is not open as the writer", self->path);
+        return fail (self, err, err_len);
+    }
+    if (!embedded_ledger_check (self, updates, update_count))
+        return fail (self, err, err_len);
+    char value [32];
+    snprintf (value, sizeof value, "%" PRIu64, position);
+    bool ok = embedded_txn_begin (self, "index: cannot begin")
+           && (count == 0 || embedded_insert_rows (self, events, seqs, count, NULL))
+           && embedded_ledger_apply (self, updates, update_count)
+           && embedded_meta_set (self, POSITION_KEY, value)
+           && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
+           && embedded_txn_commit (self, "index: cannot commit");
+    embedded_stmt_release (self->stmt [ST_INSERT_SEQ]);
+    if (!ok) {
+        embedded_txn_rollback (self);
+        return fail (self, err, err_len);
+    }
+    return DLQ_STORE_OK;
+}
+
+bool
+dlq_embedded_spool_position (dlq_embedded_t *self, uint64_t *position_out, bool *failed, char *err, size_t err_len)
+{
+    char value [32];
+    if (!embedded_meta_get (self, POSITION_KEY, value, sizeof value, failed)) {
+        if (*failed)
+            snprintf (err, err_len, "%s", self->errmsg);
+        return false;
+    }
+    char *end = NULL;
+    *position_out = strtoull (value, &end, 10);
+    if (!end || *end) {
+        snprintf (err, err_len, "%s: the meta table's %s is '%s', not a position", self->path, POSITION_KEY, value);
+        *failed = true;
+        return false;
+    }
+    return true;
+}
+
+dlq_store_result_t
+dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, size_t err_len)
+{
+    char *msg = NULL;
+    if (sqlite3_exec (self->db, "PRAGMA synchronous = NORMAL", NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf (err, err_len, "cannot relax synchronous (%s): %s", self->path, msg ? msg : "?");
+        sqlite3_free (msg);
+        return DLQ_STORE_ERROR;
+    }
+    return DLQ_STORE_OK;
+}
+
+int64_t
+dlq_embedded_each_id (dlq_embedded_t *self, int64_t now_ms, dlq_embedded_id_fn *fn, void *arg)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (self->db, "SELECT id, seq, expires_at FROM events"
+                            " WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY seq", -1, &stmt, NULL)
+        != SQLITE_OK) {
+        embedded_fail_sqlite (self, "cannot read the stored ids");
+        return -1;
+    }
+    sqlite3_bind_int64 (stmt, 1, now_ms);
+    int64_t n = 0;
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        const char *id = (const char *) sqlite3_column_text (stmt, 0);
+        size_t len = (size_t) sqlite3_column_bytes (stmt, 0);
+        int64_t expires = sqlite3_column_type (stmt, 2) == SQLITE_NULL ? DLQ_TIME_NONE
+                                                                       : sqlite3_column_int64 (stmt, 2);
+        if (id)
+            fn (id, len, sqlite3_column_int64 (stmt, 1), expires, arg);
+        n++;
+    }
+    if (rc != SQLITE_DONE) {
+        embedded_fail_sqlite (self, "cannot read the stored ids");
+        n = -1;
+    }
+    sqlite3_finalize (stmt);
+    return n;
+}

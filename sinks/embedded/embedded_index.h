@@ -1,0 +1,47 @@
+/*  embedded_index — the embedded store as a consumer of the spool
+ *  (core/spool): the indexer's writes and what it resumes from.
+ *
+ *  The indexer inserts the events of many spool records in one
+ *  transaction, each at its record's position as its seq, together with
+ *  the dispatchers' ledger updates, and records in the same transaction
+ *  the spool position it has indexed up to (meta key spool_position). So
+ *  the store never needs to fsync each transaction: after a crash that
+ *  lost the last ones, the position went back with them and the indexer
+ *  reads those records again.
+ */
+#ifndef EMBEDDED_INDEX_H
+#define EMBEDDED_INDEX_H
+
+#include "embedded_store.h"
+#include "spool_ledger.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writer: in ONE transaction insert count events at seqs (ascending; an id
+ * already stored is passed over), apply the ledger updates, and set the
+ * indexed spool position to position; then commit. *last_seq_out (may be
+ * NULL) receives the highest seq after the commit. Nothing is stored on
+ * DLQ_STORE_ERROR. */
+dlq_store_result_t dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs,
+                                       size_t count, dlq_ledger_update_t *const *updates, size_t update_count,
+                                       uint64_t position, int64_t *last_seq_out, char *err, size_t err_len);
+
+/* The spool position indexed up to; false when the store has never
+ * indexed one (a new store, or one written before the spool), and false
+ * with err set on error (*failed true). */
+bool dlq_embedded_spool_position (dlq_embedded_t *self, uint64_t *position_out, bool *failed,
+                                  char *err, size_t err_len);
+
+/* Writer: commit without waiting for the disk (synchronous = NORMAL):
+ * for a connection whose writes can be made again from the spool. */
+dlq_store_result_t dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, size_t err_len);
+
+/* Called once per stored event by dlq_embedded_each_id. */
+typedef void (dlq_embedded_id_fn) (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg);
+
+/* Every event unexpired at now_ms, in seq order; how many, or -1. */
+int64_t dlq_embedded_each_id (dlq_embedded_t *self, int64_t now_ms, dlq_embedded_id_fn *fn, void *arg);
+
+#endif
