@@ -10,7 +10,9 @@
 #include "embedded_store.h"
 #include "event_record.h"
 #include "spool_kinds.h"
+#include "thread_priority.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -30,6 +32,7 @@ struct dlq_indexer {
     char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
     int64_t               sweep_interval_ms, sweep_batch;
     size_t                max_batch;
+    int                   nice;
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
@@ -152,6 +155,9 @@ static void
 run (void *pipe, void *arg)
 {
     dlq_indexer_t *self = arg;
+    /* behind the ack: the ingest threads go first on a busy machine */
+    if (!dlq_thread_priority_lower (self->nice))
+        dlq_log (DLQ_LOG_WARN, "cannot lower the indexer thread's priority: %s", strerror (errno));
     dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER, self->error, sizeof self->error);
     void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     uint64_t start = 0;
@@ -220,7 +226,7 @@ run (void *pipe, void *arg)
 dlq_indexer_t *
 dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, const char *spool_tip_endpoint,
                  const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
-                 dlq_ledger_channel_t *ledger, char *err, size_t err_len)
+                 int nice, dlq_ledger_channel_t *ledger, char *err, size_t err_len)
 {
     dlq_indexer_t *self = dlq_calloc (1, sizeof *self);
     self->zmq_ctx = zmq_ctx;
@@ -232,6 +238,7 @@ dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, const 
     self->sweep_interval_ms = sweep_interval_ms;
     self->sweep_batch = sweep_batch;
     self->max_batch = max_batch ? max_batch : 1;
+    self->nice = nice;
     snprintf (self->error, sizeof self->error, "cannot start the indexer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {

@@ -8,8 +8,9 @@
  *  tip) and releases the spool segments it is past.
  *
  *  It learns of new records from the committer's spool tip (a SUB socket
- *  connected to spool_tip_endpoint), and reads at most max_batch events
- *  per transaction.
+ *  connected to spool_tip_endpoint), reads at most max_batch events per
+ *  transaction, and runs nice more than the rest (gateway.query_nice):
+ *  on a busy machine the acks go first and the index catches up after.
  */
 #ifndef INDEXER_H
 #define INDEXER_H
@@ -33,7 +34,7 @@ typedef struct {
  * committer before). NULL with err set on failure. */
 dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool,
                                 const char *spool_tip_endpoint, const char *tip_endpoint,
-                                int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
+                                int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch, int nice,
                                 dlq_ledger_channel_t *ledger, char *err, size_t err_len);
 
 /* Any thread. */
