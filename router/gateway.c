@@ -518,7 +518,8 @@ dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
     dlq_log (DLQ_LOG_INFO, "dlqd %s serving %s (data in %s)", DLQD_VERSION,
              self->config->listen [0], self->config->data_dir);
     int64_t log_tick_at = dlq_time_mono_ms () + DLQ_LOG_TICK_MS;
-    while (!stop_requested (stop_fd)) {
+    const char *fatal = NULL;
+    while (!stop_requested (stop_fd) && !(fatal = dlq_indexer_fatal (self->indexer))) {
         bool room = !dlq_commit_batch_full (self->gathering)
                  && dlq_query_service_outstanding (self->queries) < QUERY_BACKLOG_MAX;
         poll_once (self, stop_fd, room, false, until_tick (commit_timeout (self), log_tick_at));
@@ -528,11 +529,14 @@ dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
             log_tick_at = now + DLQ_LOG_TICK_MS;
         }
     }
+    if (fatal)
+        dlq_log (DLQ_LOG_ERROR, "stopping: the spool is corrupt (%s); nothing was dropped: move the segment "
+                 "aside or restore it, and start again", fatal);
     dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
     dlq_replayer_destroy (&self->replayer);     /* no replay starts once stopping (progress is saved) */
     drain (self);
-    dlq_log (DLQ_LOG_INFO, "stopped cleanly");
-    return 0;
+    dlq_log (DLQ_LOG_INFO, fatal ? "stopped" : "stopped cleanly");
+    return fatal ? 1 : 0;
 }
 
 static bool

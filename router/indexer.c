@@ -36,6 +36,8 @@ struct dlq_indexer {
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
+    _Atomic bool          corrupt;              /* the spool holds a bad record: indexing stopped */
+    char                  fatal [512];          /* which, once corrupt */
     char                  error [512];
 };
 
@@ -68,6 +70,10 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
         dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, sizeof err);
         if (rc == DLQ_SPOOL_END)
             break;
+        if (rc == DLQ_SPOOL_CORRUPT && !atomic_load (&self->corrupt)) {
+            snprintf (self->fatal, sizeof self->fatal, "%s", err);
+            atomic_store (&self->corrupt, true);
+        }
         if (rc != DLQ_SPOOL_OK) {
             dlq_log (DLQ_LOG_ERROR, "indexer: cannot read the spool: %s", err);
             return false;
@@ -177,7 +183,7 @@ run (void *pipe, void *arg)
     dlq_actor_ready (pipe, ok);
     int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms, retry_at = 0;
     bool stopping = false;
-    while (ok && !stopping) {
+    while (ok && !stopping && !atomic_load (&self->corrupt)) {
         note_lag (self);
         bool more = dlq_spool_tip (self->spool) > dlq_spool_reader_position (reader);
         int64_t now = dlq_time_mono_ms ();
@@ -250,6 +256,8 @@ dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, const 
 }
 
 uint64_t dlq_indexer_position (dlq_indexer_t *self) { return atomic_load (&self->position); }
+
+const char *dlq_indexer_fatal (dlq_indexer_t *self) { return atomic_load (&self->corrupt) ? self->fatal : NULL; }
 
 void
 dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out)

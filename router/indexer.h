@@ -43,6 +43,12 @@ void dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out);
 /* The spool position indexed up to (any thread). */
 uint64_t dlq_indexer_position (dlq_indexer_t *self);
 
+/* Why indexing stopped for good — a record of the spool that does not
+ * check (spool.h: named by segment and offset) — or NULL while it goes on.
+ * The gateway stops on it: nothing past that record can be indexed, and
+ * nothing is dropped. Any thread. */
+const char *dlq_indexer_fatal (dlq_indexer_t *self);
+
 /* Stop (committing what the stopped dispatchers queued); accepts NULL and
  * NULLs the pointer. */
 void dlq_indexer_destroy (dlq_indexer_t **self_p);

@@ -165,22 +165,31 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
     dlq_json_doc_destroy (&doc);
 }
 
-/* Read-your-writes: is id an event acknowledged but not in the primary
- * yet? On the embedded store, one it has not indexed; on a sink primary,
- * one past the sink's cursor (not delivered to it yet: once delivered, or
- * passed over because its stream's chain does not name the sink, the
- * primary is the one to answer). */
+/* Where the primary stands before a GET asks it: the spool position the
+ * embedded store has indexed up to, or the sink primary's cursor. Taken
+ * before the primary is asked, so that an event the primary took in
+ * meanwhile still counts as not in it yet (and is read from the spool). */
+static int64_t
+primary_mark (worker_t *w)
+{
+    if (dlq_primary_is_embedded (w->primary))
+        return (int64_t) dlq_indexer_position (w->service->indexer) - 1;
+    dlq_sink_state_t state;
+    return dlq_embedded_sink_state (w->store, w->config->primary, &state) == DLQ_STORE_OK ? state.cursor
+                                                                                        : INT64_MAX;
+}
+
+/* Read-your-writes: was id acknowledged but not in the primary yet when
+ * it stood at mark (primary_mark)? On the embedded store, not indexed; on
+ * a sink primary, past the sink's cursor (not delivered to it yet: once
+ * delivered, or passed over because its stream's chain does not name the
+ * sink, the primary is the one to answer). */
 static bool
-not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms)
+not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark)
 {
     uint64_t position;
-    if (!dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), now_ms, &position))
-        return false;
-    if (dlq_primary_is_embedded (w->primary))
-        return position >= dlq_indexer_position (w->service->indexer);
-    dlq_sink_state_t state;
-    return dlq_embedded_sink_state (w->store, w->config->primary, &state) == DLQ_STORE_OK
-           && (int64_t) position > state.cursor;
+    return dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), now_ms, &position)
+           && (int64_t) position > mark;
 }
 
 static dlq_code_t
@@ -195,21 +204,37 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (!id || id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, uuid))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
     dlq_buf_t event = DLQ_BUF_INIT;
-    int64_t now = dlq_time_now_ms ();
+    int64_t now = dlq_time_now_ms (), mark = primary_mark (w);
     dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, now, &event);
-    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now))
-        rc = dlq_spool_lookup_get (w->unindexed, uuid, now, &event) ? DLQ_STORE_OK
-                                                                   : dlq_embedded_get (w->store, uuid, now, &event);
+    dlq_event_t *spooled = NULL;
+    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now, mark)) {
+        spooled = dlq_spool_lookup_get (w->unindexed, uuid, now);
+        if (spooled) {
+            dlq_buf_append (&event, spooled->json, spooled->json_len);
+            rc = DLQ_STORE_OK;
+        }
+        else
+            rc = dlq_embedded_get (w->store, uuid, now, &event);    /* indexed since */
+    }
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
         format_deliveries (w, uuid, event.data, event.len, out);
         dlq_sink_event_state_t state;
+        if (spooled && dlq_primary_workbench (w->primary)) {
+            /* not in the primary yet: the state every new event starts in */
+            memset (&state, 0, sizeof state);
+            snprintf (state.status, sizeof state.status, "%s", spooled->status);
+            state.retry_after = spooled->created_at;
+            dlq_replay_state_format (&state, out);
+        }
+        else
         if (dlq_primary_workbench (w->primary)
         &&  dlq_primary_state (w->primary, uuid, dlq_time_now_ms (), &state) == DLQ_STORE_OK)
             dlq_replay_state_format (&state, out);
         dlq_buf_putc (out, '}');
     }
+    dlq_event_destroy (&spooled);
     dlq_buf_free (&event);
     if (rc == DLQ_STORE_NOT_FOUND)
         return dlq_error_set (err, DLQ_ERR_NOT_FOUND, "id", "no event %s (never stored, or expired)", uuid);

@@ -37,13 +37,13 @@ dlq_spool_lookup_destroy (dlq_spool_lookup_t **self_p)
     *self_p = NULL;
 }
 
-bool
-dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms, dlq_buf_t *json_out)
+dlq_event_t *
+dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms)
 {
     size_t id_len = strlen (id);
     uint64_t position;
     if (!dlq_id_index_get (self->ids, dlq_id_index_hash (id, id_len), now_ms, &position))
-        return false;
+        return NULL;
     dlq_spool_reader_seek (self->reader, position);
     dlq_spool_entry_t e;
     char err [512];
@@ -51,18 +51,14 @@ dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms, 
     if (rc == DLQ_SPOOL_CORRUPT || rc == DLQ_SPOOL_ERROR)
         dlq_log (DLQ_LOG_ERROR, "GET %s from the spool: %s", id, err);
     if (rc != DLQ_SPOOL_OK || e.kind != DLQ_SPOOL_KIND_EVENT)
-        return false;               /* released since: the store has it */
+        return NULL;                /* released since: the store has it */
     const char *stored;
     size_t stored_len;
     if (!dlq_event_record_id (e.payload, e.length, &stored, &stored_len) || stored_len != id_len
         || memcmp (stored, id, id_len) != 0)
-        return false;               /* another id with the same hash */
+        return NULL;                /* another id with the same hash */
     dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
-    bool live = event && (event->expires_at == DLQ_TIME_NONE || event->expires_at > now_ms);
-    if (live) {
-        dlq_buf_reset (json_out);
-        dlq_buf_append (json_out, event->json, event->json_len);
-    }
-    dlq_event_destroy (&event);
-    return live;
+    if (event && event->expires_at != DLQ_TIME_NONE && event->expires_at <= now_ms)
+        dlq_event_destroy (&event);
+    return event;
 }

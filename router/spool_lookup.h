@@ -8,7 +8,7 @@
 #ifndef SPOOL_LOOKUP_H
 #define SPOOL_LOOKUP_H
 
-#include "dlq_buf.h"
+#include "failed_event.h"
 #include "id_index.h"
 #include "spool.h"
 
@@ -23,8 +23,9 @@ dlq_spool_lookup_t *dlq_spool_lookup_new (dlq_spool_t *spool, dlq_id_index_t *id
 /* Accepts NULL and NULLs the pointer. */
 void dlq_spool_lookup_destroy (dlq_spool_lookup_t **self_p);
 
-/* The canonical JSON of the unexpired event id into json_out (replacing
- * its contents): true when the spool still holds its record. */
-bool dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms, dlq_buf_t *json_out);
+/* The unexpired event id as a partial event (event_record.h: its routing
+ * members and canonical JSON; caller destroys), or NULL when the spool no
+ * longer holds its record. */
+dlq_event_t *dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms);
 
 #endif

@@ -1,0 +1,155 @@
+/*  itest_spool — the spool under dlqd as a process: after a SIGKILL the
+ *  tail a crash tore is cut and reported (log line, STATS) and every
+ *  acknowledged event is GET-identical; a record that does not check
+ *  before the tail stops dlqd at start with a message naming the segment
+ *  and the offset, and leaves the file as it was; an event is GET-able the
+ *  moment its PUT is acknowledged, and a resend of it is a duplicate
+ *  across a restart (the id index is rebuilt from the store and spool).
+ */
+#include "sink_support.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static test_dlqd_t d;
+
+static void stop (void) { test_dlqd_cleanup (&d); }
+
+TestSuite (spool, .fini = stop, .timeout = 300);
+
+/* The path of the newest spool segment. */
+static void
+newest_segment (char *path, size_t len)
+{
+    char dir [600];
+    snprintf (dir, sizeof dir, "%s/spool", d.data_dir);
+    DIR *dh = opendir (dir);
+    cr_assert_not_null (dh);
+    char newest [256] = "";
+    struct dirent *e;
+    while ((e = readdir (dh)))
+        if (strstr (e->d_name, ".seg") && strcmp (e->d_name, newest) > 0)
+            snprintf (newest, sizeof newest, "%s", e->d_name);
+    closedir (dh);
+    snprintf (path, len, "%s/%s", dir, newest);
+}
+
+static off_t
+file_size (const char *path)
+{
+    struct stat st;
+    cr_assert_eq (stat (path, &st), 0, "%s", path);
+    return st.st_size;
+}
+
+/* spool.<field> of STATS. */
+static int64_t
+spool_stat (const char *field)
+{
+    dlq_json_doc_t *doc = sink_stats (d.endpoint);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_get (dlq_json_root (doc), "spool"), field), &n),
+               "STATS has no spool.%s", field);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
+Test (spool, a_torn_tail_is_cut_and_every_acknowledged_event_is_there)
+{
+    enum { N = 500 };
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    char ids [N][DLQ_UUID_LEN + 1];
+    char *stored [N];
+    for (int i = 0; i < N; i++) {
+        sink_put_minimal (d.endpoint, "torn", ids [i]);
+        stored [i] = sink_stored_event (d.endpoint, ids [i]);   /* GET right after the ack */
+    }
+    cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
+    /* a crash in the middle of the next write: half a record of garbage */
+    char path [1000];
+    newest_segment (path, sizeof path);
+    off_t before = file_size (path);
+    int fd = open (path, O_WRONLY | O_APPEND);
+    cr_assert (fd >= 0);
+    char junk [777];
+    memset (junk, 0x5a, sizeof junk);
+    cr_assert_eq (write (fd, junk, sizeof junk), (ssize_t) sizeof junk);
+    close (fd);
+    cr_assert (test_dlqd_restart (&d));
+    cr_expect_eq (file_size (path), before, "the torn tail is cut");
+    char *log = test_read_file (d.log, NULL);
+    cr_expect_not_null (strstr (log, "cut a torn tail of 777 bytes"), "%s", log);
+    free (log);
+    cr_expect_eq (spool_stat ("tornTailBytes"), 777);
+    for (int i = 0; i < N; i++) {
+        char *now = sink_stored_event (d.endpoint, ids [i]);
+        cr_expect_str_eq (now, stored [i], "event %d changed across the crash: %s then %s", i, stored [i], now);
+        free (now);
+        free (stored [i]);
+    }
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"torn\"}"), N);
+}
+
+Test (spool, a_bad_record_before_the_tail_stops_dlqd_naming_segment_and_offset)
+{
+    /* 25 MB of events: the newest segment is longer than a torn tail can be
+     * (the largest write, 4 MiB, plus the largest record, 16 MiB) */
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    char id [DLQ_UUID_LEN + 1];
+    static char body [20000];
+    int n = snprintf (body, sizeof body, "{\"streamName\":\"big\",\"error\":{\"type\":\"T\",\"message\":\"");
+    memset (body + n, 'm', 16000);
+    snprintf (body + n + 16000, sizeof body - (size_t) (n + 16000), "\"}}");
+    for (int i = 0; i < 1600; i++)
+        sink_put_one (d.endpoint, body, id);
+    cr_expect_eq (WEXITSTATUS (test_dlqd_signal_wait (&d, SIGTERM)), 0);
+    char path [1000];
+    newest_segment (path, sizeof path);
+    off_t size = file_size (path);
+    cr_assert_gt (size, 24 * 1000 * 1000);
+    int fd = open (path, O_RDWR);
+    char b = 0;
+    cr_assert_eq (pread (fd, &b, 1, 1000), 1);
+    b ^= 0x20;
+    cr_assert_eq (pwrite (fd, &b, 1, 1000), 1);
+    close (fd);
+    cr_expect_not (test_dlqd_restart (&d), "dlqd started on a corrupt spool");
+    char *log = test_read_file (d.log, NULL);
+    char *segment = strrchr (path, '/') + 1;
+    cr_expect_not_null (strstr (log, segment), "the message names the segment: %s", log);
+    cr_expect_not_null (strstr (log, "does not check"), "%s", log);
+    cr_expect_not_null (strstr (log, "offset "), "%s", log);
+    free (log);
+    cr_expect_eq (file_size (path), size, "nothing was cut");
+}
+
+Test (spool, an_event_is_a_duplicate_across_restarts_whatever_the_index_holds)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    static const char *body = "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f600001\",\"streamName\":\"dup\","
+                              "\"error\":{\"type\":\"T\"}}";
+    char *reply = sink_request (d.endpoint, "PUT", body, "OK");
+    cr_expect_not_null (strstr (reply, "\"duplicate\":false"), "%s", reply);
+    free (reply);
+    reply = sink_request (d.endpoint, "PUT", body, "OK");
+    cr_expect_not_null (strstr (reply, "\"duplicate\":true"), "%s", reply);
+    free (reply);
+    /* killed before the store may have indexed it, and after */
+    for (int round = 0; round < 2; round++) {
+        cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
+        cr_assert (test_dlqd_restart (&d));
+        reply = sink_request (d.endpoint, "PUT", body, "OK");
+        cr_expect_not_null (strstr (reply, "\"duplicate\":true"), "round %d: %s", round, reply);
+        free (reply);
+    }
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"dup\"}"), 1);
+}
