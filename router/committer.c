@@ -24,8 +24,6 @@
 #include <zmq.h>
 
 #define SPOOL_DIR "spool"
-#define PURGE_EVERY_MS 1000
-#define PURGE_SLOTS 65536
 
 struct dlq_committer {
     dlq_actor_t     *actor;
@@ -46,7 +44,7 @@ struct dlq_committer {
 /* Append the batch's new events; mark the rest duplicates. How many were
  * appended (their hashes and positions kept). */
 static size_t
-append_events (dlq_committer_t *self, dlq_commit_batch_t *batch, int64_t now_ms)
+append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
 {
     if (batch->count > self->fresh_cap) {
         self->fresh_cap = batch->count;
@@ -57,7 +55,7 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch, int64_t now_ms)
     for (size_t i = 0; i < batch->count; i++) {
         dlq_event_t *event = batch->events [i];
         uint64_t hash = dlq_id_index_hash (event->id, strlen (event->id)), position = 0;
-        batch->duplicate [i] = dlq_id_index_get (self->ids, hash, now_ms, &position);
+        batch->duplicate [i] = dlq_id_index_get (self->ids, hash, &position);
         if (batch->duplicate [i])
             continue;
         dlq_buf_reset (&self->record);
@@ -68,7 +66,7 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch, int64_t now_ms)
             batch->duplicate [i] = false;
             continue;
         }
-        dlq_id_index_put (self->ids, hash, position, event->expires_at);
+        dlq_id_index_put (self->ids, hash, position);
         self->hashes [fresh] = hash;
         self->positions [fresh++] = position;
     }
@@ -80,7 +78,7 @@ commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
 {
     if (batch->count == 0)
         return;
-    size_t fresh = append_events (self, batch, dlq_time_now_ms ());
+    size_t fresh = append_events (self, batch);
     char err [256] = "";
     if (dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {
         for (size_t i = 0; i < fresh; i++)
@@ -91,8 +89,8 @@ commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
         return;
     }
     atomic_fetch_add (&self->events, fresh);
-    uint64_t position = dlq_spool_tip (self->spool);
-    zmq_send (tip, &position, sizeof position, ZMQ_DONTWAIT);
+    int64_t last = (int64_t) dlq_spool_last (self->spool);
+    zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
 }
 
 static void
@@ -118,7 +116,7 @@ static void
 load_stored (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg)
 {
     load_arg_t *a = arg;
-    dlq_id_index_put (a->ids, dlq_id_index_hash (id, len), (uint64_t) seq, expires_at);
+    dlq_id_index_put (a->ids, dlq_id_index_hash (id, len), (uint64_t) seq);
 }
 
 /* The id index from the store, then from the spool records past what it
@@ -126,9 +124,8 @@ load_stored (const char *id, size_t len, int64_t seq, int64_t expires_at, void *
 static bool
 load_ids (dlq_committer_t *self, dlq_embedded_t *store)
 {
-    int64_t now = dlq_time_now_ms ();
     load_arg_t arg = { self->ids };
-    if (dlq_embedded_each_id (store, now, load_stored, &arg) < 0) {
+    if (dlq_embedded_each_id (store, load_stored, &arg) < 0) {
         snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
         return false;
     }
@@ -147,13 +144,10 @@ load_ids (dlq_committer_t *self, dlq_embedded_t *store)
     while ((rc = dlq_spool_reader_next (reader, &e, self->error, sizeof self->error)) == DLQ_SPOOL_OK) {
         const char *id;
         size_t len;
-        int64_t expires = DLQ_TIME_NONE;
         if (e.kind == DLQ_SPOOL_KIND_EVENT)
             atomic_fetch_add (&self->events, 1);
-        if (e.kind == DLQ_SPOOL_KIND_EVENT && dlq_event_record_id (e.payload, e.length, &id, &len)
-            && dlq_event_record_expires_at (e.payload, e.length, &expires)
-            && (expires == DLQ_TIME_NONE || expires > now))
-            dlq_id_index_put (self->ids, dlq_id_index_hash (id, len), e.position, expires);
+        if (e.kind == DLQ_SPOOL_KIND_EVENT && dlq_event_record_id (e.payload, e.length, &id, &len))
+            dlq_id_index_put (self->ids, dlq_id_index_hash (id, len), e.position);
     }
     dlq_spool_reader_destroy (&reader);
     return rc == DLQ_SPOOL_END;
@@ -200,13 +194,8 @@ run (void *pipe, void *arg)
     dlq_actor_ready (pipe, ok);
     while (ok) {
         zmq_pollitem_t items [1] = { { pipe, 0, ZMQ_POLLIN, 0 } };
-        int rc = zmq_poll (items, 1, PURGE_EVERY_MS);
-        if (rc < 0)
+        if (zmq_poll (items, 1, -1) <= 0)
             continue;                   /* EINTR */
-        if (rc == 0) {
-            dlq_id_index_purge (self->ids, dlq_time_now_ms (), PURGE_SLOTS);
-            continue;
-        }
         dlq_commit_batch_t *batch = NULL;
         if (zmq_recv (pipe, &batch, sizeof batch, 0) != sizeof batch || !batch)
             break;

@@ -15,8 +15,9 @@
  *  the spool in DATA_DIR/spool (a new spool starts past the store's last
  *  seq, so positions and older seqs never meet) and fills the id index
  *  from the store and the spool records not indexed yet. After every sync
- *  it publishes the spool's tip (8 bytes, uint64) on a PUB socket bound at
- *  spool_tip_endpoint. While idle it drops expired ids from the index.
+ *  it publishes the position of the spool's last record (8 bytes, int64:
+ *  the highest seq) on a PUB socket bound at spool_tip_endpoint, which
+ *  the indexer and the sinks' dispatchers read.
  *
  *  The front end talks to it over an inproc PAIR socket, passing batch
  *  pointers; at most one batch is in the committer at a time.

@@ -15,6 +15,8 @@
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "dlq_log.h"
+#include "event_record.h"
+#include "spool_kinds.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "retry_policy.h"
@@ -23,6 +25,7 @@
 #include "spool_ledger.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,9 @@ struct dlq_dispatcher {
     void                 *instance;
     void                 *tip_sub;
     int64_t               tip;              /* highest committed seq known */
+    dlq_spool_reader_t   *reader;           /* the backlog, from the spool */
+    int64_t               reader_after;     /* the seq of the record the reader read last (-1: none) */
+    dlq_spool_consumer_t *consumer;         /* what this sink still needs of the spool */
     int64_t               tip_checked_ms;
     int64_t               cursor;           /* every seq <= cursor is handled */
     int64_t               attempted;        /* durable attempted marker */
@@ -106,6 +112,8 @@ load_state (dlq_dispatcher_t *self)
     }
     self->cursor = self->restart_cursor = state.cursor;
     self->attempted = self->restart_attempted = state.attempted;
+    if ((int64_t) dlq_spool_last (self->args.spool) > self->tip)
+        self->tip = (int64_t) dlq_spool_last (self->args.spool);
     self->tip_checked_ms = dlq_time_mono_ms ();
     return true;
 }
@@ -160,14 +168,81 @@ add_slot (dlq_dispatcher_t *self, int64_t seq, dlq_event_t *event, uint32_t atte
     self->slots [self->count++] = (slot_t) { seq, event, attempts, retry };
 }
 
+/* ---- the backlog from the spool ------------------------------------------------- */
+
+/* The event whose record is at seq, or NULL when the spool no longer holds
+ * it (the store does: a segment is released only once indexed). */
+static dlq_event_t *
+spool_event_at (dlq_dispatcher_t *self, int64_t seq)
+{
+    dlq_spool_entry_t e;
+    char err [512];
+    self->reader_after = -1;
+    dlq_spool_reader_seek (self->reader, (uint64_t) seq);
+    if (seq < 1 || dlq_spool_reader_next (self->reader, &e, err, sizeof err) != DLQ_SPOOL_OK
+        || e.kind != DLQ_SPOOL_KIND_EVENT)
+        return NULL;
+    return dlq_event_record_decode (e.payload, e.length);
+}
+
+/* As dlq_embedded_read_after, from the spool: up to limit events past
+ * after, in order; -1 when the spool no longer holds the records past
+ * after (the caller reads the store), -2 on a read error (logged). */
+static ssize_t
+spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_spool_event_fn *fn, void *arg)
+{
+    dlq_spool_stats_t st;
+    dlq_spool_stats (self->args.spool, &st);
+    char err [512];
+    dlq_spool_entry_t e;
+    dlq_spool_result_t rc = DLQ_SPOOL_OK;
+    if (after < (int64_t) st.begin - 1 && after >= 0)
+        return -1;                          /* older than the spool: in the store */
+    if (after != self->reader_after) {
+        if (after < (int64_t) st.begin)
+            dlq_spool_reader_seek (self->reader, st.begin);
+        else {
+            dlq_spool_reader_seek (self->reader, (uint64_t) after);     /* the cursor's own record: passed over */
+            rc = dlq_spool_reader_next (self->reader, &e, err, sizeof err);
+        }
+    }
+    ssize_t n = 0;
+    while (rc == DLQ_SPOOL_OK && (size_t) n < limit) {
+        rc = dlq_spool_reader_next (self->reader, &e, err, sizeof err);
+        if (rc != DLQ_SPOOL_OK)
+            break;
+        self->reader_after = (int64_t) e.position;
+        if (e.kind != DLQ_SPOOL_KIND_EVENT)
+            continue;
+        dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
+        if (!event) {
+            dlq_log (DLQ_LOG_ERROR, "sink %s: the spool record at %" PRIu64 " is no event record; passed over",
+                     sink_name (self), e.position);
+            continue;
+        }
+        fn ((int64_t) e.position, event, arg);
+        n++;
+    }
+    if (rc == DLQ_SPOOL_GONE) {
+        self->reader_after = -1;
+        return n ? n : -1;
+    }
+    if (rc == DLQ_SPOOL_CORRUPT || rc == DLQ_SPOOL_ERROR) {
+        self->reader_after = -1;
+        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool: %s", sink_name (self), err);
+        return n ? n : -2;
+    }
+    return n;
+}
+
 static void
 take_due_retries (dlq_dispatcher_t *self, int64_t now)
 {
     dlq_retry_item_t item;
     while (self->count < self->batch_max
         && dlq_retry_queue_pop_due (self->retries, now, &item)) {
-        dlq_event_t *event = NULL;
-        if (dlq_embedded_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
+        dlq_event_t *event = spool_event_at (self, item.seq);
+        if (event || dlq_embedded_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
             add_slot (self, item.seq, event, item.attempts, true);
         /* else: swept (expired) while waiting; its row went with it */
     }
@@ -208,7 +283,9 @@ take_new_events (dlq_dispatcher_t *self)
     size_t room = self->batch_max - self->count;
     if (room == 0 || self->tip <= self->cursor)
         return self->cursor;
-    ssize_t n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
+    ssize_t n = spool_read_after (self, self->cursor, room, take_new_event, &ctx);
+    if (n == -1)                            /* what the spool no longer holds: the store */
+        n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
     if (n < 0) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool (again in %d ms): %s", sink_name (self),
                  READ_RETRY_MS, dlq_embedded_last_error (self->store));
@@ -326,8 +403,10 @@ send_batch (dlq_dispatcher_t *self, int64_t through)
             if (self->outcomes [i].result == DLQ_SINK_FAIL)
                 dlq_sink_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
     }
-    if (through > self->cursor)
+    if (through > self->cursor) {
         u->cursor = self->cursor = through;
+        dlq_spool_consumer_set (self->consumer, (uint64_t) through + 1);
+    }
     for (size_t i = 0; i < self->count; i++)
         dlq_event_destroy (&self->slots [i].event);
     self->count = 0;
@@ -484,6 +563,11 @@ start (dlq_dispatcher_t *self)
     self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
     if (!self->store || !load_state (self))
         return false;
+    char name [DLQ_SINK_NAME_MAX + 8];
+    snprintf (name, sizeof name, "sink:%s", sink_name (self));
+    self->reader = dlq_spool_reader_new (self->args.spool, 0);
+    self->reader_after = -1;
+    self->consumer = dlq_spool_consumer_new (self->args.spool, name, (uint64_t) self->cursor + 1);
     char why [256] = "";
     if (self->ops->init (dlq_sink_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
                          why, sizeof why) != DLQ_SINK_STATUS_OK) {
@@ -508,6 +592,8 @@ stop (dlq_dispatcher_t *self)
         zmq_close (self->tip_sub);
     self->tip_sub = NULL;
     dlq_embedded_destroy (&self->store);
+    dlq_spool_reader_destroy (&self->reader);
+    dlq_spool_consumer_destroy (&self->consumer);
 }
 
 static void
@@ -536,7 +622,7 @@ run (void *pipe, void *arg)
         if (items [1].revents & ZMQ_POLLIN)
             drain_tip (self);
         if (dlq_time_mono_ms () - self->tip_checked_ms >= TIP_REFRESH_MS) {
-            int64_t last = dlq_embedded_last_seq (self->store);
+            int64_t last = (int64_t) dlq_spool_last (self->args.spool);
             self->tip = last > self->tip ? last : self->tip;
             self->tip_checked_ms = dlq_time_mono_ms ();
         }

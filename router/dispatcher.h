@@ -1,10 +1,15 @@
 /*  dispatcher — one sink's delivery loop, on its own thread (an actor) with
- *  its own sink instance and its own read connection to the spool.
+ *  its own sink instance, its own reader of the spool (core/spool) and its
+ *  own read connection to the embedded store (the ledger).
  *
- *  It reads the sink's backlog (events past the sink's cursor) in seq order,
- *  skips events whose stream's chain does not name the sink, delivers
- *  batches, and records the outcome of each event in the delivery ledger
- *  (through the committer). The router owns retry: RETRY outcomes are tried
+ *  It reads the sink's backlog (events past the sink's cursor) in seq order
+ *  from the spool by position — sequential reads, no SQL; from the store
+ *  only what the spool no longer holds (after a restart behind a released
+ *  segment, or a data_dir from before the spool) —, skips events whose
+ *  stream's chain does not name the sink, delivers batches, and records the
+ *  outcome of each event in the delivery ledger (through the indexer). Its
+ *  cursor + 1 is its consumer position in the spool: no segment it still
+ *  needs is deleted. The router owns retry: RETRY outcomes are tried
  *  again after a capped exponential backoff with full jitter, up to
  *  max_attempts; a circuit breaker stops sending after consecutive failed
  *  batches and probes with one batch at the backoff interval. A dead sink
@@ -17,6 +22,7 @@
 #define DISPATCHER_H
 
 #include "ledger_channel.h"
+#include "spool.h"
 #include "sink_config.h"
 #include "sink_health.h"
 #include "stream_policy.h"
@@ -29,6 +35,7 @@ typedef struct {
     void                     *zmq_ctx;
     const char               *data_dir;
     const char               *tip_endpoint;     /* the committer's PUB of the last seq */
+    dlq_spool_t              *spool;            /* where the backlog is read from */
     const dlq_sink_config_t  *sink;
     const dlq_policy_table_t *policies;
     dlq_ledger_channel_t     *ledger;

@@ -620,10 +620,11 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, err, sizeof err);
     if (self->committer)
         self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
-                                         spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
+                                         dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
                                          INDEX_MAX_BATCH, (int) config->query_nice, self->ledger, err, sizeof err);
     if (self->indexer)
-        self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, tip, err_p);
+        self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, dlq_committer_spool (self->committer),
+                                          spool_tip, err_p);
     self->replay_control = dlq_replay_control_new ();
     if (self->sinks)
         self->queries = dlq_query_service_new (self->ctx, config, self->sinks, self->counters,

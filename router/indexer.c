@@ -28,6 +28,7 @@ struct dlq_indexer {
     dlq_actor_t          *actor;
     void                 *zmq_ctx;
     dlq_spool_t          *spool;
+    dlq_id_index_t       *ids;
     dlq_ledger_channel_t *ledger;
     char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
     int64_t               sweep_interval_ms, sweep_batch;
@@ -36,6 +37,7 @@ struct dlq_indexer {
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
+    dlq_spool_consumer_t *consumer;             /* "index": what it has not indexed yet */
     _Atomic bool          corrupt;              /* the spool holds a bad record: indexing stopped */
     char                  fatal [512];          /* which, once corrupt */
     char                  error [512];
@@ -115,15 +117,24 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
     atomic_fetch_add (&self->events, page->count);
     if (page->count)
         zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);
-    if (dlq_spool_release (self->spool, page->end, err, sizeof err) < 0)
+    dlq_spool_consumer_set (self->consumer, page->end);
+    if (dlq_spool_release_consumed (self->spool, err, sizeof err) < 0)
         dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
     return true;
+}
+
+/* An expired event is gone: a PUT of its id stores it anew. */
+static void
+forget_id (const char *id, size_t len, int64_t seq, void *arg)
+{
+    dlq_indexer_t *self = arg;
+    dlq_id_index_remove (self->ids, dlq_id_index_hash (id, len), (uint64_t) seq);
 }
 
 static bool
 sweep (dlq_indexer_t *self, dlq_embedded_t *store)
 {
-    int64_t deleted = dlq_embedded_sweep (store, dlq_time_now_ms (), (int) self->sweep_batch);
+    int64_t deleted = dlq_embedded_sweep_each (store, dlq_time_now_ms (), (int) self->sweep_batch, forget_id, self);
     if (deleted < 0)
         dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (store));
     else
@@ -177,6 +188,7 @@ run (void *pipe, void *arg)
         ok = !failed;
     }
     atomic_store (&self->position, start);
+    self->consumer = dlq_spool_consumer_new (self->spool, "index", start);
     page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
                     dlq_calloc (self->max_batch, sizeof (int64_t)), 0, start };
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);
@@ -222,6 +234,7 @@ run (void *pipe, void *arg)
         }
     }
     dlq_spool_reader_destroy (&reader);
+    dlq_spool_consumer_destroy (&self->consumer);
     free (page.events);
     free (page.seqs);
     zmq_close (sub);
@@ -230,13 +243,15 @@ run (void *pipe, void *arg)
 }
 
 dlq_indexer_t *
-dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, const char *spool_tip_endpoint,
+dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
+                 const char *spool_tip_endpoint,
                  const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
                  int nice, dlq_ledger_channel_t *ledger, char *err, size_t err_len)
 {
     dlq_indexer_t *self = dlq_calloc (1, sizeof *self);
     self->zmq_ctx = zmq_ctx;
     self->spool = spool;
+    self->ids = ids;
     self->ledger = ledger;
     self->data_dir = dlq_strdup (data_dir);
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);

@@ -3,9 +3,10 @@
  *  from the position the store has indexed up to (embedded_index.h),
  *  inserts the events of many records per transaction (each at its
  *  record's position as its seq), commits the dispatchers' ledger updates
- *  with them, sweeps expired events while idle, publishes the highest seq
- *  after each commit (8 bytes, int64, on a PUB socket: the dispatchers'
- *  tip) and releases the spool segments it is past.
+ *  with them, sweeps expired events while idle (their ids leave the id
+ *  index ids with them), publishes the highest seq
+ *  indexed after each commit (8 bytes, int64, on a PUB socket), and releases the spool segments no consumer (itself, each sink's
+ *  dispatcher) needs any more.
  *
  *  It learns of new records from the committer's spool tip (a SUB socket
  *  connected to spool_tip_endpoint), reads at most max_batch events per
@@ -15,6 +16,7 @@
 #ifndef INDEXER_H
 #define INDEXER_H
 
+#include "id_index.h"
 #include "ledger_channel.h"
 #include "spool.h"
 
@@ -32,7 +34,7 @@ typedef struct {
 
 /* Start the thread on the store in data_dir (created and upgraded by the
  * committer before). NULL with err set on failure. */
-dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool,
+dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
                                 const char *spool_tip_endpoint, const char *tip_endpoint,
                                 int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch, int nice,
                                 dlq_ledger_channel_t *ledger, char *err, size_t err_len);

@@ -188,7 +188,7 @@ static bool
 not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark)
 {
     uint64_t position;
-    return dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), now_ms, &position)
+    return dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), &position)
            && (int64_t) position > mark;
 }
 

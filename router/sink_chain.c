@@ -17,7 +17,7 @@ struct dlq_sink_chain {
 
 dlq_sink_chain_t *
 dlq_sink_chain_new (void *zmq_ctx, const dlqd_config_t *config, dlq_ledger_channel_t *ledger,
-                    const char *tip_endpoint, char **err_p)
+                    dlq_spool_t *spool, const char *tip_endpoint, char **err_p)
 {
     dlq_sink_chain_t *self = dlq_calloc (1, sizeof *self);
     self->config = config;
@@ -26,7 +26,7 @@ dlq_sink_chain_new (void *zmq_ctx, const dlqd_config_t *config, dlq_ledger_chann
     for (size_t i = 0; i < config->sink_count; i++) {
         self->statuses [i] = dlq_sink_health_new ();
         dlq_dispatcher_args_t args = {
-            .zmq_ctx = zmq_ctx, .data_dir = config->data_dir, .tip_endpoint = tip_endpoint,
+            .zmq_ctx = zmq_ctx, .data_dir = config->data_dir, .tip_endpoint = tip_endpoint, .spool = spool,
             .sink = config->sinks [i], .policies = config->policies, .ledger = ledger,
             .status = self->statuses [i],
         };

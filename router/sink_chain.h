@@ -7,6 +7,7 @@
 #include "dlqd_config.h"
 #include "ledger_channel.h"
 #include "sink_health.h"
+#include "spool.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,8 +18,8 @@ typedef struct dlq_sink_chain dlq_sink_chain_t;
 /* Start a dispatcher per configured sink. NULL with *err_p set (caller
  * frees) when a sink cannot start; none is left running then. */
 dlq_sink_chain_t *dlq_sink_chain_new (void *zmq_ctx, const dlqd_config_t *config,
-                                      dlq_ledger_channel_t *ledger, const char *tip_endpoint,
-                                      char **err_p);
+                                      dlq_ledger_channel_t *ledger, dlq_spool_t *spool,
+                                      const char *tip_endpoint, char **err_p);
 
 /* Stop every dispatcher; accepts NULL and NULLs the pointer. */
 void dlq_sink_chain_destroy (dlq_sink_chain_t **self_p);

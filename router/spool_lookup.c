@@ -42,7 +42,7 @@ dlq_spool_lookup_get (dlq_spool_lookup_t *self, const char *id, int64_t now_ms)
 {
     size_t id_len = strlen (id);
     uint64_t position;
-    if (!dlq_id_index_get (self->ids, dlq_id_index_hash (id, id_len), now_ms, &position))
+    if (!dlq_id_index_get (self->ids, dlq_id_index_hash (id, id_len), &position))
         return NULL;
     dlq_spool_reader_seek (self->reader, position);
     dlq_spool_entry_t e;

@@ -175,6 +175,11 @@ Test (gateway, expired_events_are_not_found_and_swept)
             usleep (50 * 1000);
     }
     cr_expect_eq (events, 0, "the sweep did not delete the expired event");
+    /* swept, its id is free: the same PUT is stored anew, not a duplicate */
+    dlq_json_doc_t *again = request_json ("PUT", body, "OK");
+    cr_expect_eq (dlq_json_get (dlq_json_root (again), "duplicate")->type, DLQ_JSON_FALSE,
+                  "a swept event's id is still taken");
+    dlq_json_doc_destroy (&again);
 }
 
 Test (gateway, list_pages_newest_first_with_a_cursor)

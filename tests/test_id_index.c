@@ -1,9 +1,9 @@
 /*  test_id_index — the in-memory index of stored ids (core/spool/id_index):
- *  what is put is found until it expires, removal and purge keep every
- *  other entry findable (checked against a plain array), and the table
- *  grows past its initial size.
+ *  what is put is found until it is removed, removal keeps every other
+ *  entry findable (checked against a plain array of what is present), two
+ *  entries sharing a hash answer the newest, and the table grows past its
+ *  initial size.
  */
-#include "dlq_time.h"
 #include "id_index.h"
 
 #include <criterion/criterion.h>
@@ -13,7 +13,7 @@
 
 #define N 20000
 
-Test (id_index, what_is_put_is_found_until_it_expires_or_is_removed)
+Test (id_index, what_is_put_is_found_until_it_is_removed)
 {
     dlq_id_index_t *index = dlq_id_index_new ();
     static uint64_t hashes [N];
@@ -22,38 +22,29 @@ Test (id_index, what_is_put_is_found_until_it_expires_or_is_removed)
         char id [64];
         int len = snprintf (id, sizeof id, "0190f3a2-0000-7000-8000-%012d", i);
         hashes [i] = dlq_id_index_hash (id, (size_t) len);
-        /* every third expires at 1000, the rest never */
-        dlq_id_index_put (index, hashes [i], (uint64_t) i * 100, i % 3 == 0 ? 1000 : DLQ_TIME_NONE);
+        dlq_id_index_put (index, hashes [i], (uint64_t) i * 100);
         present [i] = true;
     }
     cr_assert_eq (dlq_id_index_count (index), N);
-    cr_assert_geq (dlq_id_index_bytes (index), N * 24, "it grew");
+    cr_assert_geq (dlq_id_index_bytes (index), N * 16, "it grew");
     uint64_t position;
     for (int i = 0; i < N; i++) {
-        cr_assert (dlq_id_index_get (index, hashes [i], 999, &position), "entry %d", i);
+        cr_assert (dlq_id_index_get (index, hashes [i], &position), "entry %d", i);
         cr_assert_eq (position, (uint64_t) i * 100);
-        cr_assert_eq (dlq_id_index_get (index, hashes [i], 1000, &position), i % 3 != 0, "expiry of %d", i);
     }
-    cr_assert_not (dlq_id_index_get (index, dlq_id_index_hash ("other", 5), 0, &position));
+    cr_assert_not (dlq_id_index_get (index, dlq_id_index_hash ("other", 5), &position));
     srand (7);
+    size_t removed = 0;
     for (int k = 0; k < N / 2; k++) {
         int i = rand () % N;
         cr_assert_eq (dlq_id_index_remove (index, hashes [i], (uint64_t) i * 100), present [i]);
+        removed += present [i];
         present [i] = false;
+        cr_assert_not (dlq_id_index_remove (index, hashes [i], (uint64_t) i * 100 + 1), "another position");
     }
+    cr_assert_eq (dlq_id_index_count (index), N - removed);
     for (int i = 0; i < N; i++)
-        cr_assert_eq (dlq_id_index_get (index, hashes [i], 0, &position), present [i], "after removals, %d", i);
-    size_t before = dlq_id_index_count (index), purged = 0;
-    for (int pass = 0; pass < 100; pass++)
-        purged += dlq_id_index_purge (index, 5000, 4096);
-    size_t expired = 0;
-    for (int i = 0; i < N; i++)
-        expired += present [i] && i % 3 == 0;
-    cr_assert_eq (purged, expired);
-    cr_assert_eq (dlq_id_index_count (index), before - expired);
-    for (int i = 0; i < N; i++)
-        cr_assert_eq (dlq_id_index_get (index, hashes [i], 0, &position), present [i] && i % 3 != 0,
-                      "after the purge, %d", i);
+        cr_assert_eq (dlq_id_index_get (index, hashes [i], &position), present [i], "after removals, %d", i);
     dlq_id_index_destroy (&index);
     cr_assert_null (index);
 }
@@ -61,14 +52,14 @@ Test (id_index, what_is_put_is_found_until_it_expires_or_is_removed)
 Test (id_index, two_entries_with_one_hash_answer_the_newest_position)
 {
     dlq_id_index_t *index = dlq_id_index_new ();
-    dlq_id_index_put (index, 42, 10, DLQ_TIME_NONE);
-    dlq_id_index_put (index, 42, 30, DLQ_TIME_NONE);
-    dlq_id_index_put (index, 42, 20, DLQ_TIME_NONE);
+    dlq_id_index_put (index, 42, 10);
+    dlq_id_index_put (index, 42, 30);
+    dlq_id_index_put (index, 42, 20);
     uint64_t position = 0;
-    cr_assert (dlq_id_index_get (index, 42, 0, &position));
+    cr_assert (dlq_id_index_get (index, 42, &position));
     cr_assert_eq (position, 30);
     cr_assert (dlq_id_index_remove (index, 42, 30));
-    cr_assert (dlq_id_index_get (index, 42, 0, &position));
+    cr_assert (dlq_id_index_get (index, 42, &position));
     cr_assert_eq (position, 20);
     dlq_id_index_destroy (&index);
 }

@@ -50,7 +50,7 @@ start (void)
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
     committer = dlq_committer_new (ctx, tmp_dir, spool_tip, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
-    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), spool_tip, tip, 3600000, 1000, 8192, 0,
+    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0,
                                ledger, err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
 }

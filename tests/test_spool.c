@@ -5,6 +5,7 @@
  *  roll and release, a reader tailing a writer, and a failed write that
  *  leaves nothing behind (a file size limit stands in for a full disk).
  */
+#include "dlq_buf.h"
 #include "spool.h"
 #include "spool_record.h"
 #include "spool_segment.h"
@@ -438,5 +439,73 @@ Test (spool, a_payload_over_the_limit_is_refused_when_appended)
     uint64_t position;
     cr_assert_eq (dlq_spool_append (spool, 1, &part, 1, &position), DLQ_SPOOL_TOO_LARGE);
     cr_assert_eq (dlq_spool_staged (spool), 0);
+    dlq_spool_destroy (&spool);
+}
+
+Test (spool, the_last_record_is_known_after_syncs_and_after_a_restart)
+{
+    dlq_spool_options_t options = { 4096, 4096, 4096 };
+    dlq_spool_t *spool = open_spool (&options, NULL);
+    cr_assert_eq (dlq_spool_last (spool), 0, "an empty log has none");
+    uint64_t last = 0;
+    for (uint64_t i = 0; i < 50; i++) {
+        last = append_one (spool, i);
+        cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK);
+        cr_assert_eq (dlq_spool_last (spool), last);
+    }
+    append_one (spool, 50);
+    cr_assert_eq (dlq_spool_last (spool), last, "a staged record is not the last yet");
+    dlq_spool_destroy (&spool);
+    spool = open_spool (&options, NULL);
+    cr_assert_eq (dlq_spool_last (spool), last, "found again at open");
+    dlq_spool_destroy (&spool);
+    /* a crash right after a new segment was made: the last record is in the one before */
+    uint64_t tip;
+    spool = open_spool (&options, NULL);
+    tip = dlq_spool_tip (spool);
+    dlq_spool_destroy (&spool);
+    int fd = open (segment_path (tip), O_WRONLY | O_CREAT | O_EXCL, 0640);
+    cr_assert (fd >= 0);
+    close (fd);
+    spool = open_spool (&options, NULL);
+    cr_assert_eq (dlq_spool_tip (spool), tip);
+    cr_assert_eq (dlq_spool_last (spool), last);
+    dlq_spool_destroy (&spool);
+}
+
+Test (spool, segments_are_released_below_the_lowest_consumer_only)
+{
+    dlq_spool_options_t options = { 4096, 4096, 4096 };
+    dlq_spool_t *spool = open_spool (&options, NULL);
+    uint64_t positions [200];
+    for (uint64_t i = 0; i < 200; i++) {
+        positions [i] = append_one (spool, i);
+        cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK);
+    }
+    cr_assert_eq (dlq_spool_release_consumed (spool, err, sizeof err), 0, "no consumer: nothing is released");
+    dlq_spool_consumer_t *fast = dlq_spool_consumer_new (spool, "index", positions [190]);
+    dlq_spool_consumer_t *slow = dlq_spool_consumer_new (spool, "sink:slow", positions [20]);
+    dlq_spool_release_consumed (spool, err, sizeof err);
+    dlq_spool_stats_t st;
+    dlq_spool_stats (spool, &st);
+    cr_assert_leq (st.begin, positions [20], "the slow consumer's records are kept");
+    dlq_buf_t out = DLQ_BUF_INIT;
+    dlq_spool_consumers_format (spool, &out);
+    char want [128];
+    snprintf (want, sizeof want, "\"sink:slow\":%llu", (unsigned long long) positions [20]);
+    cr_assert (strstr (out.data, want) && strstr (out.data, "\"index\":"), "%s", out.data);
+    dlq_buf_free (&out);
+    dlq_spool_consumer_set (slow, positions [150]);
+    cr_assert_eq (dlq_spool_consumer_get (slow), positions [150]);
+    cr_assert_gt (dlq_spool_release_consumed (spool, err, sizeof err), 0);
+    dlq_spool_stats (spool, &st);
+    cr_assert_gt (st.begin, positions [20]);
+    cr_assert_leq (st.begin, positions [150]);
+    dlq_spool_consumer_destroy (&slow);
+    dlq_spool_release_consumed (spool, err, sizeof err);
+    dlq_spool_stats (spool, &st);
+    cr_assert_gt (st.begin, positions [150], "once the slow consumer is gone, the fast one decides");
+    dlq_spool_consumer_destroy (&fast);
+    cr_assert_null (fast);
     dlq_spool_destroy (&spool);
 }

@@ -6,7 +6,6 @@
 #include "id_index.h"
 
 #include "dlq_alloc.h"
-#include "dlq_time.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,14 +17,12 @@
 typedef struct {
     uint64_t hash;              /* 0: an empty slot */
     uint64_t position;
-    int64_t  expires_at;
 } entry_t;
 
 struct dlq_id_index {
     pthread_rwlock_t lock;
     entry_t         *slots;
     size_t           capacity, count;
-    size_t           purge_at;      /* where the next purge goes on */
 };
 
 uint64_t
@@ -83,7 +80,6 @@ grow (dlq_id_index_t *self)
     self->capacity = old_capacity + old_capacity / 2;
     self->slots = dlq_calloc (self->capacity, sizeof *self->slots);
     self->count = 0;
-    self->purge_at = 0;
     for (size_t i = 0; i < old_capacity; i++)
         if (old [i].hash)
             insert (self, old [i]);
@@ -91,29 +87,23 @@ grow (dlq_id_index_t *self)
 }
 
 void
-dlq_id_index_put (dlq_id_index_t *self, uint64_t hash, uint64_t position, int64_t expires_at)
+dlq_id_index_put (dlq_id_index_t *self, uint64_t hash, uint64_t position)
 {
     pthread_rwlock_wrlock (&self->lock);
     if ((self->count + 1) * 100 > self->capacity * MAX_LOAD_PERCENT)
         grow (self);
-    insert (self, (entry_t) { hash ? hash : 1, position, expires_at });
+    insert (self, (entry_t) { hash ? hash : 1, position });
     pthread_rwlock_unlock (&self->lock);
 }
 
-static bool
-live (const entry_t *e, int64_t now_ms)
-{
-    return e->expires_at == DLQ_TIME_NONE || e->expires_at > now_ms;
-}
-
 bool
-dlq_id_index_get (dlq_id_index_t *self, uint64_t hash, int64_t now_ms, uint64_t *position_out)
+dlq_id_index_get (dlq_id_index_t *self, uint64_t hash, uint64_t *position_out)
 {
     bool found = false;
     pthread_rwlock_rdlock (&self->lock);
     for (size_t i = home (self, hash); self->slots [i].hash; i = next_slot (self, i)) {
         const entry_t *e = &self->slots [i];
-        if (e->hash == hash && live (e, now_ms) && (!found || e->position > *position_out)) {
+        if (e->hash == hash && (!found || e->position > *position_out)) {
             *position_out = e->position;
             found = true;
         }
@@ -151,26 +141,6 @@ dlq_id_index_remove (dlq_id_index_t *self, uint64_t hash, uint64_t position)
             removed = true;
             break;
         }
-    }
-    pthread_rwlock_unlock (&self->lock);
-    return removed;
-}
-
-size_t
-dlq_id_index_purge (dlq_id_index_t *self, int64_t now_ms, size_t max_slots)
-{
-    size_t removed = 0;
-    pthread_rwlock_wrlock (&self->lock);
-    if (max_slots > self->capacity)
-        max_slots = self->capacity;
-    for (size_t n = 0; n < max_slots; n++) {
-        size_t i = self->purge_at;
-        if (self->slots [i].hash && !live (&self->slots [i], now_ms)) {
-            delete_at (self, i);        /* an entry may have shifted into i: look at it again */
-            removed++;
-            continue;
-        }
-        self->purge_at = next_slot (self, i);
     }
     pthread_rwlock_unlock (&self->lock);
     return removed;

@@ -43,6 +43,16 @@ struct dlq_spool {
     uint64_t             staged_records;
     bool                 cut_pending;   /* a failed write left bytes past the tip */
     dlq_spool_stats_t    counters;      /* syncs, records, torn_* */
+    _Atomic uint64_t     last;          /* the last record synced */
+    uint64_t             last_staged;
+    dlq_spool_consumer_t *consumers;    /* under lock */
+};
+
+struct dlq_spool_consumer {
+    dlq_spool_t          *spool;
+    char                 *name;
+    _Atomic uint64_t      needed_from;
+    dlq_spool_consumer_t *next;
 };
 
 struct dlq_spool_reader {
@@ -161,7 +171,28 @@ recover_newest (dlq_spool_t *self, uint64_t base, dlq_spool_recovery_t *recovery
     }
     self->fd = fd;
     push_segment (self, base, scan.valid_bytes);
+    if (scan.records)
+        atomic_store (&self->last, base + scan.last_record);
     return DLQ_SPOOL_OK;
+}
+
+/* The last record of a sealed segment (for a newest one still empty). */
+static dlq_spool_result_t
+find_last (dlq_spool_t *self, const segment_t *segment, char *err, size_t err_len)
+{
+    char path [PATH_MAX];
+    path_of (self, segment->base, path, sizeof path);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf (err, err_len, "cannot open the spool segment %s: %s", path, strerror (errno));
+        return DLQ_SPOOL_ERROR;
+    }
+    dlq_spool_scan_t scan;
+    bool ok = dlq_spool_segment_scan (fd, segment->size, self->options.max_record_bytes, &scan, err, err_len);
+    close (fd);
+    if (ok && scan.records)
+        atomic_store (&self->last, segment->base + scan.last_record);
+    return ok ? DLQ_SPOOL_OK : DLQ_SPOOL_ERROR;
 }
 
 /* Take the directory's segments: the older ones must follow each other
@@ -199,6 +230,8 @@ load (dlq_spool_t *self, uint64_t start, dlq_spool_recovery_t *recovery, char *e
     if (rc == DLQ_SPOOL_OK) {
         segment_t *newest = &self->segments [self->count - 1];
         atomic_store (&self->tip, newest->base + newest->size);
+        if (!atomic_load (&self->last) && self->count > 1)
+            rc = find_last (self, &self->segments [self->count - 2], err, err_len);
     }
     return rc;
 }
@@ -260,6 +293,7 @@ dlq_spool_append (dlq_spool_t *self, uint8_t kind, const dlq_spool_part_t *parts
     if (length > self->options.max_record_bytes || kind == 0)
         return DLQ_SPOOL_TOO_LARGE;
     *position_out = atomic_load_explicit (&self->tip, memory_order_relaxed) + self->staged.len;
+    self->last_staged = *position_out;
     dlq_buf_reserve (&self->staged, DLQ_SPOOL_RECORD_HEADER + length);
     uint8_t *header = (uint8_t *) self->staged.data + self->staged.len;
     self->staged.len += DLQ_SPOOL_RECORD_HEADER;
@@ -368,6 +402,7 @@ dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
     self->counters.syncs++;
     self->counters.records += self->staged_records;
     pthread_mutex_unlock (&self->lock);
+    atomic_store (&self->last, self->last_staged);
     atomic_store_explicit (&self->tip, tip + self->staged.len, memory_order_release);
     dlq_buf_reset (&self->staged);
     self->staged_records = 0;
@@ -393,6 +428,71 @@ dlq_spool_release (dlq_spool_t *self, uint64_t position, char *err, size_t err_l
     }
     pthread_mutex_unlock (&self->lock);
     return deleted;
+}
+
+uint64_t dlq_spool_last (const dlq_spool_t *self) { return atomic_load (&((dlq_spool_t *) self)->last); }
+
+/* ---------------------------------------------------------------- consumers */
+
+dlq_spool_consumer_t *
+dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from)
+{
+    dlq_spool_consumer_t *c = dlq_calloc (1, sizeof *c);
+    c->spool = self;
+    c->name = dlq_strdup (name);
+    atomic_store (&c->needed_from, needed_from);
+    pthread_mutex_lock (&self->lock);
+    c->next = self->consumers;
+    self->consumers = c;
+    pthread_mutex_unlock (&self->lock);
+    return c;
+}
+
+void dlq_spool_consumer_set (dlq_spool_consumer_t *c, uint64_t needed_from) { atomic_store (&c->needed_from, needed_from); }
+uint64_t dlq_spool_consumer_get (const dlq_spool_consumer_t *c) { return atomic_load (&((dlq_spool_consumer_t *) c)->needed_from); }
+
+void
+dlq_spool_consumer_destroy (dlq_spool_consumer_t **consumer_p)
+{
+    if (!consumer_p || !*consumer_p)
+        return;
+    dlq_spool_consumer_t *c = *consumer_p;
+    pthread_mutex_lock (&c->spool->lock);
+    for (dlq_spool_consumer_t **p = &c->spool->consumers; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    pthread_mutex_unlock (&c->spool->lock);
+    free (c->name);
+    free (c);
+    *consumer_p = NULL;
+}
+
+int
+dlq_spool_release_consumed (dlq_spool_t *self, char *err, size_t err_len)
+{
+    uint64_t lowest = UINT64_MAX;
+    pthread_mutex_lock (&self->lock);
+    bool any = self->consumers != NULL;
+    for (dlq_spool_consumer_t *c = self->consumers; c; c = c->next) {
+        uint64_t at = atomic_load (&c->needed_from);
+        if (at < lowest)
+            lowest = at;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return any ? dlq_spool_release (self, lowest, err, err_len) : 0;
+}
+
+void
+dlq_spool_consumers_format (dlq_spool_t *self, void *out)
+{
+    dlq_buf_t *buf = out;
+    pthread_mutex_lock (&self->lock);
+    for (dlq_spool_consumer_t *c = self->consumers; c; c = c->next)
+        dlq_buf_printf (buf, "%s\"%s\":%" PRIu64, c == self->consumers ? "" : ",", c->name,
+                        (uint64_t) atomic_load (&c->needed_from));
+    pthread_mutex_unlock (&self->lock);
 }
 
 void

@@ -96,7 +96,7 @@ dlq_spool_t *dlq_spool_open (const char *dir, const dlq_spool_options_t *options
                              char *err, size_t err_len);
 
 /* Close (staged records are dropped); accepts NULL and NULLs the pointer.
- * Every reader must have been destroyed first. */
+ * Every reader and consumer must have been destroyed first. */
 void dlq_spool_destroy (dlq_spool_t **self_p);
 
 /* Stage a record of kind (1..255) whose payload is the count parts one
@@ -117,6 +117,29 @@ dlq_spool_result_t dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
 
 /* The end of the last sync (any thread). */
 uint64_t dlq_spool_tip (const dlq_spool_t *self);
+
+/* The position of the last record synced (the newest record found at open
+ * before any sync), or 0 when the log holds none (any thread). */
+uint64_t dlq_spool_last (const dlq_spool_t *self);
+
+/* A consumer of the log: what it still needs, from needed_from on (any
+ * thread sets it). dlq_spool_release_consumed deletes the segments wholly
+ * below every consumer's position. */
+typedef struct dlq_spool_consumer dlq_spool_consumer_t;
+
+dlq_spool_consumer_t *dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from);
+void dlq_spool_consumer_set (dlq_spool_consumer_t *consumer, uint64_t needed_from);
+uint64_t dlq_spool_consumer_get (const dlq_spool_consumer_t *consumer);
+/* Unregister; accepts NULL and NULLs the pointer. */
+void dlq_spool_consumer_destroy (dlq_spool_consumer_t **consumer_p);
+
+/* Release below the lowest consumer's position (nothing when there is no
+ * consumer); as dlq_spool_release. */
+int dlq_spool_release_consumed (dlq_spool_t *self, char *err, size_t err_len);
+
+/* Each consumer's name and position as JSON members "name":position,...
+ * appended to out (a dlq_buf_t *). */
+void dlq_spool_consumers_format (dlq_spool_t *self, void *out);
 
 /* Delete every segment that ends at or below position, except the newest.
  * How many were deleted, or -1 with err set. Any thread. */

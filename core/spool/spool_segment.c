@@ -93,6 +93,7 @@ dlq_spool_segment_scan (int fd, uint64_t size, uint32_t max_record_bytes, dlq_sp
         size_t needed = 0;
         dlq_spool_record_result_t rc = dlq_spool_record_parse (buf + at, len - at, max_record_bytes, NULL, &needed);
         if (rc == DLQ_SPOOL_RECORD_OK) {
+            out->last_record = offset + at;
             at += needed;
             out->records++;
             out->valid_bytes = offset + at;

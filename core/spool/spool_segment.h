@@ -27,6 +27,7 @@ bool dlq_spool_segment_list (const char *dir, uint64_t **bases_out, size_t *coun
 typedef struct {
     uint64_t valid_bytes;       /* the whole records at the start of the segment */
     uint64_t records;           /* how many */
+    uint64_t last_record;       /* the offset of the last of them (when records > 0) */
     bool     bad;               /* what follows them is a record that does not check (else it is
                                    the end of the file or a record the file ends inside) */
 } dlq_spool_scan_t;

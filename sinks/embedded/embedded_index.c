@@ -77,16 +77,14 @@ dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, size_t err_len)
 }
 
 int64_t
-dlq_embedded_each_id (dlq_embedded_t *self, int64_t now_ms, dlq_embedded_id_fn *fn, void *arg)
+dlq_embedded_each_id (dlq_embedded_t *self, dlq_embedded_id_fn *fn, void *arg)
 {
     sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2 (self->db, "SELECT id, seq, expires_at FROM events"
-                            " WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY seq", -1, &stmt, NULL)
+    if (sqlite3_prepare_v2 (self->db, "SELECT id, seq, expires_at FROM events ORDER BY seq", -1, &stmt, NULL)
         != SQLITE_OK) {
         embedded_fail_sqlite (self, "cannot read the stored ids");
         return -1;
     }
-    sqlite3_bind_int64 (stmt, 1, now_ms);
     int64_t n = 0;
     int rc;
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {

@@ -41,7 +41,8 @@ dlq_store_result_t dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, siz
 /* Called once per stored event by dlq_embedded_each_id. */
 typedef void (dlq_embedded_id_fn) (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg);
 
-/* Every event unexpired at now_ms, in seq order; how many, or -1. */
-int64_t dlq_embedded_each_id (dlq_embedded_t *self, int64_t now_ms, dlq_embedded_id_fn *fn, void *arg);
+/* Every stored event (expired ones too, until the sweep deletes them), in
+ * seq order; how many, or -1. */
+int64_t dlq_embedded_each_id (dlq_embedded_t *self, dlq_embedded_id_fn *fn, void *arg);
 
 #endif

@@ -227,7 +227,7 @@ static const char *const stmt_sql [ST_STMT_COUNT] = {
     [ST_COUNT_DROP] = "DELETE FROM stream_counts WHERE stream_name = ?1 AND events <= 0",
     [ST_SWEEP]      = "DELETE FROM events WHERE seq IN (SELECT seq FROM events"
                       " WHERE expires_at IS NOT NULL AND expires_at <= ?1"
-                      " ORDER BY expires_at LIMIT ?2) RETURNING seq, stream_name, fingerprint",
+                      " ORDER BY expires_at LIMIT ?2) RETURNING seq, stream_name, fingerprint, id",
     [ST_GET]        = "SELECT body FROM events"
                       " WHERE id = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
     [ST_LIST_FIRST] = LIST_SELECT LIST_ORDER,
@@ -1260,7 +1260,7 @@ dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_out,
  * "<fingerprint> <stream>" into keys, which the caller frees. */
 static bool
 delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
-                int64_t *seqs, char **names, char **keys, size_t *deleted)
+                int64_t *seqs, char **names, char **keys, char **ids, size_t *deleted)
 {
     sqlite3_stmt *stmt = self->stmt [ST_SWEEP];
     sqlite3_bind_int64 (stmt, 1, now_ms);
@@ -1275,6 +1275,8 @@ delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
         if (fingerprint)                        /* "": a row without a fingerprint, no group */
             dlq_buf_printf (&key, "%s %s", fingerprint, (const char *) sqlite3_column_text (stmt, 1));
         keys [*deleted] = dlq_buf_steal (&key, NULL);
+        ids [*deleted] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 3),
+                                      (size_t) sqlite3_column_bytes (stmt, 3));
         names [(*deleted)++] = dlq_strndup ((const char *) sqlite3_column_text (stmt, 1),
                                             (size_t) sqlite3_column_bytes (stmt, 1));
     }
@@ -1290,6 +1292,12 @@ delete_expired (dlq_embedded_t *self, int64_t now_ms, int max_rows,
 int64_t
 dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
 {
+    return dlq_embedded_sweep_each (self, now_ms, max_rows, NULL, NULL);
+}
+
+int64_t
+dlq_embedded_sweep_each (dlq_embedded_t *self, int64_t now_ms, int max_rows, dlq_embedded_swept_fn *fn, void *arg)
+{
     if (self->mode != DLQ_EMBEDDED_WRITER) {
         embedded_fail_text (self, "sweep: %s %s", self->path, not_the_writer (self));
         return -1;
@@ -1298,10 +1306,11 @@ dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
         return 0;
     char **names = dlq_malloc ((size_t) max_rows * sizeof *names);
     char **keys = dlq_malloc ((size_t) max_rows * sizeof *keys);
+    char **ids = dlq_malloc ((size_t) max_rows * sizeof *ids);
     int64_t *seqs = dlq_malloc ((size_t) max_rows * sizeof *seqs);
     size_t deleted = 0;
     bool ok = step_done (self, ST_BEGIN, "sweep: cannot begin")
-           && delete_expired (self, now_ms, max_rows, seqs, names, keys, &deleted)
+           && delete_expired (self, now_ms, max_rows, seqs, names, keys, ids, &deleted)
            && adjust_counts (self, (const char **) names, deleted, false)
            && sub_group_counts (self, keys, deleted)
            && embedded_ledger_sweep_rows (self, seqs, deleted)
@@ -1309,11 +1318,15 @@ dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows)
     if (!ok)
         rollback (self);
     for (size_t i = 0; i < deleted; i++) {
+        if (ok && fn)
+            fn (ids [i], strlen (ids [i]), seqs [i], arg);
         free (names [i]);
         free (keys [i]);
+        free (ids [i]);
     }
     free (names);
     free (keys);
+    free (ids);
     free (seqs);
     return ok ? (int64_t) deleted : -1;
 }

@@ -110,6 +110,13 @@ dlq_store_result_t dlq_embedded_stats (dlq_embedded_t *self, dlq_buf_t *streams_
  * or -1 on error. Writer only. */
 int64_t dlq_embedded_sweep (dlq_embedded_t *self, int64_t now_ms, int max_rows);
 
+/* Called once per event a sweep deleted, after its commit. */
+typedef void (dlq_embedded_swept_fn) (const char *id, size_t len, int64_t seq, void *arg);
+
+/* The same, calling fn (may be NULL) for each deleted event. */
+int64_t dlq_embedded_sweep_each (dlq_embedded_t *self, int64_t now_ms, int max_rows,
+                                 dlq_embedded_swept_fn *fn, void *arg);
+
 /* Why the last call that returned DLQ_STORE_ERROR (or -1) failed, e.g. for
  * the log line of a failed GET / LIST / STATS / sweep; "" before any error.
  * Owned by the object; valid until its next call. */
