@@ -58,6 +58,8 @@ static const dlq_setting_spec_t gateway_keys [] = {
     { "batch",      DLQ_SETTING_GROUP, 0, 0, "max_events, linger_ms" },
     { "timeout_ms", DLQ_SETTING_INT, 1, 3600000, "a deliver call taking longer is retried" },
     { "circuit",    DLQ_SETTING_GROUP, 0, 0, "failures: consecutive failed batches that open the circuit" },
+    { "max_backlog_bytes", DLQ_SETTING_INT, 0, INT64_MAX,
+      "spool bytes kept for the sink's backlog before PUTs answer UNAVAILABLE; 0 = no limit" },
     { NULL }
 };
 
@@ -83,6 +85,7 @@ static const dlq_setting_spec_t circuit_keys [] = {
 static const dlq_sink_dispatch_t dispatch_defaults = {
     .max_attempts = 10, .backoff_ms = 200, .backoff_max_ms = 30000, .multiplier = 2.0,
     .batch_max = 1000, .linger_ms = 0, .timeout_ms = 30000, .circuit_failures = 5,
+    .max_backlog_bytes = 10LL << 30,
 };
 
 /* ---- schema ------------------------------------------------------------ */
@@ -232,6 +235,7 @@ read_dispatch (const config_setting_t *section, dlq_sink_dispatch_t *d, dlq_conf
     *d = dispatch_defaults;
     const config_setting_t *retry, *batch, *circuit;
     bool ok = dlq_config_int (section, gateway_keys, "timeout_ms", &d->timeout_ms, err)
+           && dlq_config_int (section, gateway_keys, "max_backlog_bytes", &d->max_backlog_bytes, err)
            && read_group (section, "retry", retry_keys, &retry, err)
            && read_group (section, "batch", batch_keys, &batch, err)
            && read_group (section, "circuit", circuit_keys, &circuit, err);

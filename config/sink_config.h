@@ -29,6 +29,7 @@ typedef struct {
     int64_t linger_ms;          /* wait for a batch to fill before delivering */
     int64_t timeout_ms;         /* a deliver call taking longer is retried */
     int64_t circuit_failures;   /* consecutive failed batches that open the circuit */
+    int64_t max_backlog_bytes;  /* spool bytes its backlog may hold before PUTs are refused; 0: no limit */
 } dlq_sink_dispatch_t;
 
 /* Read sink `section` (a group named after the sink) of a config file:

@@ -78,6 +78,16 @@ commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
 {
     if (batch->count == 0)
         return;
+    char sink [80];
+    uint64_t held = 0, limit = 0;
+    if (dlq_spool_over_limit (self->spool, sink, sizeof sink, &held, &limit)) {
+        /* a sink that keeps more backlog than it may: nothing is taken until it catches up */
+        batch->failed = true;
+        snprintf (batch->error, sizeof batch->error, "%s holds %" PRIu64 " bytes of backlog, over its "
+                  "max_backlog_bytes (%" PRIu64 ")", sink, held, limit);
+        dlq_log (DLQ_LOG_ERROR, "refused %zu events: %s", batch->count, batch->error);
+        return;
+    }
     size_t fresh = append_events (self, batch);
     char err [256] = "";
     if (dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #define TIP_REFRESH_MS 1000     /* re-read the last seq from the store when idle this long */
+#define HOLD_RECOUNT_MS 1000    /* count the oldest retry exactly at most this often */
 #define READ_RETRY_MS 1000      /* after a failed spool read, wait this long before the next */
 
 /* One event of the batch in hand. */
@@ -61,6 +62,7 @@ struct dlq_dispatcher {
     dlq_spool_reader_t   *reader;           /* the backlog, from the spool */
     int64_t               reader_after;     /* the seq of the record the reader read last (-1: none) */
     dlq_spool_consumer_t *consumer;         /* what this sink still needs of the spool */
+    int64_t               retry_counted_ms; /* when the oldest retry was counted last */
     int64_t               tip_checked_ms;
     int64_t               cursor;           /* every seq <= cursor is handled */
     int64_t               attempted;        /* durable attempted marker */
@@ -169,6 +171,22 @@ add_slot (dlq_dispatcher_t *self, int64_t seq, dlq_event_t *event, uint32_t atte
 }
 
 /* ---- the backlog from the spool ------------------------------------------------- */
+
+/* Tell the spool what this sink still needs: its cursor's next record, or
+ * the oldest event waiting for a retry (its backlog stays on disk, counted
+ * against max_backlog_bytes). The exact oldest is counted at most once a
+ * second; in between a lower bound holds. */
+static void
+hold_spool (dlq_dispatcher_t *self, bool recount)
+{
+    int64_t now = dlq_time_mono_ms ();
+    if (now - self->retry_counted_ms >= HOLD_RECOUNT_MS) {
+        recount = true;
+        self->retry_counted_ms = now;
+    }
+    int64_t needed = self->cursor + 1, oldest = dlq_retry_queue_min_seq (self->retries, recount);
+    dlq_spool_consumer_set (self->consumer, (uint64_t) (oldest < needed ? oldest : needed));
+}
 
 /* The event whose record is at seq, or NULL when the spool no longer holds
  * it (the store does: a segment is released only once indexed). */
@@ -403,10 +421,9 @@ send_batch (dlq_dispatcher_t *self, int64_t through)
             if (self->outcomes [i].result == DLQ_SINK_FAIL)
                 dlq_sink_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
     }
-    if (through > self->cursor) {
+    if (through > self->cursor)
         u->cursor = self->cursor = through;
-        dlq_spool_consumer_set (self->consumer, (uint64_t) through + 1);
-    }
+    hold_spool (self, false);
     for (size_t i = 0; i < self->count; i++)
         dlq_event_destroy (&self->slots [i].event);
     self->count = 0;
@@ -567,7 +584,9 @@ start (dlq_dispatcher_t *self)
     snprintf (name, sizeof name, "sink:%s", sink_name (self));
     self->reader = dlq_spool_reader_new (self->args.spool, 0);
     self->reader_after = -1;
-    self->consumer = dlq_spool_consumer_new (self->args.spool, name, (uint64_t) self->cursor + 1);
+    self->consumer = dlq_spool_consumer_new (self->args.spool, name, (uint64_t) self->cursor + 1,
+                                             (uint64_t) self->dispatch->max_backlog_bytes);
+    hold_spool (self, true);
     char why [256] = "";
     if (self->ops->init (dlq_sink_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
                          why, sizeof why) != DLQ_SINK_STATUS_OK) {

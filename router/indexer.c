@@ -188,7 +188,7 @@ run (void *pipe, void *arg)
         ok = !failed;
     }
     atomic_store (&self->position, start);
-    self->consumer = dlq_spool_consumer_new (self->spool, "index", start);
+    self->consumer = dlq_spool_consumer_new (self->spool, "index", start, 0);
     page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
                     dlq_calloc (self->max_batch, sizeof (int64_t)), 0, start };
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);

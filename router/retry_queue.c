@@ -9,9 +9,28 @@ struct dlq_retry_queue {
     dlq_retry_item_t *items;
     size_t            count;
     size_t            capacity;
+    int64_t           min_seq;      /* at most the lowest seq queued (INT64_MAX: none pushed since the count) */
 };
 
-dlq_retry_queue_t *dlq_retry_queue_new (void) { return dlq_calloc (1, sizeof (dlq_retry_queue_t)); }
+dlq_retry_queue_t *
+dlq_retry_queue_new (void)
+{
+    dlq_retry_queue_t *self = dlq_calloc (1, sizeof (dlq_retry_queue_t));
+    self->min_seq = INT64_MAX;
+    return self;
+}
+
+int64_t
+dlq_retry_queue_min_seq (dlq_retry_queue_t *self, bool recount)
+{
+    if (recount) {
+        self->min_seq = INT64_MAX;
+        for (size_t i = 0; i < self->count; i++)
+            if (self->items [i].seq < self->min_seq)
+                self->min_seq = self->items [i].seq;
+    }
+    return self->min_seq;
+}
 
 void
 dlq_retry_queue_destroy (dlq_retry_queue_t **self_p)
@@ -40,6 +59,8 @@ dlq_retry_queue_push (dlq_retry_queue_t *self, dlq_retry_item_t item)
     }
     size_t i = self->count++;
     self->items [i] = item;
+    if (item.seq < self->min_seq)
+        self->min_seq = item.seq;
     while (i > 0 && self->items [(i - 1) / 2].due_ms > self->items [i].due_ms) {
         swap (&self->items [(i - 1) / 2], &self->items [i]);
         i = (i - 1) / 2;

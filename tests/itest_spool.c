@@ -153,3 +153,44 @@ Test (spool, an_event_is_a_duplicate_across_restarts_whatever_the_index_holds)
     }
     cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"dup\"}"), 1);
 }
+
+Test (spool, a_dead_sink_at_its_backlog_limit_refuses_puts_naming_it_and_loses_nothing)
+{
+    cr_assert (test_dlqd_start (&d, NULL, "sinks: { dead: { type = \"scripted\"; down = true; "
+                                          "max_backlog_bytes = 100000; }; };"
+                                          "defaults: { chain = [ \"dead\" ]; };"));
+    enum { MAX = 1000 };
+    char ids [MAX][DLQ_UUID_LEN + 1];
+    int acked = 0;
+    char *refusal = NULL;
+    static char body [1400];
+    int n = snprintf (body, sizeof body, "{\"streamName\":\"held\",\"error\":{\"type\":\"T\",\"message\":\"");
+    memset (body + n, 'h', 1000);
+    snprintf (body + n + 1000, sizeof body - (size_t) (n + 1000), "\"}}");
+    while (acked < MAX && !refusal) {
+        char status [8] = "";
+        char *reply = NULL;
+        cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+        if (strcmp (status, "OK") == 0) {
+            char *id = sink_reply_text (reply, "id");
+            snprintf (ids [acked++], DLQ_UUID_LEN + 1, "%s", id);
+            free (id);
+            free (reply);
+        }
+        else
+            refusal = reply;
+    }
+    cr_assert_not_null (refusal, "%d PUTs of 1 KB taken behind a dead sink limited to 100 kB", acked);
+    cr_expect_not_null (strstr (refusal, "UNAVAILABLE"), "%s", refusal);
+    cr_expect_not_null (strstr (refusal, "sink:dead"), "the refusal names the sink: %s", refusal);
+    cr_expect_not_null (strstr (refusal, "max_backlog_bytes"), "%s", refusal);
+    free (refusal);
+    cr_expect_gt (acked, 50);
+    cr_expect_lt (acked, 120, "about 100 kB of records were taken");
+    for (int i = 0; i < acked; i++) {
+        char *event = sink_stored_event (d.endpoint, ids [i]);
+        cr_expect_not_null (strstr (event, ids [i]));
+        free (event);
+    }
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"held\"}"), acked, "nothing refused was stored");
+}

@@ -483,12 +483,18 @@ Test (spool, segments_are_released_below_the_lowest_consumer_only)
         cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK);
     }
     cr_assert_eq (dlq_spool_release_consumed (spool, err, sizeof err), 0, "no consumer: nothing is released");
-    dlq_spool_consumer_t *fast = dlq_spool_consumer_new (spool, "index", positions [190]);
-    dlq_spool_consumer_t *slow = dlq_spool_consumer_new (spool, "sink:slow", positions [20]);
+    dlq_spool_consumer_t *fast = dlq_spool_consumer_new (spool, "index", positions [190], 0);
+    dlq_spool_consumer_t *slow = dlq_spool_consumer_new (spool, "sink:slow", positions [20], 1000);
     dlq_spool_release_consumed (spool, err, sizeof err);
     dlq_spool_stats_t st;
     dlq_spool_stats (spool, &st);
     cr_assert_leq (st.begin, positions [20], "the slow consumer's records are kept");
+    char over [64];
+    uint64_t held = 0, limit = 0;
+    cr_assert (dlq_spool_over_limit (spool, over, sizeof over, &held, &limit), "the slow one holds more than 1000 bytes");
+    cr_assert_str_eq (over, "sink:slow");
+    cr_assert_eq (held, dlq_spool_tip (spool) - positions [20]);
+    cr_assert_eq (limit, 1000);
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_spool_consumers_format (spool, &out);
     char want [128];
@@ -501,6 +507,8 @@ Test (spool, segments_are_released_below_the_lowest_consumer_only)
     dlq_spool_stats (spool, &st);
     cr_assert_gt (st.begin, positions [20]);
     cr_assert_leq (st.begin, positions [150]);
+    dlq_spool_consumer_set (slow, dlq_spool_tip (spool) - 500);
+    cr_assert_not (dlq_spool_over_limit (spool, over, sizeof over, &held, &limit), "back under its limit");
     dlq_spool_consumer_destroy (&slow);
     dlq_spool_release_consumed (spool, err, sizeof err);
     dlq_spool_stats (spool, &st);

@@ -52,6 +52,7 @@ struct dlq_spool_consumer {
     dlq_spool_t          *spool;
     char                 *name;
     _Atomic uint64_t      needed_from;
+    uint64_t              limit_bytes;
     dlq_spool_consumer_t *next;
 };
 
@@ -435,9 +436,10 @@ uint64_t dlq_spool_last (const dlq_spool_t *self) { return atomic_load (&((dlq_s
 /* ---------------------------------------------------------------- consumers */
 
 dlq_spool_consumer_t *
-dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from)
+dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from, uint64_t limit_bytes)
 {
     dlq_spool_consumer_t *c = dlq_calloc (1, sizeof *c);
+    c->limit_bytes = limit_bytes;
     c->spool = self;
     c->name = dlq_strdup (name);
     atomic_store (&c->needed_from, needed_from);
@@ -482,6 +484,26 @@ dlq_spool_release_consumed (dlq_spool_t *self, char *err, size_t err_len)
     }
     pthread_mutex_unlock (&self->lock);
     return any ? dlq_spool_release (self, lowest, err, err_len) : 0;
+}
+
+bool
+dlq_spool_over_limit (dlq_spool_t *self, char *name, size_t name_len, uint64_t *held_out, uint64_t *limit_out)
+{
+    uint64_t tip = dlq_spool_tip (self);
+    bool over = false;
+    pthread_mutex_lock (&self->lock);
+    for (dlq_spool_consumer_t *c = self->consumers; c && !over; c = c->next) {
+        uint64_t at = atomic_load (&c->needed_from);
+        uint64_t held = tip > at ? tip - at : 0;
+        if (c->limit_bytes && held > c->limit_bytes) {
+            snprintf (name, name_len, "%s", c->name);
+            *held_out = held;
+            *limit_out = c->limit_bytes;
+            over = true;
+        }
+    }
+    pthread_mutex_unlock (&self->lock);
+    return over;
 }
 
 void

@@ -123,11 +123,19 @@ uint64_t dlq_spool_tip (const dlq_spool_t *self);
 uint64_t dlq_spool_last (const dlq_spool_t *self);
 
 /* A consumer of the log: what it still needs, from needed_from on (any
- * thread sets it). dlq_spool_release_consumed deletes the segments wholly
- * below every consumer's position. */
+ * thread sets it), and how many bytes of the log it may hold behind the
+ * tip (limit_bytes; 0: no limit). dlq_spool_release_consumed deletes the
+ * segments wholly below every consumer's position. */
 typedef struct dlq_spool_consumer dlq_spool_consumer_t;
 
-dlq_spool_consumer_t *dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from);
+dlq_spool_consumer_t *dlq_spool_consumer_new (dlq_spool_t *self, const char *name, uint64_t needed_from,
+                                              uint64_t limit_bytes);
+
+/* The first consumer holding more of the log behind the tip than its
+ * limit: true with its name (truncated to name_len), the bytes it holds
+ * and its limit. */
+bool dlq_spool_over_limit (dlq_spool_t *self, char *name, size_t name_len, uint64_t *held_out,
+                           uint64_t *limit_out);
 void dlq_spool_consumer_set (dlq_spool_consumer_t *consumer, uint64_t needed_from);
 uint64_t dlq_spool_consumer_get (const dlq_spool_consumer_t *consumer);
 /* Unregister; accepts NULL and NULLs the pointer. */
