@@ -468,6 +468,10 @@ format_spool (worker_t *w, dlq_buf_t *out)
                     (unsigned long long) ix.position, (unsigned long long) behind, (long long) ix.lag_ms,
                     (unsigned long long) st.torn_bytes, dlq_id_index_count (w->service->ids),
                     dlq_id_index_bytes (w->service->ids));
+    out->len--;                         /* reopen the object for the consumers */
+    dlq_buf_puts (out, ",\"consumers\":{");
+    dlq_spool_consumers_format (w->service->spool, out);
+    dlq_buf_puts (out, "}}");
 }
 
 static dlq_code_t

@@ -10,7 +10,6 @@
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,23 +24,6 @@ static test_dlqd_t d;
 static void stop (void) { test_dlqd_cleanup (&d); }
 
 TestSuite (spool, .fini = stop, .timeout = 300);
-
-/* The path of the newest spool segment. */
-static void
-newest_segment (char *path, size_t len)
-{
-    char dir [600];
-    snprintf (dir, sizeof dir, "%s/spool", d.data_dir);
-    DIR *dh = opendir (dir);
-    cr_assert_not_null (dh);
-    char newest [256] = "";
-    struct dirent *e;
-    while ((e = readdir (dh)))
-        if (strstr (e->d_name, ".seg") && strcmp (e->d_name, newest) > 0)
-            snprintf (newest, sizeof newest, "%s", e->d_name);
-    closedir (dh);
-    snprintf (path, len, "%s/%s", dir, newest);
-}
 
 static off_t
 file_size (const char *path)
@@ -76,7 +58,7 @@ Test (spool, a_torn_tail_is_cut_and_every_acknowledged_event_is_there)
     cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
     /* a crash in the middle of the next write: half a record of garbage */
     char path [1000];
-    newest_segment (path, sizeof path);
+    test_dlqd_newest_segment (&d, path, sizeof path);
     off_t before = file_size (path);
     int fd = open (path, O_WRONLY | O_APPEND);
     cr_assert (fd >= 0);
@@ -113,7 +95,7 @@ Test (spool, a_bad_record_before_the_tail_stops_dlqd_naming_segment_and_offset)
         sink_put_one (d.endpoint, body, id);
     cr_expect_eq (WEXITSTATUS (test_dlqd_signal_wait (&d, SIGTERM)), 0);
     char path [1000];
-    newest_segment (path, sizeof path);
+    test_dlqd_newest_segment (&d, path, sizeof path);
     off_t size = file_size (path);
     cr_assert_gt (size, 24 * 1000 * 1000);
     int fd = open (path, O_RDWR);

@@ -327,9 +327,8 @@ test_request (const char *endpoint, const char *verb, const void *body, size_t l
     return ok;
 }
 
-/* The size of the newest segment of d's spool. */
-static off_t
-newest_segment_size (const test_dlqd_t *d)
+void
+test_dlqd_newest_segment (const test_dlqd_t *d, char *path, size_t len)
 {
     char dir [600];
     snprintf (dir, sizeof dir, "%s/spool", d->data_dir);
@@ -341,9 +340,17 @@ newest_segment_size (const test_dlqd_t *d)
         if (strstr (e->d_name, ".seg") && strcmp (e->d_name, newest) > 0)
             snprintf (newest, sizeof newest, "%s", e->d_name);
     closedir (dh);
+    cr_assert (newest [0], "no spool segment in %s", dir);
+    snprintf (path, len, "%s/%s", dir, newest);
+}
+
+/* The size of the newest segment of d's spool. */
+static off_t
+newest_segment_size (const test_dlqd_t *d)
+{
     char path [1000];
     struct stat st;
-    snprintf (path, sizeof path, "%s/%s", dir, newest);
+    test_dlqd_newest_segment (d, path, sizeof path);
     cr_assert_eq (stat (path, &st), 0, "%s: %s", path, strerror (errno));
     return st.st_size;
 }

@@ -34,6 +34,10 @@ void test_rmtree (const char *dir);
  * SIGXFSZ) while its log and smaller files go on; or the limit is lifted. */
 void test_dlqd_fill_disk (const test_dlqd_t *d, bool full);
 
+/* The path of the newest segment of the running (or stopped) dlqd's spool
+ * (data_dir/spool/<position>.seg) into path. */
+void test_dlqd_newest_segment (const test_dlqd_t *d, char *path, size_t len);
+
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
 int test_free_port (void);
 

@@ -1,0 +1,153 @@
+/*  itest_upgrade — a data_dir written before the spool (the embedded
+ *  store alone: events, a sink's cursor and a retrying delivery, a
+ *  checkpoint; made here with the store's own calls, as the previous
+ *  release's committer made them) is taken over on the first start with
+ *  nothing lost: the sink's backlog and its retry are delivered, every
+ *  stored event is GET-identical and a duplicate when sent again, the
+ *  checkpoint is there, and new events go through the spool after them.
+ */
+#include "checkpoint.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+#include "embedded_store.h"
+#include "failed_event.h"
+#include "sink_support.h"
+#include "spool_ledger.h"
+#include "test_support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { STORED = 300, CURSOR = 200, RETRYING = 150, FRESH = 20 };
+
+static test_dlqd_t d;
+static char record [600];
+
+static void stop (void) { test_dlqd_cleanup (&d); }
+
+TestSuite (upgrade, .fini = stop, .timeout = 180);
+
+static char *
+event_id (int i)
+{
+    static char id [64];
+    snprintf (id, sizeof id, "0190f1d2-6c4e-7a01-8b2c-%012d", i);
+    return id;
+}
+
+/* The data_dir of before the spool: what its committer wrote. */
+static void
+make_old_data_dir (void)
+{
+    char err [512] = "";
+    mkdir (d.data_dir, 0750);
+    dlq_embedded_t *store = dlq_embedded_open (d.data_dir, DLQ_EMBEDDED_WRITER, err, sizeof err);
+    cr_assert_not_null (store, "%s", err);
+    dlq_event_t *events [STORED];
+    for (int i = 0; i < STORED; i++) {
+        char body [256];
+        snprintf (body, sizeof body, "{\"id\":\"%s\",\"streamName\":\"up\",\"error\":{\"type\":\"T\","
+                  "\"message\":\"event %d\"},\"createdAt\":\"2099-01-01T00:00:00.000Z\"}", event_id (i + 1), i + 1);
+        dlq_error_t e;
+        events [i] = dlq_event_decode (body, strlen (body), dlq_time_now_ms (), &e);
+        cr_assert_not_null (events [i], "%s", e.message);
+        dlq_event_fingerprint (events [i]);
+        dlq_event_encode (events [i]);
+    }
+    bool duplicate [STORED];
+    int64_t last = 0;
+    cr_assert_eq (dlq_embedded_commit (store, events, STORED, duplicate, NULL, 0, &last, err, sizeof err),
+                  DLQ_STORE_OK, "%s", err);
+    cr_assert_eq (last, STORED, "seqs 1..%d", STORED);
+    /* sink rec handled everything up to seq CURSOR; seq RETRYING waits for a retry */
+    dlq_delivery_row_t row = { .seq = RETRYING, .state = DLQ_DELIVERY_RETRYING, .attempts = 1,
+                               .next_attempt_at = dlq_time_now_ms (), .updated_at = dlq_time_now_ms (),
+                               .last_error = "was down" };
+    dlq_ledger_update_t u = { .cursor = CURSOR, .attempted = CURSOR, .delivered = CURSOR - 1,
+                              .rows = &row, .row_count = 1 };
+    snprintf (u.sink, sizeof u.sink, "rec");
+    dlq_ledger_update_t *updates [1] = { &u };
+    cr_assert_eq (dlq_embedded_commit (store, NULL, 0, NULL, updates, 1, NULL, err, sizeof err), DLQ_STORE_OK,
+                  "%s", err);
+    /* a checkpoint */
+    static const char ckpt [] = "{\"streamName\":\"up\",\"lastSeenToken\":{\"_data\":\"old-token\"}}";
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (ckpt, strlen (ckpt), &doc, NULL), DLQ_JSON_OK);
+    dlq_checkpoint_t value;
+    dlq_error_t e;
+    cr_assert_eq (dlq_checkpoint_parse (DLQ_SINK_CKPT_SAVE, dlq_json_root (doc), &value, &e), DLQ_OK, "%s", e.message);
+    dlq_ckpt_write_t write = { .kind = DLQ_SINK_CKPT_SAVE, .record = value.record, .now_ms = dlq_time_now_ms () };
+    cr_assert_eq (dlq_embedded_commit_all (store, NULL, 0, NULL, NULL, 0, &write, 1, NULL, err, sizeof err),
+                  DLQ_STORE_OK, "%s", err);
+    dlq_buf_free (&write.reply);
+    dlq_checkpoint_clear (&value);
+    dlq_json_doc_destroy (&doc);
+    for (int i = 0; i < STORED; i++)
+        dlq_event_destroy (&events [i]);
+    dlq_embedded_destroy (&store);
+}
+
+/* How many lines of the record file name id. */
+static int
+deliveries_of (const char *text, const char *id)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr (p, id)); p += strlen (id))
+        n++;
+    return n;
+}
+
+Test (upgrade, a_data_dir_from_before_the_spool_is_taken_over_with_nothing_lost)
+{
+    memset (&d, 0, sizeof d);
+    test_tmpdir (d.dir);
+    snprintf (d.data_dir, sizeof d.data_dir, "%s/data", d.dir);
+    make_old_data_dir ();
+    struct stat st;
+    char spool [700];
+    snprintf (spool, sizeof spool, "%s/spool", d.data_dir);
+    cr_assert_neq (stat (spool, &st), 0, "a data_dir from before the spool has none");
+    snprintf (record, sizeof record, "%s/record", d.dir);
+    char extra [1024];
+    snprintf (extra, sizeof extra, "sinks: { rec: { type = \"scripted\"; record_file = \"%s\"; }; };"
+              "defaults: { retention_days = 0; chain = [ \"rec\" ]; };", record);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    char fresh [FRESH][DLQ_UUID_LEN + 1];
+    for (int i = 0; i < FRESH; i++)
+        sink_put_minimal (d.endpoint, "up", fresh [i]);
+    /* the old backlog (seq CURSOR+1 .. STORED), the retry, and the new events */
+    int64_t want = (STORED - CURSOR) + 1 + FRESH;
+    cr_expect_eq (sink_wait_stat (d.endpoint, "rec", "delivered", CURSOR - 1 + want, 60), CURSOR - 1 + want);
+    char *text = test_read_file (record, NULL);
+    cr_assert_not_null (text);
+    for (int i = 1; i <= STORED; i++) {
+        int n = deliveries_of (text, event_id (i));
+        if (i > CURSOR || i == RETRYING)
+            cr_expect_eq (n, 1, "event %d delivered %d times after the upgrade", i, n);
+        else
+            cr_expect_eq (n, 0, "event %d was delivered before: again %d times", i, n);
+    }
+    for (int i = 0; i < FRESH; i++)
+        cr_expect_eq (deliveries_of (text, fresh [i]), 1, "a new event");
+    free (text);
+    /* every old event is there, and a duplicate when sent again */
+    for (int i = 1; i <= STORED; i += 37) {
+        char *event = sink_stored_event (d.endpoint, event_id (i));
+        cr_expect_not_null (strstr (event, event_id (i)), "%s", event);
+        free (event);
+        char body [256];
+        snprintf (body, sizeof body, "{\"id\":\"%s\",\"streamName\":\"up\",\"error\":{\"type\":\"T\"}}", event_id (i));
+        char *reply = sink_request (d.endpoint, "PUT", body, "OK");
+        cr_expect_not_null (strstr (reply, "\"duplicate\":true"), "event %d sent again: %s", i, reply);
+        free (reply);
+    }
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"up\"}"), STORED + FRESH);
+    char *ckpt = sink_request (d.endpoint, "CKPT.GET", "{\"streamName\":\"up\"}", "OK");
+    cr_expect_not_null (strstr (ckpt, "old-token"), "the checkpoint: %s", ckpt);
+    free (ckpt);
+    cr_expect_eq (stat (spool, &st), 0, "the new events went through the spool");
+}
