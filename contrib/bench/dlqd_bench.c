@@ -41,6 +41,7 @@
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
  */
+#include "bench_ceiling.h"
 #include "bench_chain.h"
 #include "bench_daemon.h"
 #include "bench_events.h"
@@ -61,6 +62,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +83,10 @@
 #define TARGET_NAIVE        30.0
 #define TARGET_BATCHED      3.0
 #define TARGET_QUERYABLE    1.25    /* first PUT to all queryable, against the raw batched loop */
+#define TARGET_CEILING      0.35    /* durable acks against the transport ceiling (aim: 0.50) */
+#define PACED_RATE          10000.0 /* events/s offered by the paced clients */
+#define PACED_SECONDS       5
+#define TARGET_PACED_P99_MS 2.0
 #define ERR_LEN             4096
 #define PER_PUBLISH_EVENTS  5000    /* the amqp comparison's confirm-per-publish run, at most */
 
@@ -115,6 +121,7 @@ typedef struct {
     double naive_eps;           /* 0 when skipped */
     double batched_eps;
     double queryable_s;         /* from the first PUT until COUNT holds every event */
+    double ceiling_eps;         /* the same clients against a ROUTER that acks at once */
     size_t events;
     bench_chain_result_t chain;
     bool   failed;
@@ -534,6 +541,10 @@ print_ratios (const outcome_t *out)
     printf ("ratios          : %s naive, %.2fx raw batched  (targets >= %.0fx, >= %.2fx: %s)\n",
             naive, vs_batched, TARGET_NAIVE, TARGET_BATCHED,
             verdict (out->naive_eps == 0 || vs_naive >= TARGET_NAIVE, vs_batched >= TARGET_BATCHED));
+    if (out->ceiling_eps > 0)
+        printf ("vs ceiling      : %.2fx the transport ceiling  (target >= %.2f, aim 0.50: %s)\n",
+                out->gateway_eps / out->ceiling_eps, TARGET_CEILING,
+                out->gateway_eps / out->ceiling_eps >= TARGET_CEILING ? "met" : "MISSED");
     if (out->batched_eps > 0 && out->queryable_s > 0) {
         double raw_s = (double) out->events / out->batched_eps;
         printf ("queryable       : %.2f s from the first PUT vs %.2f s for the raw batched loop: %.2fx "
@@ -564,6 +575,68 @@ generate (const options_t *o)
 }
 
 /* The gateway phase: own daemon (or --endpoint), PUT load, checks, stop. */
+/* (a) the transport ceiling: the same clients and events against a ROUTER
+ * that acks at once. */
+static void
+ceiling_phase (const options_t *o, const bench_events_t *ev, outcome_t *out)
+{
+    void *ctx = zmq_ctx_new ();
+    char err [ERR_LEN];
+    bench_ceiling_t *ceiling = bench_ceiling_start (ctx, err, sizeof err);
+    if (!ceiling) {
+        fprintf (stderr, "dlqd_bench: %s\n", err);
+        zmq_ctx_term (ctx);
+        return;
+    }
+    bench_gateway_result_t r;
+    if (bench_gateway_run (ctx, bench_ceiling_endpoint (ceiling), ev, o->clients, o->window, REPLY_TIMEOUT_MS, &r)
+        && r.seconds > 0) {
+        out->ceiling_eps = (double) r.ok / r.seconds;
+        printf ("transport ceil. : %7.0f events/s  (a ROUTER that acks at once, same clients and events)\n",
+                out->ceiling_eps);
+    }
+    bench_gateway_result_free (&r);
+    bench_ceiling_stop (&ceiling);
+    zmq_ctx_term (ctx);
+}
+
+/* (g) ack latency at a fixed offered load, from paced clients, on a dlqd
+ * of its own (its events are the first ones of the workload). */
+static void
+paced_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    if (o->endpoint)
+        return;
+    void *ctx = zmq_ctx_new ();
+    bench_daemon_t daemon = { 0 };
+    char err [ERR_LEN], sub [4096];
+    snprintf (sub, sizeof sub, "%s/paced", dir);
+    mkdir (sub, 0750);
+    bench_events_t part = *ev;
+    if (part.count > (size_t) (PACED_RATE * PACED_SECONDS))
+        part.count = (size_t) (PACED_RATE * PACED_SECONDS);
+    if (!bench_daemon_start (&daemon, ctx, o->dlqd, sub, NULL, READY_TIMEOUT_MS, err, sizeof err)) {
+        fprintf (stderr, "dlqd_bench: %s\n", err);
+        out->failed = true;
+        zmq_ctx_term (ctx);
+        return;
+    }
+    bench_gateway_result_t r;
+    if (bench_gateway_run_paced (ctx, daemon.endpoint, &part, o->clients, PACED_RATE, REPLY_TIMEOUT_MS, &r)) {
+        double p50, p99, max;
+        bench_latency_summary (r.latency_ns, part.count, &p50, &p99, &max);
+        printf ("paced %5.0f/s   : p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu events  (target p99 <= %.1f ms: %s)\n",
+                PACED_RATE, p50, p99, max, part.count, TARGET_PACED_P99_MS, p99 <= TARGET_PACED_P99_MS ? "met" : "MISSED");
+    }
+    else {
+        fprintf (stderr, "dlqd_bench: the paced run failed: %s\n", r.failure);
+        out->failed = true;
+    }
+    bench_gateway_result_free (&r);
+    stop_daemon (&daemon, out);
+    zmq_ctx_term (ctx);
+}
+
 static void
 gateway_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
 {
@@ -722,7 +795,9 @@ main (int argc, char **argv)
     /* the sink comparisons asked for, nothing else */
     bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only;
     if (!o.chain_only && !only) {
+        ceiling_phase (&o, ev, &out);
         gateway_phase (&o, dir, ev, &out);
+        paced_phase (&o, dir, ev, &out);
         if (out.failed)
             fprintf (stderr, "dlqd_bench: the gateway run failed; SQLite references skipped\n");
         else {
