@@ -135,6 +135,11 @@ static bool
 load_ids (dlq_committer_t *self, dlq_embedded_t *store)
 {
     load_arg_t arg = { self->ids };
+    dlq_buf_t streams = DLQ_BUF_INIT;
+    int64_t stored = 0, bytes = 0;
+    if (dlq_embedded_stats (store, &streams, &stored, &bytes) == DLQ_STORE_OK && stored > 0)
+        dlq_id_index_reserve (self->ids, (size_t) stored + (size_t) stored / 8);
+    dlq_buf_free (&streams);
     if (dlq_embedded_each_id (store, load_stored, &arg) < 0) {
         snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
         return false;

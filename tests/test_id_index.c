@@ -45,6 +45,10 @@ Test (id_index, what_is_put_is_found_until_it_is_removed)
     cr_assert_eq (dlq_id_index_count (index), N - removed);
     for (int i = 0; i < N; i++)
         cr_assert_eq (dlq_id_index_get (index, hashes [i], &position), present [i], "after removals, %d", i);
+    dlq_id_index_reserve (index, 100000);
+    cr_assert_geq (dlq_id_index_bytes (index), 100000 * 16, "reserved");
+    for (int i = 0; i < N; i++)
+        cr_assert_eq (dlq_id_index_get (index, hashes [i], &position), present [i], "after the reserve, %d", i);
     dlq_id_index_destroy (&index);
     cr_assert_null (index);
 }

@@ -73,17 +73,29 @@ insert (dlq_id_index_t *self, entry_t e)
 }
 
 static void
-grow (dlq_id_index_t *self)
+resize (dlq_id_index_t *self, size_t capacity)
 {
     entry_t *old = self->slots;
     size_t old_capacity = self->capacity;
-    self->capacity = old_capacity + old_capacity / 2;
+    self->capacity = capacity;
     self->slots = dlq_calloc (self->capacity, sizeof *self->slots);
     self->count = 0;
     for (size_t i = 0; i < old_capacity; i++)
         if (old [i].hash)
             insert (self, old [i]);
     free (old);
+}
+
+static void grow (dlq_id_index_t *self) { resize (self, self->capacity + self->capacity / 2); }
+
+void
+dlq_id_index_reserve (dlq_id_index_t *self, size_t count)
+{
+    size_t want = count / MAX_LOAD_PERCENT * 100 + 1;
+    pthread_rwlock_wrlock (&self->lock);
+    if (want > self->capacity)
+        resize (self, want);
+    pthread_rwlock_unlock (&self->lock);
 }
 
 void

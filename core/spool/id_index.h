@@ -29,6 +29,10 @@ dlq_id_index_t *dlq_id_index_new (void);
 /* Accepts NULL and NULLs the pointer. */
 void dlq_id_index_destroy (dlq_id_index_t **self_p);
 
+/* Make room for count entries in all (one rehash now rather than many
+ * while they are put). */
+void dlq_id_index_reserve (dlq_id_index_t *self, size_t count);
+
 /* Add an id by its hash, with its record's position. */
 void dlq_id_index_put (dlq_id_index_t *self, uint64_t hash, uint64_t position);
 
