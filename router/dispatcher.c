@@ -482,8 +482,15 @@ dispatch_once (dlq_dispatcher_t *self, int64_t now)
     if (through > self->cursor && !mark_attempted (self, through)) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot record the delivery attempt; holding the batch",
                  sink_name (self));
-        for (size_t i = 0; i < self->count; i++)
+        /* the new events are read again from the cursor; the retries taken
+         * for this batch go back in the queue (they were lost until a
+         * restart before) */
+        for (size_t i = 0; i < self->count; i++) {
+            if (self->slots [i].retry)
+                dlq_retry_queue_push (self->retries, (dlq_retry_item_t) {
+                    self->slots [i].seq, self->slots [i].attempts, now + READ_RETRY_MS });
             dlq_event_destroy (&self->slots [i].event);
+        }
         self->count = 0;
         return;
     }
