@@ -2,6 +2,7 @@
  *  that name the file, line and setting and say what was expected.
  */
 #include "dlqd_config.h"
+#include "sink_config.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -210,4 +211,23 @@ Test (config, bad_replay_settings_are_errors)
                   "streams.[0].replay_route", "\"endpoint\" needs replay.listen");
     expect_error ("defaults: { replay_route = \"endpoint\"; };", DLQD_CONFIG_ERR_INVALID,
                   "defaults.replay_route", "\"endpoint\" needs replay.listen");
+}
+
+Test (config, a_sinks_backlog_limit_defaults_to_10_gib_and_zero_means_none)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    char text [1024];
+    snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n"
+              "sinks: { a: { type = \"noop\"; }; b: { type = \"noop\"; max_backlog_bytes = 0; };\n"
+              "         c: { type = \"noop\"; max_backlog_bytes = 4096; }; };\n", DLQD_PLUGIN_DIR);
+    cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_assert_eq (c->sink_count, 3);
+    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
+    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [1])->max_backlog_bytes, 0);
+    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [2])->max_backlog_bytes, 4096);
+    dlqd_config_destroy (&c);
+    snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n"
+              "sinks: { a: { type = \"noop\"; max_backlog_bytes = -1; }; };\n", DLQD_PLUGIN_DIR);
+    expect_error (text, DLQD_CONFIG_ERR_INVALID, "max_backlog_bytes", NULL);
 }
