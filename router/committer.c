@@ -41,9 +41,18 @@ struct dlq_committer {
     char             error [512];   /* why the store or spool could not be opened */
 };
 
+/* Take back the id index entries of the first count new events. */
+static void
+forget_fresh (dlq_committer_t *self, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        dlq_id_index_remove (self->ids, self->hashes [i], self->positions [i]);
+}
+
 /* Append the batch's new events; mark the rest duplicates. How many were
- * appended (their hashes and positions kept). */
-static size_t
+ * appended (their hashes and positions kept), or -1 when the spool refused
+ * one (then nothing is staged and the index is as it was). */
+static ssize_t
 append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
 {
     if (batch->count > self->fresh_cap) {
@@ -62,15 +71,17 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
         dlq_event_record_encode (event, &self->record);
         dlq_spool_part_t part = { self->record.data, self->record.len };
         if (dlq_spool_append (self->spool, DLQ_SPOOL_KIND_EVENT, &part, 1, &position) != DLQ_SPOOL_OK) {
-            /* cannot happen: max_message_bytes is far below the record limit */
-            batch->duplicate [i] = false;
-            continue;
+            /* a record over the spool's limit (far above max_message_bytes):
+             * the batch fails whole rather than ack an event not stored */
+            dlq_spool_discard (self->spool);
+            forget_fresh (self, fresh);
+            return -1;
         }
         dlq_id_index_put (self->ids, hash, position);
         self->hashes [fresh] = hash;
         self->positions [fresh++] = position;
     }
-    return fresh;
+    return (ssize_t) fresh;
 }
 
 static void
@@ -88,17 +99,20 @@ commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
         dlq_log (DLQ_LOG_ERROR, "refused %zu events: %s", batch->count, batch->error);
         return;
     }
-    size_t fresh = append_events (self, batch);
     char err [256] = "";
-    if (dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {
-        for (size_t i = 0; i < fresh; i++)
-            dlq_id_index_remove (self->ids, self->hashes [i], self->positions [i]);
+    ssize_t fresh = append_events (self, batch);
+    if (fresh < 0)
+        snprintf (err, sizeof err, "an event's record is over the spool's limit of %u bytes",
+                  (unsigned) DLQ_SPOOL_RECORD_LIMIT);
+    if (fresh < 0 || dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {
+        if (fresh > 0)
+            forget_fresh (self, (size_t) fresh);
         batch->failed = true;
         snprintf (batch->error, sizeof batch->error, "%s", err);
         dlq_log (DLQ_LOG_ERROR, "commit of %zu events failed: %s", batch->count, err);
         return;
     }
-    atomic_fetch_add (&self->events, fresh);
+    atomic_fetch_add (&self->events, (uint64_t) fresh);
     int64_t last = (int64_t) dlq_spool_last (self->spool);
     zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
 }
@@ -149,9 +163,7 @@ load_ids (dlq_committer_t *self, dlq_embedded_t *store)
     if (!dlq_embedded_spool_position (store, &position, &failed, self->error, sizeof self->error)) {
         if (failed)
             return false;
-        dlq_spool_stats_t st;
-        dlq_spool_stats (self->spool, &st);
-        position = st.begin;
+        position = dlq_spool_begin (self->spool);
     }
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, position);
     dlq_spool_entry_t e;

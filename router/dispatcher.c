@@ -209,16 +209,15 @@ spool_event_at (dlq_dispatcher_t *self, int64_t seq)
 static ssize_t
 spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_spool_event_fn *fn, void *arg)
 {
-    dlq_spool_stats_t st;
-    dlq_spool_stats (self->args.spool, &st);
+    uint64_t begin = dlq_spool_begin (self->args.spool);
     char err [512];
     dlq_spool_entry_t e;
     dlq_spool_result_t rc = DLQ_SPOOL_OK;
-    if (after < (int64_t) st.begin - 1 && after >= 0)
+    if (after < (int64_t) begin - 1 && after >= 0)
         return -1;                          /* older than the spool: in the store */
     if (after != self->reader_after) {
-        if (after < (int64_t) st.begin)
-            dlq_spool_reader_seek (self->reader, st.begin);
+        if (after < (int64_t) begin)
+            dlq_spool_reader_seek (self->reader, begin);
         else {
             dlq_spool_reader_seek (self->reader, (uint64_t) after);     /* the cursor's own record: passed over */
             rc = dlq_spool_reader_next (self->reader, &e, err, sizeof err);

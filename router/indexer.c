@@ -182,9 +182,7 @@ run (void *pipe, void *arg)
     bool ok = store && dlq_embedded_relax_sync (store, self->error, sizeof self->error) == DLQ_STORE_OK
               && open_sockets (self, sub, tip);
     if (ok && !dlq_embedded_spool_position (store, &start, &failed, self->error, sizeof self->error)) {
-        dlq_spool_stats_t st;
-        dlq_spool_stats (self->spool, &st);
-        start = st.begin;
+        start = dlq_spool_begin (self->spool);
         ok = !failed;
     }
     atomic_store (&self->position, start);

@@ -84,7 +84,7 @@ Test (spool, a_torn_tail_is_cut_and_every_acknowledged_event_is_there)
 Test (spool, a_bad_record_before_the_tail_stops_dlqd_naming_segment_and_offset)
 {
     /* 25 MB of events: the newest segment is longer than a torn tail can be
-     * (the largest write, 4 MiB, plus the largest record, 16 MiB) */
+     * (the largest write, 4 MiB) and the bad record is not the last */
     cr_assert (test_dlqd_start (&d, NULL, NULL));
     char id [DLQ_UUID_LEN + 1];
     static char body [20000];
@@ -175,4 +175,32 @@ Test (spool, a_dead_sink_at_its_backlog_limit_refuses_puts_naming_it_and_loses_n
         free (event);
     }
     cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"held\"}"), acked, "nothing refused was stored");
+}
+
+Test (spool, an_event_as_large_as_the_config_admits_is_stored_whole)
+{
+    /* 17 MiB: over the spool's first record limit (16 MiB), which acked such
+     * a PUT as stored without storing it */
+    enum { MESSAGE = 17 << 20 };
+    cr_assert (test_dlqd_start (&d, "max_message_bytes = 20971520;", NULL));
+    char *body = malloc (MESSAGE + 256);
+    int n = snprintf (body, 256, "{\"streamName\":\"huge\",\"error\":{\"type\":\"T\",\"message\":\"");
+    memset (body + n, 'q', MESSAGE);
+    snprintf (body + n + MESSAGE, 256, "\"}}");
+    char status [8] = "";
+    char *reply = NULL;
+    cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+    cr_assert_str_eq (status, "OK", "%s", reply);
+    char *id = sink_reply_text (reply, "id");
+    free (reply);
+    char *event = sink_stored_event (d.endpoint, id);
+    cr_expect_geq (strlen (event), (size_t) MESSAGE, "GET answers the whole event");
+    free (event);
+    cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
+    cr_assert (test_dlqd_restart (&d));
+    event = sink_stored_event (d.endpoint, id);
+    cr_expect_geq (strlen (event), (size_t) MESSAGE, "and again after a crash");
+    free (event);
+    free (id);
+    free (body);
 }

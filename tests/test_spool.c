@@ -517,3 +517,71 @@ Test (spool, segments_are_released_below_the_lowest_consumer_only)
     cr_assert_null (fast);
     dlq_spool_destroy (&spool);
 }
+
+/* Write a header declaring length bytes of kind 1, then fill bytes of 'g'
+ * (a payload whose checksum does not hold). */
+static void
+append_bad_record (uint32_t length, size_t fill)
+{
+    uint8_t header [DLQ_SPOOL_RECORD_HEADER];
+    dlq_spool_record_header (header, 1, "", 0);
+    header [4] = (uint8_t) length;
+    header [5] = (uint8_t) (length >> 8);
+    header [6] = (uint8_t) (length >> 16);
+    header [7] = (uint8_t) (length >> 24);
+    append_bytes (segment_path (0), header, sizeof header);
+    char *junk = malloc (fill);
+    memset (junk, 'g', fill);
+    append_bytes (segment_path (0), junk, fill);
+    free (junk);
+}
+
+Test (spool, a_lone_long_record_cut_short_is_a_torn_tail_however_long)
+{
+    /* a write is records of at most max_write_bytes in all, or one longer
+     * record alone: a record longer than a write that reaches the end of the
+     * file is what a crash inside that one write leaves */
+    dlq_spool_options_t options = { 1u << 30, 1u << 20, 4096 };
+    uint64_t positions [20];
+    uint64_t tip = write_log (&options, 20, positions);
+    append_bad_record (200000, 200000);
+    dlq_spool_recovery_t recovery;
+    dlq_spool_t *spool = open_spool (&options, &recovery);
+    cr_assert_eq (recovery.cut_position, tip);
+    cr_assert_eq (recovery.cut_bytes, DLQ_SPOOL_RECORD_HEADER + 200000);
+    dlq_spool_destroy (&spool);
+    /* ... but one that ends before the file does was followed by more writes: corruption */
+    append_bad_record (200000, 200000 + 8192);
+    dlq_spool_result_t rc;
+    cr_assert_null (dlq_spool_open (dir, &options, 0, NULL, &rc, err, sizeof err));
+    cr_assert_eq (rc, DLQ_SPOOL_CORRUPT, "%s", err);
+}
+
+Test (spool, a_header_declaring_more_than_the_file_holds_costs_no_allocation_of_it)
+{
+    /* the scan stops at a record the file ends inside, whatever length it declares */
+    uint64_t positions [5];
+    uint64_t tip = write_log (NULL, 5, positions);
+    append_bad_record (DLQ_SPOOL_RECORD_LIMIT, 100);
+    dlq_spool_recovery_t recovery;
+    dlq_spool_t *spool = open_spool (NULL, &recovery);
+    cr_assert_eq (recovery.cut_position, tip);
+    cr_assert_eq (dlq_spool_tip (spool), tip);
+    dlq_spool_destroy (&spool);
+}
+
+Test (spool, discarded_records_are_never_written)
+{
+    dlq_spool_t *spool = open_spool (NULL, NULL);
+    uint64_t first = append_one (spool, 0);
+    dlq_spool_discard (spool);
+    cr_assert_eq (dlq_spool_staged (spool), 0);
+    cr_assert_eq (append_one (spool, 1), first, "the discarded record's position is given again");
+    cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK);
+    dlq_spool_reader_t *reader = dlq_spool_reader_new (spool, dlq_spool_begin (spool));
+    expect_record (reader, 1, first);
+    dlq_spool_entry_t e;
+    cr_assert_eq (dlq_spool_reader_next (reader, &e, err, sizeof err), DLQ_SPOOL_END);
+    dlq_spool_reader_destroy (&reader);
+    dlq_spool_destroy (&spool);
+}

@@ -121,11 +121,6 @@ create_segment (dlq_spool_t *self, uint64_t base, char *err, size_t err_len)
     return true;
 }
 
-static uint64_t
-torn_window (const dlq_spool_t *self)
-{
-    return (uint64_t) self->options.max_write_bytes + self->options.max_record_bytes + DLQ_SPOOL_RECORD_HEADER;
-}
 
 /* Find where the newest segment's whole records end and cut the rest. */
 static dlq_spool_result_t
@@ -152,7 +147,7 @@ recover_newest (dlq_spool_t *self, uint64_t base, dlq_spool_recovery_t *recovery
         close (fd);
         return DLQ_SPOOL_ERROR;
     }
-    if (scan.bad && size - scan.valid_bytes > torn_window (self)) {
+    if (scan.bad && size - scan.valid_bytes > self->options.max_write_bytes && !scan.reaches_end) {
         snprintf (err, err_len, "spool segment %s: the record at offset %" PRIu64 " (position %" PRIu64
                   ") does not check, %" PRIu64 " bytes before the end: the log is corrupt there, not torn",
                   path, scan.valid_bytes, base + scan.valid_bytes, size - scan.valid_bytes);
@@ -310,6 +305,22 @@ dlq_spool_append (dlq_spool_t *self, uint8_t kind, const dlq_spool_part_t *parts
 
 size_t dlq_spool_staged (const dlq_spool_t *self) { return self->staged.len; }
 
+void
+dlq_spool_discard (dlq_spool_t *self)
+{
+    dlq_buf_reset (&self->staged);
+    self->staged_records = 0;
+}
+
+uint64_t
+dlq_spool_begin (dlq_spool_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    uint64_t begin = self->segments [0].base;
+    pthread_mutex_unlock (&self->lock);
+    return begin;
+}
+
 uint64_t dlq_spool_tip (const dlq_spool_t *self) { return atomic_load_explicit (&((dlq_spool_t *) self)->tip,
                                                                                 memory_order_acquire); }
 
@@ -369,14 +380,12 @@ dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
     if (self->cut_pending && !cut_back (self, newest.size)) {
         snprintf (err, err_len, "cannot cut the spool segment back to position %" PRIu64 " after a failed "
                   "write: %s", tip, strerror (errno));
-        dlq_buf_reset (&self->staged);
-        self->staged_records = 0;
+        dlq_spool_discard (self);
         return DLQ_SPOOL_ERROR;
     }
     if (newest.size >= self->options.segment_bytes) {
         if (!create_segment (self, tip, err, err_len)) {
-            dlq_buf_reset (&self->staged);
-            self->staged_records = 0;
+            dlq_spool_discard (self);
             return DLQ_SPOOL_ERROR;
         }
         newest = (segment_t) { tip, 0 };
@@ -392,8 +401,7 @@ dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
                       strerror (errno));
             self->cut_pending = true;
             cut_back (self, newest.size);
-            dlq_buf_reset (&self->staged);
-            self->staged_records = 0;
+            dlq_spool_discard (self);
             return DLQ_SPOOL_ERROR;
         }
         done = end;
@@ -405,8 +413,7 @@ dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
     pthread_mutex_unlock (&self->lock);
     atomic_store (&self->last, self->last_staged);
     atomic_store_explicit (&self->tip, tip + self->staged.len, memory_order_release);
-    dlq_buf_reset (&self->staged);
-    self->staged_records = 0;
+    dlq_spool_discard (self);
     return DLQ_SPOOL_OK;
 }
 

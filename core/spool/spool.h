@@ -16,9 +16,12 @@
  *  sync, and never a byte past it.
  *
  *  Recovery (dlq_spool_open): at most the last write can have been cut
- *  short by a crash, so a record that does not check within the last
- *  max_write_bytes + max_record_bytes of the newest segment is a torn tail:
- *  the segment is cut there and the cut reported (dlq_spool_recovery_t).
+ *  short by a crash, and a write is either records of at most
+ *  max_write_bytes in all or one longer record alone. So a record of the
+ *  newest segment that does not check is a torn tail when it starts within
+ *  its last max_write_bytes, or when its header is whole and the record it
+ *  declares reaches the end of the file: the segment is cut there and the
+ *  cut reported (dlq_spool_recovery_t).
  *  A bad record anywhere else is corruption of synced data: open fails
  *  (and a reader stops) with DLQ_SPOOL_CORRUPT and a message naming the
  *  segment and the offset; nothing is dropped silently.
@@ -49,11 +52,13 @@ typedef enum {
 
 typedef struct {
     uint64_t segment_bytes;     /* start a new segment past this size (default 64 MiB) */
-    uint32_t max_record_bytes;  /* the longest payload (default 16 MiB); a longer length is corruption */
+    uint32_t max_record_bytes;  /* the longest payload (default 256 MiB: above any event a config
+                                 * admits); a longer length is corruption */
     uint32_t max_write_bytes;   /* the longest single write before its fdatasync (default 4 MiB) */
 } dlq_spool_options_t;
 
-#define DLQ_SPOOL_OPTIONS_DEFAULT { 64u << 20, 16u << 20, 4u << 20 }
+#define DLQ_SPOOL_RECORD_LIMIT (256u << 20)
+#define DLQ_SPOOL_OPTIONS_DEFAULT { 64u << 20, DLQ_SPOOL_RECORD_LIMIT, 4u << 20 }
 
 typedef struct {
     uint64_t cut_position;      /* where the torn tail was cut (0 when none was) */
@@ -105,6 +110,13 @@ void dlq_spool_destroy (dlq_spool_t **self_p);
  * is given again. Writer thread only. */
 dlq_spool_result_t dlq_spool_append (dlq_spool_t *self, uint8_t kind, const dlq_spool_part_t *parts, size_t count,
                                      uint64_t *position_out);
+
+/* Drop every staged record (none of them is kept; their positions are
+ * given again). Writer thread only. */
+void dlq_spool_discard (dlq_spool_t *self);
+
+/* The position of the oldest byte kept (any thread). */
+uint64_t dlq_spool_begin (dlq_spool_t *self);
 
 /* Bytes staged and not yet synced. */
 size_t dlq_spool_staged (const dlq_spool_t *self);

@@ -58,6 +58,16 @@ dlq_spool_record_size (const uint8_t header [DLQ_SPOOL_RECORD_HEADER])
     return DLQ_SPOOL_RECORD_HEADER + (size_t) get_u32 (header + 4);
 }
 
+bool
+dlq_spool_record_declared (const uint8_t header [DLQ_SPOOL_RECORD_HEADER], uint32_t max_length, uint32_t *length_out)
+{
+    uint32_t length = get_u32 (header + 4);
+    if (header [8] == 0 || header [9] || header [10] || header [11] || length > max_length)
+        return false;
+    *length_out = length;
+    return true;
+}
+
 dlq_spool_record_result_t
 dlq_spool_record_parse (const uint8_t *bytes, size_t avail, uint32_t max_length,
                         dlq_spool_record_t *record_out, size_t *needed_out)
@@ -66,8 +76,8 @@ dlq_spool_record_parse (const uint8_t *bytes, size_t avail, uint32_t max_length,
         *needed_out = 0;
     if (avail < DLQ_SPOOL_RECORD_HEADER)
         return DLQ_SPOOL_RECORD_SHORT;
-    uint32_t length = get_u32 (bytes + 4);
-    if (bytes [8] == 0 || bytes [9] || bytes [10] || bytes [11] || length > max_length)
+    uint32_t length = 0;
+    if (!dlq_spool_record_declared (bytes, max_length, &length))
         return DLQ_SPOOL_RECORD_BAD;
     size_t needed = DLQ_SPOOL_RECORD_HEADER + (size_t) length;
     if (needed_out)

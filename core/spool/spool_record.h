@@ -15,6 +15,7 @@
 #ifndef SPOOL_RECORD_H
 #define SPOOL_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,12 @@ void dlq_spool_record_header (uint8_t out [DLQ_SPOOL_RECORD_HEADER], uint8_t kin
 /* The bytes a record takes, header included, by its header's length
  * field alone (for records this process wrote; nothing is checked). */
 size_t dlq_spool_record_size (const uint8_t header [DLQ_SPOOL_RECORD_HEADER]);
+
+/* The payload length a header declares when its kind, reserved bytes and
+ * length (at most max_length) are well formed; the checksum is not looked
+ * at. False otherwise. */
+bool dlq_spool_record_declared (const uint8_t header [DLQ_SPOOL_RECORD_HEADER], uint32_t max_length,
+                                uint32_t *length_out);
 
 /* The record at the start of the avail bytes at bytes, whose payload may
  * be at most max_length bytes. *needed_out (when not NULL) gets the bytes

@@ -99,13 +99,18 @@ dlq_spool_segment_scan (int fd, uint64_t size, uint32_t max_record_bytes, dlq_sp
             out->valid_bytes = offset + at;
             continue;
         }
+        uint32_t declared = 0;
         if (rc == DLQ_SPOOL_RECORD_BAD) {
             out->bad = true;
+            out->reaches_end = len - at >= DLQ_SPOOL_RECORD_HEADER
+                               && dlq_spool_record_declared (buf + at, max_record_bytes, &declared)
+                               && offset + at + DLQ_SPOOL_RECORD_HEADER + declared >= size;
             break;
         }
-        /* SHORT: move the partial record to the front and read more */
+        /* SHORT: move the partial record to the front and read more, unless
+         * the file ends before the record would (then it was cut short) */
         uint64_t left = size - (offset + len);
-        if (left == 0)
+        if (left == 0 || (needed && offset + at + needed > size))
             break;
         memmove (buf, buf + at, len - at);
         offset += at;

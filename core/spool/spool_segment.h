@@ -30,6 +30,8 @@ typedef struct {
     uint64_t last_record;       /* the offset of the last of them (when records > 0) */
     bool     bad;               /* what follows them is a record that does not check (else it is
                                    the end of the file or a record the file ends inside) */
+    bool     reaches_end;       /* that record's header is well formed and the record it declares
+                                   reaches the end of the file (a lone record cut short) */
 } dlq_spool_scan_t;
 
 /* Read the segment open on fd (size bytes) from its start and count its

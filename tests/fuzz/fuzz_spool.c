@@ -19,8 +19,9 @@
  *  it, and the header of what parses is the encoder's. Open fails exactly
  *  when a boundary is off (CORRUPT naming the segment before it) or when
  *  the newest segment's first record that does not check starts more than
- *  max_write_bytes + max_record_bytes + 12 bytes before the end (CORRUPT
- *  naming the segment and offset, and nothing cut); otherwise it cuts
+ *  max_write_bytes before the end and is not a well-formed header whose
+ *  record reaches the end (CORRUPT naming the segment and offset, and
+ *  nothing cut); otherwise it cuts
  *  exactly what follows the newest segment's whole records, reports that
  *  cut and its stats say so; dlq_spool_last is the last record found (in
  *  the newest segment, else in the one before it). A reader from the first
@@ -69,6 +70,7 @@ typedef struct {
     size_t         valid;           /* the whole, checking records at its start */
     size_t         records, last;   /* how many, and the offset of the last of them */
     bool           bad;             /* what follows them is a record that does not check */
+    bool           reaches_end;     /* ... whose whole header declares a record reaching the file's end */
     char           path [PATH_MAX];
 } segment_t;
 
@@ -167,6 +169,9 @@ scan_segment (segment_t *s, uint32_t max_length)
     }
     s->valid = at;
     s->bad = rc == DLQ_SPOOL_RECORD_BAD;
+    const uint8_t *h = s->data + at;
+    s->reaches_end = s->bad && s->len - at >= HEADER && h [8] && !h [9] && !h [10] && !h [11]
+                     && le32 (h + 4) <= max_length && at + HEADER + (size_t) le32 (h + 4) >= s->len;
 }
 
 static uint64_t
@@ -325,15 +330,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         scan_segment (&segs [i], max_length);
     }
     segment_t *newest = &segs [n - 1];
-    uint64_t window = (uint64_t) options->max_write_bytes + options->max_record_bytes + HEADER;
-
-    /* open: CORRUPT exactly at a boundary that is off or a bad record before the torn window */
+    /* open: CORRUPT exactly at a boundary that is off, or a bad record of the
+     * newest segment that starts before its last write and is not a lone
+     * record reaching the end (a write is at most max_write_bytes, or one
+     * longer record alone) */
     dlq_spool_recovery_t recovery = { 77, 77 };
     dlq_spool_result_t rc = DLQ_SPOOL_OK;
     err [0] = '\0';
     dlq_spool_t *spool = dlq_spool_open (dir, options, segs [0].base, &recovery, &rc, err, sizeof err);
     const char *corrupt_path = off ? segs [off - 1].path
-                             : newest->bad && newest->len - newest->valid > window ? newest->path : NULL;
+                             : newest->bad && newest->len - newest->valid > options->max_write_bytes
+                               && !newest->reaches_end ? newest->path : NULL;
     if (spool ? rc != DLQ_SPOOL_OK : !memchr (err, '\0', sizeof err) || !err [0])
         fuzz_fail ("open says %d, with a message of \"%s\"", rc, err);
     if (!spool && rc != DLQ_SPOOL_CORRUPT)
