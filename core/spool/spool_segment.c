@@ -84,7 +84,8 @@ dlq_spool_segment_scan (int fd, uint64_t size, uint32_t max_record_bytes, dlq_sp
                         char *err, size_t err_len)
 {
     memset (out, 0, sizeof *out);
-    size_t cap = SCAN_CHUNK;
+    /* no more than the file: a small segment is read in one small buffer */
+    size_t cap = size < SCAN_CHUNK ? (size_t) size + 1 : SCAN_CHUNK;
     uint8_t *buf = dlq_malloc (cap);
     uint64_t offset = 0;                /* of buf [0] in the file */
     size_t len = 0, at = 0;             /* bytes in buf; where the next record starts in it */
