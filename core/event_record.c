@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define ABSENT 0xFFFFFFFFu
-#define FIXED (1 + 8 * 3 + 4 + 16)      /* version, times, attempts, fingerprint */
+#define FIXED (1 + 8 + 8 * 3 + 4 + 16)  /* version, ordinal, times, attempts, fingerprint */
 
 static void
 put_u32 (dlq_buf_t *out, uint32_t v)
@@ -34,10 +34,11 @@ put_string (dlq_buf_t *out, const char *s, size_t len)
 }
 
 void
-dlq_event_record_encode (const dlq_event_t *e, dlq_buf_t *out)
+dlq_event_record_encode (const dlq_event_t *e, uint64_t ordinal, dlq_buf_t *out)
 {
     dlq_buf_reserve (out, FIXED + 7 * 4 + e->json_len + 256);
     dlq_buf_putc (out, DLQ_EVENT_RECORD_VERSION);
+    put_u64 (out, ordinal);
     put_u64 (out, (uint64_t) e->created_at);
     put_u64 (out, (uint64_t) e->expires_at);
     put_u64 (out, (uint64_t) e->first_attempt_at);
@@ -97,6 +98,7 @@ get_span (cursor_t *c, const char **s, size_t *len)
 }
 
 typedef struct {
+    uint64_t    ordinal;
     int64_t     times [3];
     uint32_t    attempts;
     const char *fingerprint;
@@ -111,6 +113,7 @@ parse (const uint8_t *bytes, size_t len, fields_t *f, int upto)
     if (len < FIXED || bytes [0] != DLQ_EVENT_RECORD_VERSION)
         return false;
     c.p++;
+    get_u64 (&c, &f->ordinal);
     for (int i = 0; i < 3; i++) {
         uint64_t v = 0;
         get_u64 (&c, &v);
@@ -181,6 +184,16 @@ dlq_event_record_id (const uint8_t *bytes, size_t len, const char **id_out, size
         return false;
     *id_out = f.strings [0];
     *id_len_out = f.lens [0];
+    return true;
+}
+
+bool
+dlq_event_record_ordinal (const uint8_t *bytes, size_t len, uint64_t *ordinal_out)
+{
+    fields_t f;
+    if (!parse (bytes, len, &f, 0))
+        return false;
+    *ordinal_out = f.ordinal;
     return true;
 }
 

@@ -3,6 +3,9 @@
  *  JSON, then the canonical JSON body byte for byte.
  *
  *    u8   version (1)
+ *    u64  ordinal: the event's number in the log (1 for the first event
+ *         the log ever held, one more for each after), so the events
+ *         between two records are the difference of their ordinals
  *    i64  created_at, expires_at, first_attempt_at (DLQ_TIME_NONE when absent)
  *    i32  attempts
  *    16 bytes: the fingerprint's hex digits
@@ -27,8 +30,9 @@
 
 #define DLQ_EVENT_RECORD_VERSION 1
 
-/* Append event's record (event->json set, fingerprint set) to out. */
-void dlq_event_record_encode (const dlq_event_t *event, dlq_buf_t *out);
+/* Append event's record (event->json set, fingerprint set), numbered
+ * ordinal, to out. */
+void dlq_event_record_encode (const dlq_event_t *event, uint64_t ordinal, dlq_buf_t *out);
 
 /* A new partial event from the record's len bytes, or NULL when they are
  * not an event record of this version (a damaged or foreign record). */
@@ -37,6 +41,9 @@ dlq_event_t *dlq_event_record_decode (const uint8_t *bytes, size_t len);
 /* The id and its length, read in place (no allocation); false when the
  * bytes are not an event record. */
 bool dlq_event_record_id (const uint8_t *bytes, size_t len, const char **id_out, size_t *id_len_out);
+
+/* The ordinal read in place; false when not an event record. */
+bool dlq_event_record_ordinal (const uint8_t *bytes, size_t len, uint64_t *ordinal_out);
 
 /* expires_at read in place; false when not an event record. */
 bool dlq_event_record_expires_at (const uint8_t *bytes, size_t len, int64_t *expires_at_out);

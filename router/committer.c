@@ -9,6 +9,7 @@
 #include "dlq_time.h"
 #include "embedded_index.h"
 #include "embedded_store.h"
+#include "event_ordinal.h"
 #include "event_record.h"
 #include "spool_kinds.h"
 #include "spool_ledger.h"
@@ -38,6 +39,7 @@ struct dlq_committer {
     size_t           fresh_cap;
     _Atomic uint64_t events;        /* event records in the spool past the store's position at start, plus
                                        those appended since */
+    _Atomic uint64_t ordinal;       /* of the newest event synced (event_record.h) */
     char             error [512];   /* why the store or spool could not be opened */
 };
 
@@ -68,7 +70,7 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
         if (batch->duplicate [i])
             continue;
         dlq_buf_reset (&self->record);
-        dlq_event_record_encode (event, &self->record);
+        dlq_event_record_encode (event, atomic_load (&self->ordinal) + fresh + 1, &self->record);
         dlq_spool_part_t part = { self->record.data, self->record.len };
         if (dlq_spool_append (self->spool, DLQ_SPOOL_KIND_EVENT, &part, 1, &position) != DLQ_SPOOL_OK) {
             /* a record over the spool's limit (far above max_message_bytes):
@@ -113,6 +115,7 @@ commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
         return;
     }
     atomic_fetch_add (&self->events, (uint64_t) fresh);
+    atomic_fetch_add (&self->ordinal, (uint64_t) fresh);
     int64_t last = (int64_t) dlq_spool_last (self->spool);
     zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
 }
@@ -200,6 +203,10 @@ open_spool (dlq_committer_t *self, dlq_embedded_t *store)
         dlq_log (DLQ_LOG_WARN, "spool: cut a torn tail of %" PRIu64 " bytes at position %" PRIu64
                  " (records of a write that never completed, so never acknowledged)",
                  recovery.cut_bytes, recovery.cut_position);
+    uint64_t ordinal = 0;
+    if (!dlq_event_ordinal_last (self->spool, &ordinal, self->error, sizeof self->error))
+        return false;
+    atomic_store (&self->ordinal, ordinal);
     return true;
 }
 
@@ -254,6 +261,7 @@ dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_en
 
 dlq_spool_t *dlq_committer_spool (dlq_committer_t *self) { return self->spool; }
 uint64_t dlq_committer_events (dlq_committer_t *self) { return atomic_load (&self->events); }
+uint64_t dlq_committer_ordinal (dlq_committer_t *self) { return atomic_load (&self->ordinal); }
 dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self) { return self->ids; }
 void *dlq_committer_socket (dlq_committer_t *self) { return dlq_actor_pipe (self->actor); }
 

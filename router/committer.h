@@ -17,7 +17,9 @@
  *  from the store and the spool records not indexed yet. After every sync
  *  it publishes the position of the spool's last record (8 bytes, int64:
  *  the highest seq) on a PUB socket bound at spool_tip_endpoint, which
- *  the indexer and the sinks' dispatchers read.
+ *  the indexer and the sinks' dispatchers read. Each event record it
+ *  appends carries the next ordinal (event_record.h), so event counts
+ *  between positions are subtractions (event_ordinal.h).
  *
  *  The front end talks to it over an inproc PAIR socket, passing batch
  *  pointers; at most one batch is in the committer at a time.
@@ -48,6 +50,11 @@ dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self);
  * start, plus every one appended since (any thread): less the indexer's
  * count since start, the events not indexed yet. */
 uint64_t dlq_committer_events (dlq_committer_t *self);
+
+/* The ordinal of the newest event synced (event_record.h; 0: none yet),
+ * any thread: less a consumer's ordinal, the events past it. It moves
+ * just after the spool's tip does, so a reader can be one batch ahead. */
+uint64_t dlq_committer_ordinal (dlq_committer_t *self);
 
 /* The socket to poll for ZMQ_POLLIN: a committed batch is ready. */
 void *dlq_committer_socket (dlq_committer_t *self);

@@ -15,6 +15,7 @@
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "dlq_log.h"
+#include "event_ordinal.h"
 #include "event_record.h"
 #include "spool_kinds.h"
 #include "dlq_time.h"
@@ -65,6 +66,10 @@ struct dlq_dispatcher {
     int64_t               retry_counted_ms; /* when the oldest retry was counted last */
     int64_t               tip_checked_ms;
     int64_t               cursor;           /* every seq <= cursor is handled */
+    uint64_t              ordinal;          /* of the last event at or before the cursor (event_ordinal.h) */
+    int64_t               before_spool;     /* events of the store from before the spool past the cursor */
+    uint64_t              batch_ordinal;    /* the same two for the batch in hand's new events */
+    int64_t               batch_before_spool;
     int64_t               attempted;        /* durable attempted marker */
     int64_t               restart_cursor;   /* (restart_cursor, restart_attempted]: */
     int64_t               restart_attempted;/*   may have reached the sink before a crash */
@@ -117,6 +122,28 @@ load_state (dlq_dispatcher_t *self)
     if ((int64_t) dlq_spool_last (self->args.spool) > self->tip)
         self->tip = (int64_t) dlq_spool_last (self->args.spool);
     self->tip_checked_ms = dlq_time_mono_ms ();
+    return true;
+}
+
+/* Where the cursor stands in events: its ordinal in the spool, and the
+ * events past it that only the store holds (a data_dir from before the
+ * spool, or a sink new to a log already released past its cursor). */
+static bool
+load_queue (dlq_dispatcher_t *self)
+{
+    char err [512];
+    if (!dlq_event_ordinal_through (self->args.spool, self->cursor, &self->ordinal, err, sizeof err)) {
+        snprintf (self->error, sizeof self->error, "sink %s: cannot count its backlog: %s", sink_name (self), err);
+        return false;
+    }
+    int64_t begin = (int64_t) dlq_spool_begin (self->args.spool);
+    self->before_spool = self->cursor < begin - 1
+        ? dlq_embedded_count_between (self->store, self->cursor, begin) : 0;
+    if (self->before_spool < 0) {
+        snprintf (self->error, sizeof self->error, "sink %s: cannot count its backlog: %s", sink_name (self),
+                  dlq_embedded_last_error (self->store));
+        return false;
+    }
     return true;
 }
 
@@ -188,6 +215,14 @@ hold_spool (dlq_dispatcher_t *self, bool recount)
     dlq_spool_consumer_set (self->consumer, (uint64_t) (oldest < needed ? oldest : needed));
 }
 
+/* Show STATS where the cursor stands and how many events wait for a retry. */
+static void
+publish_queue (dlq_dispatcher_t *self)
+{
+    dlq_sink_health_set_queue (self->args.status, self->ordinal, self->before_spool,
+                               dlq_retry_queue_size (self->retries));
+}
+
 /* The event whose record is at seq, or NULL when the spool no longer holds
  * it (the store does: a segment is released only once indexed). */
 static dlq_event_t *
@@ -231,6 +266,7 @@ spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_spool
         self->reader_after = (int64_t) e.position;
         if (e.kind != DLQ_SPOOL_KIND_EVENT)
             continue;
+        dlq_event_record_ordinal (e.payload, e.length, &self->batch_ordinal);
         dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
         if (!event) {
             dlq_log (DLQ_LOG_ERROR, "sink %s: the spool record at %" PRIu64 " is no event record; passed over",
@@ -298,11 +334,15 @@ take_new_events (dlq_dispatcher_t *self)
 {
     read_ctx_t ctx = { self, dlq_time_now_ms (), self->cursor };
     size_t room = self->batch_max - self->count;
+    self->batch_ordinal = self->ordinal;
+    self->batch_before_spool = 0;
     if (room == 0 || self->tip <= self->cursor)
         return self->cursor;
     ssize_t n = spool_read_after (self, self->cursor, room, take_new_event, &ctx);
-    if (n == -1)                            /* what the spool no longer holds: the store */
+    if (n == -1) {                          /* what the spool no longer holds: the store */
         n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
+        self->batch_before_spool = n > 0 ? n : 0;
+    }
     if (n < 0) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool (again in %d ms): %s", sink_name (self),
                  READ_RETRY_MS, dlq_embedded_last_error (self->store));
@@ -420,12 +460,18 @@ send_batch (dlq_dispatcher_t *self, int64_t through)
             if (self->outcomes [i].result == DLQ_SINK_FAIL)
                 dlq_sink_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
     }
-    if (through > self->cursor)
+    if (through > self->cursor) {
         u->cursor = self->cursor = through;
+        self->ordinal = self->batch_ordinal;
+        self->before_spool -= self->batch_before_spool;
+        if (self->before_spool < 0 || self->cursor >= (int64_t) dlq_spool_begin (self->args.spool) - 1)
+            self->before_spool = 0;
+    }
     hold_spool (self, false);
     for (size_t i = 0; i < self->count; i++)
         dlq_event_destroy (&self->slots [i].event);
     self->count = 0;
+    publish_queue (self);
     if (u->cursor < 0 && u->row_count == 0 && !u->delivered && !u->failed && !u->redelivered)
         dlq_ledger_update_destroy (&u);
     else {
@@ -491,6 +537,7 @@ dispatch_once (dlq_dispatcher_t *self, int64_t now)
             dlq_event_destroy (&self->slots [i].event);
         }
         self->count = 0;
+        publish_queue (self);
         return;
     }
     send_batch (self, through);
@@ -550,6 +597,7 @@ redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
     dlq_buf_printf (out, ",\"requeued\":%lld}", (long long) (n < 0 ? 0 : n));
     if (n > 0)
         dlq_log (DLQ_LOG_INFO, "sink %s: %lld failed deliveries requeued", sink_name (self), (long long) n);
+    publish_queue (self);
 }
 
 /* Read one request from the pipe and answer it; false on the stop message. */
@@ -584,8 +632,9 @@ static bool
 start (dlq_dispatcher_t *self)
 {
     self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
-    if (!self->store || !load_state (self))
+    if (!self->store || !load_state (self) || !load_queue (self))
         return false;
+    publish_queue (self);
     char name [DLQ_SINK_NAME_MAX + 8];
     snprintf (name, sizeof name, "sink:%s", sink_name (self));
     self->reader = dlq_spool_reader_new (self->args.spool, 0);

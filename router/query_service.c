@@ -431,17 +431,18 @@ format_sinks (worker_t *w, dlq_buf_t *out)
         const char *name = dlq_sink_config_name (sink);
         dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
         dlq_embedded_sink_state (w->store, name, &state);
+        int64_t backlog = 0, retrying = 0;
+        dlq_sink_health_t *health = dlq_sink_chain_health (w->sinks, i);
+        dlq_sink_health_queue (health, dlq_committer_ordinal (w->service->committer), &backlog, &retrying);
         dlq_buf_puts (out, i ? "," : "");
         dlq_json_write_string (out, name, strlen (name));
         dlq_buf_printf (out, ":{\"type\":\"%s\",\"backlog\":%lld,\"delivered\":%llu,"
                         "\"retrying\":%lld,\"failed\":%lld,\"redelivered\":%llu,",
-                        dlq_sink_config_ops (sink)->type,
-                        (long long) dlq_embedded_count_after (w->store, state.cursor),
-                        (unsigned long long) state.delivered,
-                        (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_RETRYING),
+                        dlq_sink_config_ops (sink)->type, (long long) backlog,
+                        (unsigned long long) state.delivered, (long long) retrying,
                         (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_FAILED),
                         (unsigned long long) state.redelivered);
-        dlq_sink_health_format (dlq_sink_chain_health (w->sinks, i), out);
+        dlq_sink_health_format (health, out);
         dlq_buf_puts (out, ",\"counters\":{");
         dlq_sink_config_format_counters (sink, out);
         dlq_buf_puts (out, "}}");

@@ -15,6 +15,9 @@ struct dlq_sink_health {
     char            circuit [16];
     char            last_error [256];
     int64_t         last_error_at;
+    uint64_t        ordinal;        /* the dispatcher's queue (dlq_sink_health_set_queue) */
+    int64_t         before_spool;
+    size_t          retrying;
 };
 
 dlq_sink_health_t *
@@ -65,5 +68,26 @@ dlq_sink_health_format (dlq_sink_health_t *self, dlq_buf_t *out)
         dlq_json_write_string (out, self->last_error, strlen (self->last_error));
         dlq_buf_printf (out, ",\"lastErrorAt\":\"%s\"", iso);
     }
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_sink_health_set_queue (dlq_sink_health_t *self, uint64_t ordinal, int64_t before_spool, size_t retrying)
+{
+    pthread_mutex_lock (&self->lock);
+    self->ordinal = ordinal;
+    self->before_spool = before_spool;
+    self->retrying = retrying;
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_sink_health_queue (dlq_sink_health_t *self, uint64_t newest, int64_t *backlog_out, int64_t *retrying_out)
+{
+    pthread_mutex_lock (&self->lock);
+    /* the dispatcher can have read a batch the committer has not counted yet */
+    uint64_t past = newest > self->ordinal ? newest - self->ordinal : 0;
+    *backlog_out = (int64_t) past + self->before_spool;
+    *retrying_out = (int64_t) self->retrying;
     pthread_mutex_unlock (&self->lock);
 }

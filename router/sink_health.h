@@ -1,6 +1,8 @@
 /*  sink_health — what a dispatcher shows the query threads about its sink
- *  while it runs: circuit state, the last error and when, batches in
- *  flight. Thread-safe (one writer, many readers, a mutex).
+ *  while it runs: circuit state, the last error and when, and its queue
+ *  (how far its cursor is, how many events wait for a retry), so STATS
+ *  counts a backlog of any size without reading it. Thread-safe (one
+ *  writer, many readers, a mutex).
  */
 #ifndef SINK_HEALTH_H
 #define SINK_HEALTH_H
@@ -17,6 +19,15 @@ void dlq_sink_health_destroy (dlq_sink_health_t **self_p);
 /* Dispatcher side. */
 void dlq_sink_health_set_circuit (dlq_sink_health_t *self, const char *state);
 void dlq_sink_health_set_error (dlq_sink_health_t *self, const char *error, int64_t at_ms);
+
+/* Dispatcher side: the ordinal of the last event at or before its cursor
+ * (event_ordinal.h), the events of the store from before the spool still
+ * past its cursor, and the events waiting for a retry. */
+void dlq_sink_health_set_queue (dlq_sink_health_t *self, uint64_t ordinal, int64_t before_spool, size_t retrying);
+
+/* Query side: the events past the cursor, given the ordinal of the newest
+ * event (dlq_committer_ordinal), and the events waiting for a retry. */
+void dlq_sink_health_queue (dlq_sink_health_t *self, uint64_t newest, int64_t *backlog_out, int64_t *retrying_out);
 
 /* Append "circuit":"closed","lastError":"...","lastErrorAt":"..." (the last
  * two only when there was an error) to out. */

@@ -151,3 +151,24 @@ Test (upgrade, a_data_dir_from_before_the_spool_is_taken_over_with_nothing_lost)
     free (ckpt);
     cr_expect_eq (stat (spool, &st), 0, "the new events went through the spool");
 }
+
+Test (upgrade, stats_counts_the_backlog_from_before_the_spool_and_the_new_events_behind_a_dead_sink)
+{
+    memset (&d, 0, sizeof d);
+    test_tmpdir (d.dir);
+    snprintf (d.data_dir, sizeof d.data_dir, "%s/data", d.dir);
+    make_old_data_dir ();
+    cr_assert (test_dlqd_start (&d, NULL, "sinks: { rec: { type = \"scripted\"; down = true; }; };"
+                                          "defaults: { retention_days = 0; chain = [ \"rec\" ]; };"));
+    char fresh [FRESH][DLQ_UUID_LEN + 1];
+    for (int i = 0; i < FRESH; i++)
+        sink_put_minimal (d.endpoint, "up", fresh [i]);
+    /* the old backlog past the cursor only the store holds, the old retry, the new events in the spool */
+    int64_t want = (STORED - CURSOR) + 1 + FRESH;
+    int64_t backlog = sink_stat (d.endpoint, "rec", "backlog"), retrying = sink_stat (d.endpoint, "rec", "retrying");
+    cr_expect_eq (backlog + retrying, want, "backlog %lld + retrying %lld", (long long) backlog, (long long) retrying);
+    cr_expect_geq (retrying, 1, "the retry from before the upgrade");
+    /* once the dead sink has tried them all, every one waits for a retry */
+    cr_expect_eq (sink_wait_stat (d.endpoint, "rec", "backlog", 0, 30), 0);
+    cr_expect_eq (sink_stat (d.endpoint, "rec", "retrying"), want);
+}

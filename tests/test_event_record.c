@@ -28,9 +28,13 @@ Test (event_record, the_routing_members_and_the_body_round_trip)
                               "\"firstAttemptAt\":\"2024-01-01T00:00:00.000Z\"}");
     e->expires_at = 1800000000000;
     dlq_buf_t rec = DLQ_BUF_INIT;
-    dlq_event_record_encode (e, &rec);
+    dlq_event_record_encode (e, 0x0102030405060708ull, &rec);
     dlq_event_t *back = dlq_event_record_decode ((const uint8_t *) rec.data, rec.len);
     cr_assert (back);
+    uint64_t ordinal = 0;
+    cr_assert (dlq_event_record_ordinal ((const uint8_t *) rec.data, rec.len, &ordinal));
+    cr_assert_eq (ordinal, 0x0102030405060708ull, "the ordinal, all 64 bits");
+    cr_assert_not (dlq_event_record_ordinal ((const uint8_t *) rec.data, 8, &ordinal), "a cut record has none");
     cr_assert_str_eq (back->id, e->id);
     cr_assert_str_eq (back->stream_name, "orders");
     cr_assert_str_eq (back->operation_type, "insert");
@@ -58,6 +62,7 @@ Test (event_record, the_routing_members_and_the_body_round_trip)
         cr_assert_null (dlq_event_record_decode ((const uint8_t *) rec.data, len), "cut at %zu", len);
     rec.data [0] = 9;
     cr_assert_null (dlq_event_record_decode ((const uint8_t *) rec.data, rec.len), "another version");
+    cr_assert_not (dlq_event_record_ordinal ((const uint8_t *) rec.data, rec.len, &ordinal), "another version");
     dlq_event_destroy (&back);
     dlq_event_destroy (&e);
     dlq_buf_free (&rec);
@@ -67,7 +72,7 @@ Test (event_record, absent_members_stay_absent)
 {
     dlq_event_t *e = decoded ("{\"streamName\":\"s\",\"error\":{\"type\":\"T\"}}");
     dlq_buf_t rec = DLQ_BUF_INIT;
-    dlq_event_record_encode (e, &rec);
+    dlq_event_record_encode (e, 1, &rec);
     dlq_event_t *back = dlq_event_record_decode ((const uint8_t *) rec.data, rec.len);
     cr_assert (back);
     cr_assert_null (back->operation_type);

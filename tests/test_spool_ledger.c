@@ -409,7 +409,7 @@ Test (spool_ledger, failed_commit_stores_neither_part)
         cr_assert_eq (state.attempted, 0);
         cr_assert_eq (state.delivered, 1);
         cr_assert_eq (state_of (store, "b").cursor, 0);
-        cr_assert_eq (dlq_embedded_count_after (store, 0), 2);
+        cr_assert_eq (dlq_embedded_count_between (store, 0, INT64_MAX), 2);
     }
 
     /* The store is usable after the rollbacks. */
@@ -651,12 +651,14 @@ Test (spool_ledger, sweep_leaves_a_gap_that_reads_skip)
     append_range (store, 3, 3, "s", BASE_MS + 100);         /* seq 3, 4, 5: expire */
     append_range (store, 6, 1, "t", NO_EXPIRY);             /* seq 6 */
     append_range (store, 7, 2, "t", BASE_MS + 100);         /* seq 7, 8: expire */
-    cr_assert_eq (dlq_embedded_count_after (store, 0), 8);
+    cr_assert_eq (dlq_embedded_count_between (store, 0, INT64_MAX), 8);
+    cr_assert_eq (dlq_embedded_count_between (store, 1, 7), 5, "both bounds left out");
+    cr_assert_eq (dlq_embedded_count_between (store, 3, 4), 0);
     cr_assert_eq (dlq_embedded_sweep (store, BASE_MS + 100, 100), 5);
     cr_assert_eq (dlq_embedded_last_seq (store), 8, "the newest seqs were swept, not forgotten");
-    cr_assert_eq (dlq_embedded_count_after (store, 0), 3);
-    cr_assert_eq (dlq_embedded_count_after (store, 2), 1);
-    cr_assert_eq (dlq_embedded_count_after (store, 6), 0);
+    cr_assert_eq (dlq_embedded_count_between (store, 0, INT64_MAX), 3);
+    cr_assert_eq (dlq_embedded_count_between (store, 2, INT64_MAX), 1);
+    cr_assert_eq (dlq_embedded_count_between (store, 6, INT64_MAX), 0);
 
     seen_events_t seen = { .count = 0 };
     cr_assert_eq (dlq_embedded_read_after (store, 1, 10, see_event, &seen), 2);
@@ -1155,7 +1157,7 @@ Test (spool_ledger, a_version_1_file_is_upgraded_by_the_writer)
      * read from the bodies), but no ledger. */
     dlq_embedded_t *store = open_store (DLQ_EMBEDDED_READER);
     cr_assert_eq (dlq_embedded_last_seq (store), 3);
-    cr_assert_eq (dlq_embedded_count_after (store, 0), 2);
+    cr_assert_eq (dlq_embedded_count_between (store, 0, INT64_MAX), 2);
     expect_spool (store, 2);
     dlq_sink_state_t state;
     cr_assert_eq (dlq_embedded_sink_state (store, "a", &state), DLQ_STORE_ERROR);
@@ -1463,7 +1465,7 @@ Test (spool_ledger, a_reader_sees_committed_ledger_state)
 
     append_range (writer, 1, 5, "s", NO_EXPIRY);
     cr_assert_eq (dlq_embedded_last_seq (reader), 5);
-    cr_assert_eq (dlq_embedded_count_after (reader, 2), 3);
+    cr_assert_eq (dlq_embedded_count_between (reader, 2, INT64_MAX), 3);
 
     dlq_delivery_row_t rows [] = {
         row_of (2, DLQ_DELIVERY_RETRYING, 1, BASE_MS, "x"),

@@ -565,3 +565,35 @@ bench_gateway_stats (void *sock, bool *ok, char *err, size_t err_len)
     free (body);
     return NULL;
 }
+
+bool
+bench_gateway_preload (void *zmq_ctx, const char *endpoint, size_t count, size_t chunk, uint64_t seed,
+                       int clients, int window, int reply_timeout_ms, const char *program, double *seconds_out)
+{
+    int64_t start = dlq_time_mono_ms ();
+    for (size_t done = 0, k = 0; done < count; k++) {
+        size_t n = count - done < chunk ? count - done : chunk;
+        char err [512];
+        bench_events_t *events = bench_events_generate (n, seed + k, BENCH_IDS_V7, err, sizeof err);
+        if (!events) {
+            fprintf (stderr, "%s: %s\n", program, err);
+            return false;
+        }
+        bench_gateway_result_t r;
+        bool ok = bench_gateway_run (zmq_ctx, endpoint, events, clients, window, reply_timeout_ms, &r)
+               && r.errors == 0;
+        if (!ok)
+            fprintf (stderr, "%s: preload: %s (%zu OK, %zu ERR%s%s)\n", program,
+                     r.failed ? r.failure : "ERR replies", r.ok, r.errors, r.first_err [0] ? ", first: " : "",
+                     r.first_err);
+        bench_gateway_result_free (&r);
+        bench_events_destroy (&events);
+        if (!ok)
+            return false;
+        done += n;
+        fprintf (stderr, "\r%s: preloaded %zu of %zu events", program, done, count);
+    }
+    fprintf (stderr, "\n");
+    *seconds_out = (double) (dlq_time_mono_ms () - start) / 1000.0;
+    return true;
+}

@@ -54,6 +54,15 @@ bool bench_gateway_run_paced (void *zmq_ctx, const char *endpoint, const bench_e
 
 void bench_gateway_result_free (bench_gateway_result_t *result);
 
+/* Store count fresh events (bench_events_generate, time-ordered ids, seeds
+ * from seed on) through bench_gateway_run, chunk generated at a time, with
+ * clients x window in flight; progress on stderr as "program: preloaded N
+ * of M events". The seconds it took in *seconds_out; false (the failure
+ * on stderr) when a run did not complete or a PUT was answered ERR. */
+bool bench_gateway_preload (void *zmq_ctx, const char *endpoint, size_t count, size_t chunk, uint64_t seed,
+                            int clients, int window, int reply_timeout_ms, const char *program,
+                            double *seconds_out);
+
 /* Sort the n latencies in place and give the p50, p99 and max of the
  * non-zero ones (acked events) in milliseconds; all 0 when none was acked. */
 void bench_latency_summary (uint64_t *latency_ns, size_t n,

@@ -69,9 +69,9 @@ sleep_ms (int ms)
 
 /* The pause before the next poll: 1/POLL_SHARE of the time the sink
  * still needs at its pace since the first poll, within [POLL_MS,
- * POLL_MAX_MS]. STATS counts a sink's backlog row by row, so polling a
- * long backlog every POLL_MS would take a core from the sink being
- * measured; near the end the backlog is short and the polls are
+ * POLL_MAX_MS]: a long drain is not polled more often than its end needs
+ * (each STATS is a request the gateway serves beside the sink being
+ * measured); near the end the backlog is short and the polls are
  * POLL_MS apart, so the end is still seen within POLL_MS. */
 static int
 poll_pause_ms (const bench_sink_stats_t *first, const bench_sink_stats_t *last, size_t count)

@@ -176,29 +176,10 @@ put_failure (const char *what, const bench_gateway_result_t *r)
 static bool
 preload (void *ctx, const char *endpoint, const options_t *o)
 {
-    int64_t start = dlq_time_mono_ms ();
-    for (size_t done = 0, chunk = 0; done < o->events; chunk++) {
-        size_t n = o->events - done < PRELOAD_CHUNK ? o->events - done : PRELOAD_CHUNK;
-        char err [512];
-        bench_events_t *events = bench_events_generate (n, 1000 + chunk, BENCH_IDS_V7, err, sizeof err);
-        if (!events) {
-            fprintf (stderr, PROGRAM ": %s\n", err);
-            return false;
-        }
-        bench_gateway_result_t r;
-        bool ok = bench_gateway_run (ctx, endpoint, events, PRELOAD_CLIENTS, PRELOAD_WINDOW, REPLY_TIMEOUT_MS, &r)
-               && r.errors == 0;
-        if (!ok)
-            put_failure ("preload", &r);
-        bench_gateway_result_free (&r);
-        bench_events_destroy (&events);
-        if (!ok)
-            return false;
-        done += n;
-        fprintf (stderr, "\r" PROGRAM ": preloaded %zu of %zu events", done, o->events);
-    }
-    double s = (double) (dlq_time_mono_ms () - start) / 1000.0;
-    fprintf (stderr, "\n");
+    double s = 0;
+    if (!bench_gateway_preload (ctx, endpoint, o->events, PRELOAD_CHUNK, 1000, PRELOAD_CLIENTS, PRELOAD_WINDOW,
+                                REPLY_TIMEOUT_MS, PROGRAM, &s))
+        return false;
     printf ("preload         : %zu events in %.1f s (%.0f events/s)\n", o->events, s,
             s > 0 ? (double) o->events / s : 0);
     return true;

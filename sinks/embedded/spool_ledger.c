@@ -118,7 +118,7 @@ static const char *const ledger_sql [LS_STMT_COUNT] = {
                            " coalesce((SELECT max(seq) FROM events), 0))",
     [LS_READ_AFTER]      = "SELECT " SPOOL_COLUMNS READ_AFTER_FROM,
     [LS_READ_SEQ]        = "SELECT " SPOOL_COLUMNS READ_SEQ_FROM,
-    [LS_COUNT_AFTER]     = "SELECT count(*) FROM events WHERE seq > ?1",
+    [LS_COUNT_BETWEEN]   = "SELECT count(*) FROM events WHERE seq > ?1 AND seq < ?2",
     [LS_SEQ_OF]          = "SELECT seq FROM events WHERE id = ?1",
     [LS_SINK_STATE]      = "SELECT cursor, attempted, delivered, failed, redelivered"
                            " FROM sink_state WHERE sink = ?1",
@@ -358,12 +358,13 @@ dlq_embedded_last_seq (dlq_embedded_t *self)
 }
 
 int64_t
-dlq_embedded_count_after (dlq_embedded_t *self, int64_t after)
+dlq_embedded_count_between (dlq_embedded_t *self, int64_t after, int64_t below)
 {
-    sqlite3_stmt *stmt = self->ledger [LS_COUNT_AFTER];
+    sqlite3_stmt *stmt = self->ledger [LS_COUNT_BETWEEN];
     int64_t count = -1;
     sqlite3_bind_int64 (stmt, 1, after);
-    return query_int64 (self, stmt, "count_after", &count, NULL) ? count : -1;
+    sqlite3_bind_int64 (stmt, 2, below);
+    return query_int64 (self, stmt, "count_between", &count, NULL) ? count : -1;
 }
 
 dlq_store_result_t

@@ -140,8 +140,9 @@ ssize_t dlq_embedded_read_after (dlq_embedded_t *self, int64_t after, size_t lim
  * DLQ_STORE_NOT_FOUND once it was swept. */
 dlq_store_result_t dlq_embedded_read_seq (dlq_embedded_t *self, int64_t seq, dlq_event_t **event_out);
 
-/* Number of events with seq > after (a sink's backlog), or -1. */
-int64_t dlq_embedded_count_after (dlq_embedded_t *self, int64_t after);
+/* Number of events with after < seq < below (a sink's backlog in the
+ * store from before the spool), or -1. */
+int64_t dlq_embedded_count_between (dlq_embedded_t *self, int64_t after, int64_t below);
 
 /* Number of a sink's rows in state, or -1. */
 int64_t dlq_embedded_count_state (dlq_embedded_t *self, const char *sink, dlq_delivery_state_t state);
