@@ -585,3 +585,20 @@ Test (spool, discarded_records_are_never_written)
     dlq_spool_reader_destroy (&reader);
     dlq_spool_destroy (&spool);
 }
+
+Test (spool, a_zero_option_is_the_default)
+{
+    dlq_spool_options_t zeros = { 0, 0, 0 };
+    dlq_spool_t *spool = open_spool (&zeros, NULL);
+    uint8_t payload [4096] = { 7 };
+    dlq_spool_part_t part = { payload, sizeof payload };
+    uint64_t position = 0;
+    for (int i = 0; i < 8; i++) {
+        cr_assert_eq (dlq_spool_append (spool, 1, &part, 1, &position), DLQ_SPOOL_OK, "a 4 KiB record");
+        cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK, "sync %d: %s", i, err);
+    }
+    dlq_spool_stats_t st;
+    dlq_spool_stats (spool, &st);
+    cr_assert_eq (st.segments, 1, "64 MiB segments: 32 KiB is one");
+    dlq_spool_destroy (&spool);
+}

@@ -249,6 +249,11 @@ dlq_spool_open (const char *dir, const dlq_spool_options_t *options, uint64_t st
     dlq_spool_t *self = dlq_calloc (1, sizeof *self);
     self->dir = dlq_strdup (dir);
     self->options = options ? *options : defaults;
+    /* a zero is "the default", for each of them */
+    if (self->options.segment_bytes == 0)
+        self->options.segment_bytes = defaults.segment_bytes;
+    if (self->options.max_record_bytes == 0)
+        self->options.max_record_bytes = defaults.max_record_bytes;
     if (self->options.max_write_bytes == 0)
         self->options.max_write_bytes = defaults.max_write_bytes;
     self->fd = -1;

@@ -95,7 +95,8 @@ typedef struct dlq_spool_reader dlq_spool_reader_t;
 /* Open (or create) the log in dir, made if missing; an empty directory
  * starts the log at position start. Cuts a torn tail (what was cut goes in
  * *recovery_out when not NULL). options NULL takes the defaults. NULL with
- * err set on failure (CORRUPT, ERROR: *result_out when not NULL). */
+ * err set on failure (CORRUPT, ERROR: *result_out when not NULL). A zero
+ * in options is the default for that option. */
 dlq_spool_t *dlq_spool_open (const char *dir, const dlq_spool_options_t *options, uint64_t start,
                              dlq_spool_recovery_t *recovery_out, dlq_spool_result_t *result_out,
                              char *err, size_t err_len);
