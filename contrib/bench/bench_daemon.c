@@ -227,3 +227,31 @@ bench_remove_tree (const char *path)
 {
     nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+bool
+bench_daemon_temp_dir (char *dir, size_t len, const char *name, const char *program)
+{
+    const char *base = getenv ("TMPDIR");
+    snprintf (dir, len, "%s/%s.XXXXXX", base && *base ? base : "/tmp", name);
+    if (mkdtemp (dir))
+        return true;
+    fprintf (stderr, "%s: cannot create %s: %s\n", program, dir, strerror (errno));
+    return false;
+}
+
+bool
+bench_daemon_finish (bench_daemon_t *self, const char *dir, bool keep, int wait_ms, const char *program)
+{
+    bool ok = true;
+    char err [4096];
+    double drain = 0;
+    if (self->pid && !bench_daemon_stop (self, wait_ms, &drain, err, sizeof err)) {
+        fprintf (stderr, "%s: %s\n", program, err);
+        ok = false;
+    }
+    if (!keep)
+        bench_remove_tree (dir);
+    else
+        printf ("kept %s\n", dir);
+    return ok;
+}

@@ -36,6 +36,15 @@ bool bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary
 bool bench_daemon_stop (bench_daemon_t *self, int wait_ms, double *drain_s,
                         char *err, size_t err_len);
 
+/* A new directory TMPDIR/NAME.XXXXXX (/tmp without TMPDIR) into dir (len
+ * bytes); false with the reason on stderr, after "program: ". */
+bool bench_daemon_temp_dir (char *dir, size_t len, const char *name, const char *program);
+
+/* The end of a run in dir: stop the daemon when it runs (bench_daemon_stop,
+ * wait_ms), then remove dir, or unless keep say on stdout it was kept.
+ * False when the daemon did not exit 0 (why on stderr, after "program: "). */
+bool bench_daemon_finish (bench_daemon_t *self, const char *dir, bool keep, int wait_ms, const char *program);
+
 /* A TCP port of 127.0.0.1 free right now (-1 when none): the kernel's
  * pick, released at once (another process could take it before use). */
 int bench_free_port (void);

@@ -571,13 +571,9 @@ measure (const options_t *o, void *ctx, const char *endpoint, const char *where)
 static bool
 measure_own (const options_t *o, void *ctx)
 {
-    const char *base = getenv ("TMPDIR");
     char dir [4096], err [4096], where [4200];
-    snprintf (dir, sizeof dir, "%s/dlqd-bench-ckpt.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp (dir)) {
-        fprintf (stderr, "dlqd_bench_ckpt: cannot create %s: %s\n", dir, strerror (errno));
+    if (!bench_daemon_temp_dir (dir, sizeof dir, "dlqd-bench-ckpt", "dlqd_bench_ckpt"))
         return false;
-    }
     bench_daemon_t daemon;
     memset (&daemon, 0, sizeof daemon);
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, dir, NULL, READY_TIMEOUT_MS, err, sizeof err);
@@ -585,14 +581,7 @@ measure_own (const options_t *o, void *ctx)
         fprintf (stderr, "dlqd_bench_ckpt: %s\n", err);
     snprintf (where, sizeof where, "started from %s, embedded store in %s", o->dlqd, dir);
     ok = ok && measure (o, ctx, daemon.endpoint, where);
-    double drain = 0;
-    if (daemon.pid && !bench_daemon_stop (&daemon, STOP_TIMEOUT_MS, &drain, err, sizeof err)) {
-        fprintf (stderr, "dlqd_bench_ckpt: %s\n", err);
-        ok = false;
-    }
-    if (!o->keep)
-        bench_remove_tree (dir);
-    return ok;
+    return bench_daemon_finish (&daemon, dir, o->keep, STOP_TIMEOUT_MS, "dlqd_bench_ckpt") && ok;
 }
 
 int

@@ -296,13 +296,9 @@ measure (void *ctx, const char *endpoint, const options_t *o)
 static bool
 measure_own (const options_t *o, void *ctx)
 {
-    const char *base = getenv ("TMPDIR");
     char dir [4096], err [4096];
-    snprintf (dir, sizeof dir, "%s/dlqd-bench-count.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp (dir)) {
-        fprintf (stderr, PROGRAM ": cannot create %s: %s\n", dir, strerror (errno));
+    if (!bench_daemon_temp_dir (dir, sizeof dir, "dlqd-bench-count", PROGRAM))
         return false;
-    }
     bench_daemon_t daemon;
     memset (&daemon, 0, sizeof daemon);
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, dir, NULL, READY_TIMEOUT_MS, err, sizeof err);
@@ -312,16 +308,7 @@ measure_own (const options_t *o, void *ctx)
         printf ("dlqd            : %s on %s (data in %s)\n", o->dlqd, daemon.endpoint, dir);
         ok = measure (ctx, daemon.endpoint, o);
     }
-    double drain = 0;
-    if (daemon.pid && !bench_daemon_stop (&daemon, STOP_TIMEOUT_MS, &drain, err, sizeof err)) {
-        fprintf (stderr, PROGRAM ": %s\n", err);
-        ok = false;
-    }
-    if (!o->keep)
-        bench_remove_tree (dir);
-    else
-        printf ("kept %s\n", dir);
-    return ok;
+    return bench_daemon_finish (&daemon, dir, o->keep, STOP_TIMEOUT_MS, PROGRAM) && ok;
 }
 
 int

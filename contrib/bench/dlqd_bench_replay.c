@@ -571,13 +571,9 @@ measure (const options_t *o, void *ctx, const bench_daemon_t *daemon, int replay
 static bool
 measure_own (const options_t *o, void *ctx)
 {
-    const char *base = getenv ("TMPDIR");
     char dir [4096], err [4096], config [512];
-    snprintf (dir, sizeof dir, "%s/dlqd-bench-replay.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp (dir)) {
-        fprintf (stderr, PROGRAM ": cannot create %s: %s\n", dir, strerror (errno));
+    if (!bench_daemon_temp_dir (dir, sizeof dir, "dlqd-bench-replay", PROGRAM))
         return false;
-    }
     int replay_port = bench_free_port ();
     format_config (o, replay_port, config, sizeof config);
     bench_daemon_t daemon;
@@ -590,16 +586,7 @@ measure_own (const options_t *o, void *ctx)
         print_header (o, o->dlqd, dir);
         ok = measure (o, ctx, &daemon, replay_port);
     }
-    double drain = 0;
-    if (daemon.pid && !bench_daemon_stop (&daemon, STOP_TIMEOUT_MS, &drain, err, sizeof err)) {
-        fprintf (stderr, PROGRAM ": %s\n", err);
-        ok = false;
-    }
-    if (!o->keep)
-        bench_remove_tree (dir);
-    else
-        printf ("kept %s\n", dir);
-    return ok;
+    return bench_daemon_finish (&daemon, dir, o->keep, STOP_TIMEOUT_MS, PROGRAM) && ok;
 }
 
 int

@@ -158,13 +158,6 @@ wait_indexed (void *sock)
     return false;
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
 static bool
 measure (void *ctx, const char *endpoint, const options_t *o)
 {
@@ -180,13 +173,13 @@ measure (void *ctx, const char *endpoint, const options_t *o)
         return false;
     }
     bool ok = wait_indexed (sock);
-    double *ms = calloc (o->calls, sizeof *ms);
+    uint64_t *ns = calloc (o->calls, sizeof *ns);
     char *last = NULL;
     for (size_t i = 0; ok && i < o->calls; i++) {
         free (last);
         int64_t start = dlq_time_mono_ns ();
         last = stats (sock);
-        ms [i] = (double) (dlq_time_mono_ns () - start) / 1e6;
+        ns [i] = (uint64_t) (dlq_time_mono_ns () - start);
         ok = last != NULL;
     }
     zmq_close (sock);
@@ -195,10 +188,10 @@ measure (void *ctx, const char *endpoint, const options_t *o)
                           *const retrying [] = { "sinks", SINK, "retrying" },
                           *const failed [] = { "sinks", SINK, "failed" };
         int64_t b = stat_of (last, backlog, 3), r = stat_of (last, retrying, 3), f = stat_of (last, failed, 3);
-        qsort (ms, o->calls, sizeof *ms, compare_doubles);
-        double p50 = ms [o->calls / 2], p99 = ms [(o->calls * 99) / 100 < o->calls ? (o->calls * 99) / 100 : o->calls - 1];
+        double p50, p99, max;
+        bench_latency_summary (ns, o->calls, &p50, &p99, &max);
         printf ("STATS    : %zu calls: p50 %.2f ms  p99 %.2f ms  max %.2f ms (target < %.0f ms: %s)\n", o->calls,
-                p50, p99, ms [o->calls - 1], TARGET_MS, p99 < TARGET_MS ? "met" : "MISSED");
+                p50, p99, max, TARGET_MS, p99 < TARGET_MS ? "met" : "MISSED");
         printf ("counted  : backlog %lld + retrying %lld + failed %lld = %lld of %zu events\n", (long long) b,
                 (long long) r, (long long) f, (long long) (b + r + f), o->events);
         if (b < 0 || r < 0 || f < 0 || (size_t) (b + r + f) != o->events) {
@@ -207,7 +200,7 @@ measure (void *ctx, const char *endpoint, const options_t *o)
         }
     }
     free (last);
-    free (ms);
+    free (ns);
     return ok;
 }
 
@@ -215,13 +208,9 @@ measure (void *ctx, const char *endpoint, const options_t *o)
 static bool
 measure_own (const options_t *o, void *ctx)
 {
-    const char *base = getenv ("TMPDIR");
     char dir [4096], err [4096], extra [512];
-    snprintf (dir, sizeof dir, "%s/dlqd-bench-stats.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp (dir)) {
-        fprintf (stderr, PROGRAM ": cannot create %s: %s\n", dir, strerror (errno));
+    if (!bench_daemon_temp_dir (dir, sizeof dir, "dlqd-bench-stats", PROGRAM))
         return false;
-    }
     int port = bench_free_port ();
     snprintf (extra, sizeof extra, "sinks: { " SINK ": { type = \"amqp\"; host = \"127.0.0.1\"; port = %d; }; };\n"
               "defaults: { chain = [ \"" SINK "\" ]; };\n", port > 0 ? port : 1);
@@ -234,16 +223,7 @@ measure_own (const options_t *o, void *ctx)
         printf ("dlqd     : %s on %s (data in %s)\n", o->dlqd, daemon.endpoint, dir);
         ok = measure (ctx, daemon.endpoint, o);
     }
-    double drain = 0;
-    if (daemon.pid && !bench_daemon_stop (&daemon, STOP_TIMEOUT_MS, &drain, err, sizeof err)) {
-        fprintf (stderr, PROGRAM ": %s\n", err);
-        ok = false;
-    }
-    if (!o->keep)
-        bench_remove_tree (dir);
-    else
-        printf ("kept %s\n", dir);
-    return ok;
+    return bench_daemon_finish (&daemon, dir, o->keep, STOP_TIMEOUT_MS, PROGRAM) && ok;
 }
 
 int
