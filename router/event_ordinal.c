@@ -57,11 +57,12 @@ dlq_event_ordinal_through (dlq_spool_t *spool, int64_t after, uint64_t *ordinal_
         dlq_spool_reader_seek (reader, (uint64_t) after);
         rc = dlq_spool_reader_next (reader, &own, err, err_len);
         if (rc == DLQ_SPOOL_OK && own.kind == DLQ_SPOOL_KIND_EVENT) {
+            /* the payload is the reader's: read it before the reader goes */
+            bool ok = dlq_event_record_ordinal (own.payload, own.length, ordinal_out);
             dlq_spool_reader_destroy (&reader);
-            if (dlq_event_record_ordinal (own.payload, own.length, ordinal_out))
-                return true;
-            snprintf (err, err_len, "the event record at %" PRId64 " of the spool has no ordinal", after);
-            return false;
+            if (!ok)
+                snprintf (err, err_len, "the event record at %" PRId64 " of the spool has no ordinal", after);
+            return ok;
         }
     }
     uint64_t next = 0;
