@@ -6,7 +6,9 @@
  *    1. generate every request before any timing: for the checkpoint runs
  *       the tokens ({"_data":"<counter>"}) and timestamps of N writes that
  *       alternate CKPT.SEEN and CKPT.PROCESSED over K streams; for the
- *       PUT runs N small FailedEvents (~150 bytes, their own UUIDv7 ids);
+ *       PUT runs N small FailedEvents (~150 bytes, fresh UUIDv7 ids for
+ *       every run, so that each PUT stores its event and none is a
+ *       duplicate);
  *    2. for each client count C of --clients: C threads, each a libdlq
  *       client (its own DEALER socket) keeping --window requests in flight
  *       (dlq_client_ckpt_seen_async / _processed_async, or put_async),
@@ -216,6 +218,24 @@ format_stamp (int64_t ms, char out [STAMP_SIZE])
     snprintf (out, STAMP_SIZE, "%.19s.%03dZ", text, (int) (ms % 1000));
 }
 
+/* The PUT bodies anew, each with a fresh id: every PUT run stores its
+ * events (a PUT of an id stored before is a duplicate: no write at all). */
+static void
+workload_fresh_puts (workload_t *w)
+{
+    for (size_t i = 0; i < w->ops; i++) {
+        char id [DLQ_CLIENT_ID_SIZE];
+        dlq_client_uuid_v7 (id);
+        free (w->bodies [i]);
+        int len = asprintf (&w->bodies [i],
+                            "{\"id\":\"%s\",\"streamName\":\"bench.put.%04zu\",\"error\":{\"type\":"
+                            "\"java.lang.IllegalStateException\",\"message\":\"boom %zu\"}}", id, i % w->streams, i);
+        if (len < 0)
+            abort ();
+        w->body_lens [i] = (size_t) len;
+    }
+}
+
 static workload_t *
 workload_new (size_t ops, size_t streams)
 {
@@ -232,17 +252,10 @@ workload_new (size_t ops, size_t streams)
     for (size_t k = 0; k < streams; k++)
         snprintf (w->names [k], sizeof w->names [k], "bench.ckpt.%04zu", k);
     for (size_t i = 0; i < ops; i++) {
-        char id [DLQ_CLIENT_ID_SIZE];
         snprintf (w->tokens [i], TOKEN_SIZE, "{\"_data\":\"%zu\"}", 1000000000 + i);
         format_stamp (FIRST_STAMP_MS + (int64_t) i, w->stamps [i]);
-        dlq_client_uuid_v7 (id);
-        int len = asprintf (&w->bodies [i],
-                            "{\"id\":\"%s\",\"streamName\":\"bench.put.%04zu\",\"error\":{\"type\":"
-                            "\"java.lang.IllegalStateException\",\"message\":\"boom %zu\"}}", id, i % streams, i);
-        if (len < 0)
-            abort ();
-        w->body_lens [i] = (size_t) len;
     }
+    workload_fresh_puts (w);
     return w;
 }
 
@@ -492,7 +505,7 @@ print_row (const char *label, const figures_t *ckpt, const figures_t *put)
 /* Every client count: repeat checkpoint and PUT runs, alternating; the
  * best median checkpoint figure into *best. False on a failure. */
 static bool
-run_all (const options_t *o, const workload_t *w, void *ctx, const char *endpoint, double *best)
+run_all (const options_t *o, workload_t *w, void *ctx, const char *endpoint, double *best)
 {
     figures_t ckpt [MAX_REPEAT], put [MAX_REPEAT];
     *best = 0;
@@ -501,6 +514,7 @@ run_all (const options_t *o, const workload_t *w, void *ctx, const char *endpoin
             ckpt [r] = run_pipelined (w, KIND_CKPT, ctx, endpoint, o->clients [k], o->window);
             if (ckpt [r].failed)
                 return false;
+            workload_fresh_puts (w);
             put [r] = run_pipelined (w, KIND_PUT, ctx, endpoint, o->clients [k], o->window);
             if (put [r].failed)
                 return false;
@@ -515,12 +529,13 @@ run_all (const options_t *o, const workload_t *w, void *ctx, const char *endpoin
 }
 
 static bool
-run_naive_pair (const options_t *o, const workload_t *w, void *ctx, const char *endpoint, double best)
+run_naive_pair (const options_t *o, workload_t *w, void *ctx, const char *endpoint, double best)
 {
     size_t ops = o->naive_ops < w->ops ? o->naive_ops : w->ops;
     if (ops == 0)
         return true;
     figures_t ckpt = run_naive (w, KIND_CKPT, ctx, endpoint, ops);
+    workload_fresh_puts (w);
     figures_t put = run_naive (w, KIND_PUT, ctx, endpoint, ops);
     if (ckpt.failed || put.failed)
         return false;
