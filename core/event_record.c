@@ -3,98 +3,32 @@
 #include "event_record.h"
 
 #include "dlq_alloc.h"
+#include "dlq_bytes.h"
 #include "dlq_time.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define ABSENT 0xFFFFFFFFu
 #define FIXED (1 + 8 + 8 * 3 + 4 + 16)  /* version, ordinal, times, attempts, fingerprint */
-
-static void
-put_u32 (dlq_buf_t *out, uint32_t v)
-{
-    uint8_t b [4] = { (uint8_t) v, (uint8_t) (v >> 8), (uint8_t) (v >> 16), (uint8_t) (v >> 24) };
-    dlq_buf_append (out, b, 4);
-}
-
-static void
-put_u64 (dlq_buf_t *out, uint64_t v)
-{
-    put_u32 (out, (uint32_t) v);
-    put_u32 (out, (uint32_t) (v >> 32));
-}
-
-static void
-put_string (dlq_buf_t *out, const char *s, size_t len)
-{
-    put_u32 (out, s ? (uint32_t) len : ABSENT);
-    if (s)
-        dlq_buf_append (out, s, len);
-}
 
 void
 dlq_event_record_encode (const dlq_event_t *e, uint64_t ordinal, dlq_buf_t *out)
 {
     dlq_buf_reserve (out, FIXED + 7 * 4 + e->json_len + 256);
     dlq_buf_putc (out, DLQ_EVENT_RECORD_VERSION);
-    put_u64 (out, ordinal);
-    put_u64 (out, (uint64_t) e->created_at);
-    put_u64 (out, (uint64_t) e->expires_at);
-    put_u64 (out, (uint64_t) e->first_attempt_at);
-    put_u32 (out, (uint32_t) e->attempts);
+    dlq_bytes_put_u64 (out, ordinal);
+    dlq_bytes_put_u64 (out, (uint64_t) e->created_at);
+    dlq_bytes_put_u64 (out, (uint64_t) e->expires_at);
+    dlq_bytes_put_u64 (out, (uint64_t) e->first_attempt_at);
+    dlq_bytes_put_u32 (out, (uint32_t) e->attempts);
     char fingerprint [16] = { 0 };
     memcpy (fingerprint, e->fingerprint, strnlen (e->fingerprint, sizeof fingerprint));
     dlq_buf_append (out, fingerprint, sizeof fingerprint);
     const char *strings [6] = { e->id, e->stream_name, e->status, e->error_type, e->operation_type,
                                 e->document_key };
     for (int i = 0; i < 6; i++)
-        put_string (out, strings [i], strings [i] ? strlen (strings [i]) : 0);
-    put_string (out, e->json, e->json_len);
-}
-
-typedef struct {
-    const uint8_t *p, *end;
-} cursor_t;
-
-static bool
-get_u32 (cursor_t *c, uint32_t *v)
-{
-    if (c->end - c->p < 4)
-        return false;
-    *v = (uint32_t) c->p [0] | (uint32_t) c->p [1] << 8 | (uint32_t) c->p [2] << 16 | (uint32_t) c->p [3] << 24;
-    c->p += 4;
-    return true;
-}
-
-static bool
-get_u64 (cursor_t *c, uint64_t *v)
-{
-    uint32_t lo, hi;
-    if (!get_u32 (c, &lo) || !get_u32 (c, &hi))
-        return false;
-    *v = (uint64_t) lo | (uint64_t) hi << 32;
-    return true;
-}
-
-/* A string in place: *s NULL when absent. */
-static bool
-get_span (cursor_t *c, const char **s, size_t *len)
-{
-    uint32_t n;
-    if (!get_u32 (c, &n))
-        return false;
-    if (n == ABSENT) {
-        *s = NULL;
-        *len = 0;
-        return true;
-    }
-    if ((size_t) (c->end - c->p) < n)
-        return false;
-    *s = (const char *) c->p;
-    *len = n;
-    c->p += n;
-    return true;
+        dlq_bytes_put_string (out, strings [i], strings [i] ? strlen (strings [i]) : 0);
+    dlq_bytes_put_string (out, e->json, e->json_len);
 }
 
 typedef struct {
@@ -109,22 +43,22 @@ typedef struct {
 static bool
 parse (const uint8_t *bytes, size_t len, fields_t *f, int upto)
 {
-    cursor_t c = { bytes, bytes + len };
+    dlq_bytes_reader_t c = { bytes, bytes + len };
     if (len < FIXED || bytes [0] != DLQ_EVENT_RECORD_VERSION)
         return false;
     c.p++;
-    get_u64 (&c, &f->ordinal);
+    dlq_bytes_get_u64 (&c, &f->ordinal);
     for (int i = 0; i < 3; i++) {
         uint64_t v = 0;
-        get_u64 (&c, &v);
+        dlq_bytes_get_u64 (&c, &v);
         f->times [i] = (int64_t) v;
     }
     f->attempts = 0;
-    get_u32 (&c, &f->attempts);
+    dlq_bytes_get_u32 (&c, &f->attempts);
     f->fingerprint = (const char *) c.p;
     c.p += 16;
     for (int i = 0; i < upto; i++)
-        if (!get_span (&c, &f->strings [i], &f->lens [i]))
+        if (!dlq_bytes_get_span (&c, &f->strings [i], &f->lens [i]))
             return false;
     return upto < 7 || c.p == c.end;
 }

@@ -68,7 +68,8 @@ unavailable (dlq_primary_t *primary, dlq_error_t *err)
 }
 
 static dlq_code_t
-do_get (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
+do_get (dlq_primary_t *primary, dlq_checkpoint_table_t *table, const dlq_json_value_t *root, dlq_buf_t *out,
+        dlq_error_t *err)
 {
     const char *stream = NULL;
     size_t len = 0;
@@ -76,7 +77,8 @@ do_get (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dl
     if (code != DLQ_OK)
         return code;
     char *name = dlq_strndup (stream, len);
-    dlq_store_result_t rc = dlq_primary_ckpt_get (primary, name, out);
+    dlq_store_result_t rc = !table ? dlq_primary_ckpt_get (primary, name, out)
+                          : dlq_checkpoint_table_get (table, name, out) ? DLQ_STORE_OK : DLQ_STORE_NOT_FOUND;
     if (rc == DLQ_STORE_NOT_FOUND)
         code = dlq_error_set (err, DLQ_ERR_NOT_FOUND, "streamName", "no checkpoint for stream %s", name);
     else
@@ -87,7 +89,8 @@ do_get (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dl
 }
 
 static dlq_code_t
-do_list (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
+do_list (dlq_primary_t *primary, dlq_checkpoint_table_t *table, const dlq_json_value_t *root, dlq_buf_t *out,
+         dlq_error_t *err)
 {
     static const char *const allowed [] = { "limit", "cursor", "prefix", NULL };
     int64_t limit = 0;
@@ -100,9 +103,12 @@ do_list (dlq_primary_t *primary, const dlq_json_value_t *root, dlq_buf_t *out, d
     if (code == DLQ_OK)
         code = dlq_params_string (root, "cursor", DLQ_CKPT_STREAM_MAX + 64, &cursor, err);
     dlq_buf_t records = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    dlq_store_result_t rc = code == DLQ_OK
-                          ? dlq_primary_ckpt_list (primary, prefix ? prefix : "", (size_t) limit, cursor,
-                                                   &records, &next) : DLQ_STORE_OK;
+    dlq_store_result_t rc = DLQ_STORE_OK;
+    if (code == DLQ_OK && table)
+        dlq_checkpoint_table_list (table, prefix ? prefix : "", (size_t) limit, cursor, &records, &next);
+    else
+    if (code == DLQ_OK)
+        rc = dlq_primary_ckpt_list (primary, prefix ? prefix : "", (size_t) limit, cursor, &records, &next);
     if (code == DLQ_OK && rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"checkpoints\":");
         dlq_buf_append (out, records.data, records.len);
@@ -147,15 +153,15 @@ do_write (dlq_primary_t *primary, dlq_verb_t verb, const dlq_json_value_t *root,
 }
 
 dlq_code_t
-dlq_ckpt_verbs_answer (dlq_primary_t *primary, dlq_verb_t verb, const dlq_json_value_t *root, dlq_buf_t *out,
-                       dlq_error_t *err)
+dlq_ckpt_verbs_answer (dlq_primary_t *primary, dlq_checkpoint_table_t *table, dlq_verb_t verb,
+                       const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
 {
     if (!dlq_primary_checkpoints (primary))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "checkpoints need a primary that keeps them "
                               "(embedded, postgres or mongo)");
     if (verb == DLQ_VERB_CKPT_GET)
-        return do_get (primary, root, out, err);
+        return do_get (primary, table, root, out, err);
     if (verb == DLQ_VERB_CKPT_LIST)
-        return do_list (primary, root, out, err);
+        return do_list (primary, table, root, out, err);
     return do_write (primary, verb, root, out, err);
 }

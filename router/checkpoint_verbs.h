@@ -1,14 +1,17 @@
 /*  checkpoint_verbs — the CKPT.* verbs (FlowWarden's CheckpointStore contract
  *  over the wire; README, "Checkpoints"). On the embedded primary the writes
  *  (SAVE, SEEN, PROCESSED, DELETE) are read by the front end and committed
- *  with the next group commit, answered once durable; GET and LIST are
- *  answered by a query thread from its reader. On a sink primary with the
- *  checkpoint calls, a query thread answers every verb through them.
+ *  with the next group commit (records of the spool's sync), answered once
+ *  durable; GET and LIST are answered by a query thread from the
+ *  committer's checkpoint table (every checkpoint as the synced writes
+ *  left it). On a sink primary with the checkpoint calls, a query thread
+ *  answers every verb through them.
  */
 #ifndef CHECKPOINT_VERBS_H
 #define CHECKPOINT_VERBS_H
 
 #include "checkpoint.h"
+#include "checkpoint_table.h"
 #include "dlq_buf.h"
 #include "dlq_code.h"
 #include "dlq_json.h"
@@ -29,9 +32,10 @@ dlq_code_t dlq_ckpt_read_write (dlq_verb_t verb, const void *body, size_t len, d
                                 bool *remove, dlq_error_t *err);
 
 /* Answer verb with its parsed request root (NULL: empty body) on a query
- * thread: GET / LIST on any primary that keeps checkpoints, the writes on
- * a sink primary. The OK body into out, or an error code with err. */
-dlq_code_t dlq_ckpt_verbs_answer (dlq_primary_t *primary, dlq_verb_t verb, const dlq_json_value_t *root,
-                                  dlq_buf_t *out, dlq_error_t *err);
+ * thread: GET / LIST on any primary that keeps checkpoints (from table
+ * when not NULL: the embedded primary's), the writes on a sink primary.
+ * The OK body into out, or an error code with err. */
+dlq_code_t dlq_ckpt_verbs_answer (dlq_primary_t *primary, dlq_checkpoint_table_t *table, dlq_verb_t verb,
+                                  const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err);
 
 #endif

@@ -9,6 +9,10 @@
 #include "dlq_time.h"
 #include "embedded_index.h"
 #include "embedded_store.h"
+#include "checkpoint_record.h"
+#include "checkpoint_table.h"
+#include "dlq_json.h"
+#include "embedded_checkpoints.h"
 #include "event_ordinal.h"
 #include "event_record.h"
 #include "spool_kinds.h"
@@ -40,6 +44,11 @@ struct dlq_committer {
     _Atomic uint64_t events;        /* event records in the spool past the store's position at start, plus
                                        those appended since */
     _Atomic uint64_t ordinal;       /* of the newest event synced (event_record.h) */
+    dlq_checkpoint_table_t *checkpoints;    /* every checkpoint as the synced writes left it */
+    dlq_sink_checkpoint_t  *after;          /* each checkpoint write of the batch: the record it leaves */
+    char                  **after_blocks;   /*   (its strings; NULL: it removes the record) */
+    size_t                  after_cap;
+    size_t                  max_checkpoint_bytes;
     char             error [512];   /* why the store or spool could not be opened */
 };
 
@@ -86,53 +95,159 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
     return (ssize_t) fresh;
 }
 
-static void
-commit_events (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
+/* The record of stream as the batch's writes before write i left it (in
+ * *record, true), or false when it has none; *block_out (may stay NULL)
+ * is the caller's to free. */
+static bool
+record_before (dlq_committer_t *self, const dlq_commit_batch_t *batch, size_t i, dlq_sink_checkpoint_t *record,
+               char **block_out)
 {
-    if (batch->count == 0)
-        return;
+    const char *stream = batch->ckpts [i].record.stream_name;
+    *block_out = NULL;
+    while (i-- > 0)
+        if (!batch->ckpts [i].refused && strcmp (batch->ckpts [i].record.stream_name, stream) == 0) {
+            *record = self->after [i];
+            return self->after_blocks [i] != NULL;
+        }
+    return dlq_checkpoint_table_copy (self->checkpoints, stream, record, block_out);
+}
+
+/* Append each checkpoint write as the record it leaves (or its removal),
+ * after the events staged before them (fresh of this batch), its reply
+ * made: the record after it, or {"streamName":...,"deleted":..}.
+ * False when the spool refused one (nothing staged is kept then). */
+static bool
+append_checkpoints (dlq_committer_t *self, dlq_commit_batch_t *batch, uint64_t fresh)
+{
+    if (batch->ckpt_count > self->after_cap) {
+        self->after_cap = batch->ckpt_count;
+        self->after = dlq_realloc (self->after, self->after_cap * sizeof *self->after);
+        self->after_blocks = dlq_realloc (self->after_blocks, self->after_cap * sizeof *self->after_blocks);
+    }
+    for (size_t i = 0; i < batch->ckpt_count; i++)
+        self->after_blocks [i] = NULL;
+    size_t bytes = dlq_checkpoint_table_bytes (self->checkpoints);     /* as the writes so far leave it */
+    for (size_t i = 0; i < batch->ckpt_count; i++) {
+        dlq_ckpt_write_t *w = &batch->ckpts [i];
+        dlq_sink_checkpoint_t current;
+        char *block = NULL;
+        bool had = record_before (self, batch, i, &current, &block);
+        dlq_sink_checkpoint_t after = w->remove ? w->record
+            : dlq_checkpoint_table_merge (had ? &current : NULL, &w->record, w->kind, w->now_ms);
+        size_t was = had ? dlq_checkpoint_table_cost (&current) : 0;
+        size_t will = w->remove ? 0 : dlq_checkpoint_table_cost (&after);
+        if (will > was && bytes - was + will > self->max_checkpoint_bytes) {
+            w->refused = true;
+            dlq_buf_reset (&w->reply);
+            dlq_buf_printf (&w->reply, "the checkpoints take %zu bytes of memory and this write would take them "
+                            "past gateway.max_checkpoint_bytes (%zu): delete checkpoints no longer used",
+                            bytes, self->max_checkpoint_bytes);
+            free (block);
+            continue;
+        }
+        bytes = bytes - was + will;
+        dlq_buf_reset (&self->record);
+        dlq_checkpoint_record_encode (&after, w->remove, atomic_load (&self->ordinal) + fresh, &self->record);
+        free (block);
+        dlq_buf_reset (&w->reply);
+        if (w->remove) {
+            dlq_buf_puts (&w->reply, "{\"streamName\":");
+            dlq_json_write_string (&w->reply, w->record.stream_name, strlen (w->record.stream_name));
+            dlq_buf_printf (&w->reply, ",\"deleted\":%s}", had ? "true" : "false");
+            self->after [i] = w->record;
+        }
+        else {
+            bool removed;
+            dlq_checkpoint_record_decode ((const uint8_t *) self->record.data, self->record.len, &self->after [i],
+                                          &removed, &self->after_blocks [i]);
+            dlq_checkpoint_format (&self->after [i], &w->reply);
+        }
+        uint64_t position;
+        dlq_spool_part_t part = { self->record.data, self->record.len };
+        if (dlq_spool_append (self->spool, DLQ_SPOOL_KIND_CHECKPOINT, &part, 1, &position) != DLQ_SPOOL_OK)
+            return false;
+    }
+    return true;
+}
+
+/* After the sync: the table as the batch's checkpoint writes leave it. */
+static void
+apply_checkpoints (dlq_committer_t *self, const dlq_commit_batch_t *batch)
+{
+    for (size_t i = 0; i < batch->ckpt_count; i++)
+        if (batch->ckpts [i].refused)
+            continue;
+        else
+        if (self->after_blocks [i])
+            dlq_checkpoint_table_put (self->checkpoints, &self->after [i]);
+        else
+            dlq_checkpoint_table_remove (self->checkpoints, batch->ckpts [i].record.stream_name);
+}
+
+static void
+free_after (dlq_committer_t *self, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free (self->after_blocks [i]);
+        self->after_blocks [i] = NULL;
+    }
+}
+
+/* The batch's events (unless a sink is over its backlog limit: then they
+ * fail, and the checkpoint writes go on) and checkpoint writes, appended
+ * and made durable by one sync; on failure none of them is kept. */
+static void
+commit (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
+{
     char sink [80];
     uint64_t held = 0, limit = 0;
-    if (dlq_spool_over_limit (self->spool, sink, sizeof sink, &held, &limit)) {
-        /* a sink that keeps more backlog than it may: nothing is taken until it catches up */
+    bool take_events = batch->count > 0;
+    if (take_events && dlq_spool_over_limit (self->spool, sink, sizeof sink, &held, &limit)) {
+        /* a sink that keeps more backlog than it may: no event is taken until it catches up */
         batch->failed = true;
         snprintf (batch->error, sizeof batch->error, "%s holds %" PRIu64 " bytes of backlog, over its "
                   "max_backlog_bytes (%" PRIu64 ")", sink, held, limit);
         dlq_log (DLQ_LOG_ERROR, "refused %zu events: %s", batch->count, batch->error);
-        return;
+        take_events = false;
     }
+    if (!take_events && batch->ckpt_count == 0)
+        return;
     char err [256] = "";
-    ssize_t fresh = append_events (self, batch);
-    if (fresh < 0)
+    ssize_t fresh = take_events ? append_events (self, batch) : 0;
+    bool ok = fresh >= 0;
+    if (!ok)
         snprintf (err, sizeof err, "an event's record is over the spool's limit of %u bytes",
                   (unsigned) DLQ_SPOOL_RECORD_LIMIT);
-    if (fresh < 0 || dlq_spool_sync (self->spool, err, sizeof err) != DLQ_SPOOL_OK) {
+    if (ok && !append_checkpoints (self, batch, (uint64_t) fresh)) {
+        snprintf (err, sizeof err, "a checkpoint's record is over the spool's limit of %u bytes",
+                  (unsigned) DLQ_SPOOL_RECORD_LIMIT);
+        dlq_spool_discard (self->spool);
+        ok = false;
+    }
+    if (ok)
+        ok = dlq_spool_sync (self->spool, err, sizeof err) == DLQ_SPOOL_OK;
+    if (!ok) {
         if (fresh > 0)
             forget_fresh (self, (size_t) fresh);
-        batch->failed = true;
-        snprintf (batch->error, sizeof batch->error, "%s", err);
-        dlq_log (DLQ_LOG_ERROR, "commit of %zu events failed: %s", batch->count, err);
+        if (take_events) {
+            batch->failed = true;
+            snprintf (batch->error, sizeof batch->error, "%s", err);
+        }
+        if (batch->ckpt_count) {
+            batch->ckpt_failed = true;
+            snprintf (batch->ckpt_error, sizeof batch->ckpt_error, "%s", err);
+        }
+        free_after (self, batch->ckpt_count);
+        dlq_log (DLQ_LOG_ERROR, "commit of %zu events and %zu checkpoint writes failed: %s",
+                 take_events ? batch->count : 0, batch->ckpt_count, err);
         return;
     }
+    apply_checkpoints (self, batch);
+    free_after (self, batch->ckpt_count);
     atomic_fetch_add (&self->events, (uint64_t) fresh);
     atomic_fetch_add (&self->ordinal, (uint64_t) fresh);
     int64_t last = (int64_t) dlq_spool_last (self->spool);
     zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
-}
-
-static void
-commit_checkpoints (dlq_committer_t *self, dlq_embedded_t *store, dlq_commit_batch_t *batch)
-{
-    if (batch->ckpt_count == 0)
-        return;
-    char err [256] = "";
-    dlq_store_result_t rc = dlq_embedded_commit_all (store, NULL, 0, NULL, NULL, 0, batch->ckpts, batch->ckpt_count,
-                                                     NULL, err, sizeof err);
-    if (rc != DLQ_STORE_OK) {
-        batch->ckpt_failed = true;
-        snprintf (batch->ckpt_error, sizeof batch->ckpt_error, "%s", err);
-        dlq_log (DLQ_LOG_ERROR, "commit of %zu checkpoint writes failed: %s", batch->ckpt_count, err);
-    }
 }
 
 typedef struct {
@@ -146,12 +261,42 @@ load_stored (const char *id, size_t len, int64_t seq, int64_t expires_at, void *
     dlq_id_index_put (a->ids, dlq_id_index_hash (id, len), (uint64_t) seq);
 }
 
-/* The id index from the store, then from the spool records past what it
- * indexed. */
+static void
+load_checkpoint (const dlq_sink_checkpoint_t *record, void *arg)
+{
+    dlq_committer_t *self = arg;
+    dlq_checkpoint_table_put (self->checkpoints, record);
+}
+
+/* A checkpoint write the store has not indexed yet: over what it holds. */
+static void
+load_checkpoint_record (dlq_committer_t *self, const dlq_spool_entry_t *e)
+{
+    dlq_sink_checkpoint_t record;
+    bool removed;
+    char *block = NULL;
+    if (!dlq_checkpoint_record_decode (e->payload, e->length, &record, &removed, &block)) {
+        dlq_log (DLQ_LOG_ERROR, "spool: the record at position %" PRIu64 " is no checkpoint record; passed over",
+                 e->position);
+        return;
+    }
+    if (removed)
+        dlq_checkpoint_table_remove (self->checkpoints, record.stream_name);
+    else
+        dlq_checkpoint_table_put (self->checkpoints, &record);
+    free (block);
+}
+
+/* The id index and the checkpoints from the store, then from the spool
+ * records past what it indexed. */
 static bool
 load_ids (dlq_committer_t *self, dlq_embedded_t *store)
 {
     load_arg_t arg = { self->ids };
+    if (dlq_embedded_ckpt_each (store, load_checkpoint, self) < 0) {
+        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+        return false;
+    }
     dlq_buf_t streams = DLQ_BUF_INIT;
     int64_t stored = 0, bytes = 0;
     if (dlq_embedded_stats (store, &streams, &stored, &bytes) == DLQ_STORE_OK && stored > 0)
@@ -178,6 +323,8 @@ load_ids (dlq_committer_t *self, dlq_embedded_t *store)
             atomic_fetch_add (&self->events, 1);
         if (e.kind == DLQ_SPOOL_KIND_EVENT && dlq_event_record_id (e.payload, e.length, &id, &len))
             dlq_id_index_put (self->ids, dlq_id_index_hash (id, len), e.position);
+        if (e.kind == DLQ_SPOOL_KIND_CHECKPOINT)
+            load_checkpoint_record (self, &e);
     }
     dlq_spool_reader_destroy (&reader);
     return rc == DLQ_SPOOL_END;
@@ -233,8 +380,7 @@ run (void *pipe, void *arg)
         dlq_commit_batch_t *batch = NULL;
         if (zmq_recv (pipe, &batch, sizeof batch, 0) != sizeof batch || !batch)
             break;
-        commit_events (self, tip, batch);
-        commit_checkpoints (self, store, batch);
+        commit (self, tip, batch);
         zmq_send (pipe, &batch, sizeof batch, 0);
     }
     zmq_close (tip);
@@ -242,13 +388,16 @@ run (void *pipe, void *arg)
 }
 
 dlq_committer_t *
-dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint, char *err, size_t err_len)
+dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint, size_t max_checkpoint_bytes,
+                   char *err, size_t err_len)
 {
     dlq_committer_t *self = dlq_calloc (1, sizeof *self);
+    self->max_checkpoint_bytes = max_checkpoint_bytes;
     self->zmq_ctx = zmq_ctx;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
     self->data_dir = dlq_strdup (data_dir);
     self->ids = dlq_id_index_new ();
+    self->checkpoints = dlq_checkpoint_table_new ();
     snprintf (self->error, sizeof self->error, "cannot start the committer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {
@@ -263,6 +412,7 @@ dlq_spool_t *dlq_committer_spool (dlq_committer_t *self) { return self->spool; }
 uint64_t dlq_committer_events (dlq_committer_t *self) { return atomic_load (&self->events); }
 uint64_t dlq_committer_ordinal (dlq_committer_t *self) { return atomic_load (&self->ordinal); }
 dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self) { return self->ids; }
+dlq_checkpoint_table_t *dlq_committer_checkpoints (dlq_committer_t *self) { return self->checkpoints; }
 void *dlq_committer_socket (dlq_committer_t *self) { return dlq_actor_pipe (self->actor); }
 
 void
@@ -289,6 +439,9 @@ dlq_committer_destroy (dlq_committer_t **self_p)
     dlq_actor_destroy (&self->actor);
     dlq_spool_destroy (&self->spool);
     dlq_id_index_destroy (&self->ids);
+    dlq_checkpoint_table_destroy (&self->checkpoints);
+    free (self->after);
+    free (self->after_blocks);
     dlq_buf_free (&self->record);
     free (self->hashes);
     free (self->positions);

@@ -8,13 +8,19 @@
  *  (indexer.h).
  *
  *  Checkpoint writes in the batch (CKPT.* on the embedded primary) are
- *  committed to the embedded store in one transaction of their own, after
- *  the events' sync.
+ *  records of the same sync (core/checkpoint_record.h): each is merged
+ *  into the checkpoint table (every checkpoint in memory, as the synced
+ *  writes left it: what CKPT.GET and CKPT.LIST read) and appended as the
+ *  record it leaves; the table changes once the sync succeeded, and the
+ *  embedded store applies the records behind (indexer.h). A write that
+ *  would take the table past max_checkpoint_bytes is refused (the write's
+ *  refused flag, its reply why); one that does not grow it never is.
  *
  *  At start it opens (creating and upgrading) the embedded store, opens
  *  the spool in DATA_DIR/spool (a new spool starts past the store's last
  *  seq, so positions and older seqs never meet) and fills the id index
- *  from the store and the spool records not indexed yet. After every sync
+ *  and the checkpoint table from the store and the spool records not
+ *  indexed yet. After every sync
  *  it publishes the position of the spool's last record (8 bytes, int64:
  *  the highest seq) on a PUB socket bound at spool_tip_endpoint, which
  *  the indexer and the sinks' dispatchers read. Each event record it
@@ -27,6 +33,7 @@
 #ifndef COMMITTER_H
 #define COMMITTER_H
 
+#include "checkpoint_table.h"
 #include "commit_batch.h"
 #include "id_index.h"
 #include "spool.h"
@@ -39,12 +46,13 @@ typedef struct dlq_committer dlq_committer_t;
 /* Start the thread (it opens the store and the spool before answering).
  * NULL with a message in err on failure (nothing left running). */
 dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint,
-                                    char *err, size_t err_len);
+                                    size_t max_checkpoint_bytes, char *err, size_t err_len);
 
 /* The spool (its readers are any thread's) and the id index (readable
  * from any thread); owned by the committer, alive until it is destroyed. */
 dlq_spool_t *dlq_committer_spool (dlq_committer_t *self);
 dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self);
+dlq_checkpoint_table_t *dlq_committer_checkpoints (dlq_committer_t *self);
 
 /* Event records the spool holds past where the embedded store stood at
  * start, plus every one appended since (any thread): less the indexer's

@@ -2,6 +2,7 @@
  */
 #include "event_ordinal.h"
 
+#include "checkpoint_record.h"
 #include "event_record.h"
 #include "spool_kinds.h"
 
@@ -35,13 +36,23 @@ dlq_event_ordinal_last (dlq_spool_t *spool, uint64_t *ordinal_out, char *err, si
     uint64_t last = dlq_spool_last (spool);
     if (last == 0)
         return true;
-    /* the newest record is an event's: every record the daemon writes is */
+    /* the newest record tells, whatever its kind: an event its ordinal, a
+     * checkpoint write the ordinal of the event before it */
     dlq_spool_reader_t *reader = dlq_spool_reader_new (spool, last);
-    dlq_spool_result_t rc = first_event (reader, ordinal_out, err, err_len);
+    dlq_spool_entry_t e;
+    dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, err_len);
+    bool ok = rc == DLQ_SPOOL_OK
+           && (e.kind == DLQ_SPOOL_KIND_EVENT ? dlq_event_record_ordinal (e.payload, e.length, ordinal_out)
+               : e.kind == DLQ_SPOOL_KIND_CHECKPOINT && dlq_checkpoint_record_events (e.payload, e.length,
+                                                                                      ordinal_out));
     dlq_spool_reader_destroy (&reader);
-    if (rc == DLQ_SPOOL_END)
-        snprintf (err, err_len, "the newest record of the spool (at %" PRIu64 ") is no event record", last);
-    return rc == DLQ_SPOOL_OK;
+    if (rc == DLQ_SPOOL_OK && !ok)
+        snprintf (err, err_len, "the newest record of the spool (at %" PRIu64 ", kind %u) has no event count",
+                  last, (unsigned) e.kind);
+    else
+    if (rc == DLQ_SPOOL_END || rc == DLQ_SPOOL_GONE)
+        snprintf (err, err_len, "the newest record of the spool (at %" PRIu64 ") cannot be read", last);
+    return ok;
 }
 
 bool
@@ -52,16 +63,19 @@ dlq_event_ordinal_through (dlq_spool_t *spool, int64_t after, uint64_t *ordinal_
     dlq_spool_result_t rc = DLQ_SPOOL_OK;
     bool past = false;                  /* the answer is the next event's ordinal less one */
     if (after >= 0 && (uint64_t) after >= begin) {
-        /* the record at after: the answer when it is an event's */
         dlq_spool_entry_t own;
         dlq_spool_reader_seek (reader, (uint64_t) after);
         rc = dlq_spool_reader_next (reader, &own, err, err_len);
-        if (rc == DLQ_SPOOL_OK && own.kind == DLQ_SPOOL_KIND_EVENT) {
-            /* the payload is the reader's: read it before the reader goes */
-            bool ok = dlq_event_record_ordinal (own.payload, own.length, ordinal_out);
+        if (rc == DLQ_SPOOL_OK && (own.kind == DLQ_SPOOL_KIND_EVENT || own.kind == DLQ_SPOOL_KIND_CHECKPOINT)) {
+            /* the record at after tells: an event its ordinal, a checkpoint
+             * write the ordinal of the event before it (the payload is the
+             * reader's: read it before the reader goes) */
+            bool ok = own.kind == DLQ_SPOOL_KIND_EVENT
+                    ? dlq_event_record_ordinal (own.payload, own.length, ordinal_out)
+                    : dlq_checkpoint_record_events (own.payload, own.length, ordinal_out);
             dlq_spool_reader_destroy (&reader);
             if (!ok)
-                snprintf (err, err_len, "the event record at %" PRId64 " of the spool has no ordinal", after);
+                snprintf (err, err_len, "the record at %" PRId64 " of the spool has no event count", after);
             return ok;
         }
     }

@@ -2,8 +2,10 @@
  *  without counting them: every event record carries its ordinal
  *  (core/event_record.h: 1 for the first event the log ever held, one
  *  more for each after), so the events past a position are the newest
- *  ordinal less the ordinal there, each read from one record. A sink's
- *  backlog in STATS costs a subtraction, whatever its size.
+ *  ordinal less the ordinal there, each read from one record (a
+ *  checkpoint write's record carries the ordinal of the event before it,
+ *  core/checkpoint_record.h). A sink's backlog in STATS costs a
+ *  subtraction, whatever its size.
  */
 #ifndef EVENT_ORDINAL_H
 #define EVENT_ORDINAL_H

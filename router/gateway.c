@@ -103,6 +103,12 @@ acknowledge_checkpoints (dlq_gateway_t *self, dlq_commit_batch_t *batch)
             continue;
         }
         const dlq_buf_t *reply = &batch->ckpts [i].reply;
+        if (batch->ckpts [i].refused) {
+            dlq_error_t err;
+            dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "%.*s", (int) reply->len, reply->data);
+            send_error (self, &batch->ckpt_identities [i], &batch->ckpt_request_ids [i], &err);
+            continue;
+        }
         send_reply (self, &batch->ckpt_identities [i], &batch->ckpt_request_ids [i], true, reply->data, reply->len);
     }
 }
@@ -617,7 +623,8 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     snprintf (tip, sizeof tip, "inproc://dlq-store-tip-%p", (void *) self);
     snprintf (spool_tip, sizeof spool_tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
-    self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, err, sizeof err);
+    self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, (size_t) config->max_checkpoint_bytes,
+                                         err, sizeof err);
     if (self->committer)
         self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
                                          dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,

@@ -8,6 +8,7 @@
 #include "dlq_time.h"
 #include "embedded_index.h"
 #include "embedded_store.h"
+#include "checkpoint_record.h"
 #include "event_record.h"
 #include "spool_kinds.h"
 #include "thread_priority.h"
@@ -43,12 +44,15 @@ struct dlq_indexer {
     char                  error [512];
 };
 
-/* One transaction's worth of events read from the spool. */
+/* One transaction's worth of events and checkpoint writes read from the spool. */
 typedef struct {
-    dlq_event_t **events;
-    int64_t      *seqs;
-    size_t        count;
-    uint64_t      end;          /* the position after the last record read */
+    dlq_event_t     **events;
+    int64_t          *seqs;
+    size_t            count;
+    dlq_ckpt_write_t *ckpts;        /* each a SAVE of the whole record, or a DELETE */
+    char            **ckpt_blocks;  /* the strings of each */
+    size_t            ckpt_count;
+    uint64_t          end;          /* the position after the last record read */
 } page_t;
 
 static void
@@ -57,6 +61,29 @@ page_clear (page_t *page)
     for (size_t i = 0; i < page->count; i++)
         dlq_event_destroy (&page->events [i]);
     page->count = 0;
+    for (size_t i = 0; i < page->ckpt_count; i++) {
+        free (page->ckpt_blocks [i]);
+        dlq_buf_free (&page->ckpts [i].reply);
+    }
+    page->ckpt_count = 0;
+}
+
+/* A checkpoint record into the page; false when it is none (logged). */
+static bool
+take_checkpoint (page_t *page, const dlq_spool_entry_t *e)
+{
+    dlq_ckpt_write_t *w = &page->ckpts [page->ckpt_count];
+    memset (w, 0, sizeof *w);
+    if (!dlq_checkpoint_record_decode (e->payload, e->length, &w->record, &w->remove,
+                                       &page->ckpt_blocks [page->ckpt_count])) {
+        dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no checkpoint record;"
+                 " passed over", e->position);
+        return false;
+    }
+    w->kind = DLQ_SINK_CKPT_SAVE;
+    w->now_ms = w->record.updated_at;
+    page->ckpt_count++;
+    return true;
 }
 
 /* Read records past the reader's position into page, up to max_batch
@@ -66,7 +93,7 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
 {
     size_t bytes = 0;
     page->end = dlq_spool_reader_position (reader);
-    while (page->count < self->max_batch && bytes < MAX_BATCH_BYTES) {
+    while (page->count + page->ckpt_count < self->max_batch && bytes < MAX_BATCH_BYTES) {
         dlq_spool_entry_t e;
         char err [512];
         dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, sizeof err);
@@ -82,6 +109,8 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
         }
         page->end = e.next;
         bytes += e.length;
+        if (e.kind == DLQ_SPOOL_KIND_CHECKPOINT)
+            take_checkpoint (page, &e);
         if (e.kind != DLQ_SPOOL_KIND_EVENT)
             continue;
         dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
@@ -106,11 +135,11 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
     char err [512] = "";
     int64_t last_seq = -1;
     dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, updates, count,
-                                                page->end, &last_seq, err, sizeof err);
+                                                page->ckpts, page->ckpt_count, page->end, &last_seq, err, sizeof err);
     dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
     if (rc != DLQ_STORE_OK) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events and %zu ledger updates failed (both are "
-                 "tried again): %s", page->count, count, err);
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes and %zu ledger updates"
+                 " failed (all are tried again): %s", page->count, page->ckpt_count, count, err);
         return false;
     }
     atomic_store (&self->position, page->end);
@@ -188,7 +217,9 @@ run (void *pipe, void *arg)
     atomic_store (&self->position, start);
     self->consumer = dlq_spool_consumer_new (self->spool, "index", start, 0);
     page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
-                    dlq_calloc (self->max_batch, sizeof (int64_t)), 0, start };
+                    dlq_calloc (self->max_batch, sizeof (int64_t)), 0,
+                    dlq_calloc (self->max_batch, sizeof (dlq_ckpt_write_t)),
+                    dlq_calloc (self->max_batch, sizeof (char *)), 0, start };
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);
     dlq_actor_ready (pipe, ok);
     int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms, retry_at = 0;
@@ -235,6 +266,8 @@ run (void *pipe, void *arg)
     dlq_spool_consumer_destroy (&self->consumer);
     free (page.events);
     free (page.seqs);
+    free (page.ckpts);
+    free (page.ckpt_blocks);
     zmq_close (sub);
     zmq_close (tip);
     dlq_embedded_destroy (&store);

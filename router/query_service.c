@@ -510,7 +510,9 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
     dlq_code_t code = parse_body (body, dlq_verb_body_optional (verb), &req, err);
     if (code == DLQ_OK) {
         if (dlq_ckpt_verb (verb))
-            code = dlq_ckpt_verbs_answer (w->primary, verb, req.root, out, err);
+            code = dlq_ckpt_verbs_answer (w->primary, w->config->primary_sink ? NULL
+                                          : dlq_committer_checkpoints (w->service->committer), verb, req.root,
+                                          out, err);
         else
         if (dlq_replay_verbs_handles (verb))
             code = dlq_replay_verbs_answer (w->replay, verb, req.root, out, err);
@@ -537,13 +539,13 @@ answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf
  * this request (the spool's tip now), for at most QUERY_CATCH_UP_MS: a
  * query then sees what its client was told is stored, unless the indexer
  * is further behind than that (STATS shows by how much). GET needs no wait
- * (it reads the spool), PING none. */
+ * (it reads the spool), CKPT.* none (the checkpoint table, or a sink
+ * primary), PING none. */
 static void
 catch_up (worker_t *w, const zmq_msg_t *verb)
 {
-    size_t len = zmq_msg_size (verb);
-    const char *v = zmq_msg_data ((zmq_msg_t *) verb);
-    if ((len == 3 && memcmp (v, "GET", 3) == 0) || (len == 4 && memcmp (v, "PING", 4) == 0))
+    dlq_verb_t v = dlq_verb_parse (zmq_msg_data ((zmq_msg_t *) verb), zmq_msg_size (verb));
+    if (v == DLQ_VERB_GET || v == DLQ_VERB_PING || dlq_ckpt_verb (v))
         return;
     uint64_t tip = dlq_spool_tip (w->service->spool);
     int64_t deadline = dlq_time_mono_ms () + QUERY_CATCH_UP_MS;

@@ -5,7 +5,8 @@
 #define SPOOL_KINDS_H
 
 enum {
-    DLQ_SPOOL_KIND_EVENT = 1    /* an accepted event (core/event_record.h) */
+    DLQ_SPOOL_KIND_EVENT = 1,       /* an accepted event (core/event_record.h) */
+    DLQ_SPOOL_KIND_CHECKPOINT = 2   /* a checkpoint write (core/checkpoint_record.h) */
 };
 
 #endif

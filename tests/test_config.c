@@ -57,6 +57,7 @@ Test (config, empty_file_gives_documented_defaults)
     cr_expect_eq (c->commit_max_batch_bytes, 16 * 1048576);
     cr_expect_eq (c->request_hwm, 16, "16 MiB of requests per connection at 1 MiB each");
     cr_expect_eq (c->reply_hwm, 10000);
+    cr_expect_eq (c->max_checkpoint_bytes, 256 << 20);
     cr_expect_eq (c->max_connections, 0, "derived from the open-files limit at start");
     cr_expect_eq (c->query_nice, 19);
     cr_expect_str_eq (c->primary, "embedded");
@@ -121,6 +122,8 @@ Test (config, values_out_of_range_or_of_the_wrong_type_are_errors)
     expect_error ("gateway: { listen = [ ]; };", DLQD_CONFIG_ERR_INVALID, "gateway.listen", "at least one");
     expect_error ("gateway: { listen = \"tcp://127.0.0.1:1\"; };", DLQD_CONFIG_ERR_INVALID, "gateway.listen", "array of strings");
     expect_error ("gateway: { commit: { max_batch = 0; }; };", DLQD_CONFIG_ERR_INVALID, "gateway.commit.max_batch", "from 1");
+    expect_error ("gateway: { max_checkpoint_bytes = 4096; };", DLQD_CONFIG_ERR_INVALID,
+                  "gateway.max_checkpoint_bytes", "expected an integer from 1048576");
     expect_error ("primary = \"mongo\";", DLQD_CONFIG_ERR_INVALID, "primary", "embedded");
     expect_error ("gateway: { max_message_bytes = 65536; max_frame_bytes = 2048; };", DLQD_CONFIG_ERR_INVALID,
                   "max_frame_bytes", "at least max_message_bytes");

@@ -138,6 +138,6 @@ Test (event_ordinal, a_record_that_is_no_event_record_is_an_error_not_a_count)
     cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK, "%s", err);
     uint64_t ordinal = 0;
     cr_assert_not (dlq_event_ordinal_last (spool, &ordinal, err, sizeof err));
-    cr_assert (strstr (err, "no ordinal"), "%s", err);
+    cr_assert (strstr (err, "no event count"), "%s", err);
     cr_assert_not (dlq_event_ordinal_through (spool, (int64_t) position, &ordinal, err, sizeof err));
 }

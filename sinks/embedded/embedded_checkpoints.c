@@ -37,6 +37,7 @@ static const char *const ckpt_sql [CK_STMT_COUNT] = {
     /* ?2 = prefix: from the prefix on, while the name starts with it. */
     [CK_LIST]      = "SELECT " CKPT_COLUMNS " FROM checkpoints WHERE stream_name > ?1 AND stream_name >= ?2"
                      " AND substr (stream_name, 1, length (?2)) = ?2 ORDER BY stream_name LIMIT ?3",
+    [CK_ALL]       = "SELECT " CKPT_COLUMNS " FROM checkpoints",
 };
 
 bool
@@ -60,16 +61,24 @@ column_time (sqlite3_stmt *stmt, int i)
     return sqlite3_column_type (stmt, i) == SQLITE_NULL ? DLQ_SINK_TIME_NONE : sqlite3_column_int64 (stmt, i);
 }
 
-/* The current row of a statement selecting CKPT_COLUMNS, as JSON. */
-static void
-format_row (sqlite3_stmt *stmt, dlq_buf_t *out)
+/* The current row of a statement selecting CKPT_COLUMNS (valid until the
+ * next step). */
+static dlq_sink_checkpoint_t
+row_record (sqlite3_stmt *stmt)
 {
-    dlq_sink_checkpoint_t r = {
+    return (dlq_sink_checkpoint_t) {
         .stream_name = column_text (stmt, 0), .instance_id = column_text (stmt, 1),
         .last_seen_token = column_text (stmt, 2), .last_seen_at = column_time (stmt, 3),
         .last_processed_token = column_text (stmt, 4), .last_processed_at = column_time (stmt, 5),
         .metadata = column_text (stmt, 6), .updated_at = column_time (stmt, 7),
     };
+}
+
+/* The current row, as JSON. */
+static void
+format_row (sqlite3_stmt *stmt, dlq_buf_t *out)
+{
+    dlq_sink_checkpoint_t r = row_record (stmt);
     dlq_checkpoint_format (&r, out);
 }
 
@@ -184,4 +193,23 @@ dlq_embedded_ckpt_list (dlq_embedded_t *self, const char *prefix, size_t limit, 
         embedded_fail_sqlite (self, "cannot list checkpoints");
     embedded_stmt_release (stmt);
     return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
+}
+
+int64_t
+dlq_embedded_ckpt_each (dlq_embedded_t *self, dlq_embedded_ckpt_fn *fn, void *arg)
+{
+    if (!self->ckpt [CK_ALL])
+        return 0;                       /* a file from before checkpoints holds none */
+    sqlite3_stmt *stmt = self->ckpt [CK_ALL];
+    int64_t n = 0;
+    int rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        dlq_sink_checkpoint_t r = row_record (stmt);
+        fn (&r, arg);
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        embedded_fail_sqlite (self, "cannot read the checkpoints");
+    embedded_stmt_release (stmt);
+    return rc == SQLITE_DONE ? n : -1;
 }

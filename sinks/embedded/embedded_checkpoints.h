@@ -8,10 +8,12 @@
  *
  *  Tokens and metadata are compact JSON text, times ms since the epoch.
  *  Writes are applied by the writer inside its commit transaction
- *  (dlq_embedded_commit_all, spool_ledger.h), so a checkpoint is durable
- *  when the PUTs of the same group commit are, for one fsync. CKPT.SEEN and
- *  CKPT.PROCESSED are each one upsert naming only their two columns (and
- *  updated_at): they never overwrite each other's fields.
+ *  (dlq_embedded_index, embedded_index.h; dlq_embedded_commit_all,
+ *  spool_ledger.h). The daemon's checkpoint writes are durable in the spool
+ *  first (core/checkpoint_record.h): the indexer applies each as a SAVE of
+ *  the whole record as the write left it, or a DELETE. CKPT.SEEN and
+ *  CKPT.PROCESSED as statements are each one upsert naming only their two
+ *  columns (and updated_at): they never overwrite each other's fields.
  */
 #ifndef EMBEDDED_CHECKPOINTS_H
 #define EMBEDDED_CHECKPOINTS_H
@@ -31,7 +33,10 @@ typedef struct {
     dlq_sink_checkpoint_t  record;      /* the stream name, and the values kind writes */
     int64_t                now_ms;      /* updated_at */
     dlq_buf_t              reply;       /* filled by the commit: the record after the
-                                         * write, or {"streamName":...,"deleted":bool} */
+                                         * write, or {"streamName":...,"deleted":bool};
+                                         * or, refused, why */
+    bool                   refused;     /* set by the daemon's committer: not made (the
+                                         * checkpoints' memory is full) */
 } dlq_ckpt_write_t;
 
 /* The record of stream (its JSON, dlq_checkpoint_format) into out;
@@ -44,5 +49,10 @@ dlq_store_result_t dlq_embedded_ckpt_get (dlq_embedded_t *self, const char *stre
  * empty on the last page). */
 dlq_store_result_t dlq_embedded_ckpt_list (dlq_embedded_t *self, const char *prefix, size_t limit,
                                            const char *cursor, dlq_buf_t *records_out, dlq_buf_t *cursor_out);
+
+/* Call fn with every record (valid during the call only), in no order;
+ * how many, or -1 (the error in dlq_embedded_last_error). */
+typedef void dlq_embedded_ckpt_fn (const dlq_sink_checkpoint_t *record, void *arg);
+int64_t dlq_embedded_ckpt_each (dlq_embedded_t *self, dlq_embedded_ckpt_fn *fn, void *arg);
 
 #endif

@@ -12,6 +12,7 @@
 #ifndef EMBEDDED_INDEX_H
 #define EMBEDDED_INDEX_H
 
+#include "embedded_checkpoints.h"
 #include "embedded_store.h"
 #include "spool_ledger.h"
 
@@ -20,13 +21,15 @@
 #include <stdint.h>
 
 /* Writer: in ONE transaction insert count events at seqs (ascending; an id
- * already stored is passed over), apply the ledger updates, and set the
- * indexed spool position to position; then commit. *last_seq_out (may be
- * NULL) receives the highest seq after the commit. Nothing is stored on
- * DLQ_STORE_ERROR. */
+ * already stored is passed over), apply the ledger updates and the
+ * checkpoint writes (in order; their replies are filled and not needed),
+ * and set the indexed spool position to position; then commit.
+ * *last_seq_out (may be NULL) receives the highest seq after the commit.
+ * Nothing is stored on DLQ_STORE_ERROR. */
 dlq_store_result_t dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs,
                                        size_t count, dlq_ledger_update_t *const *updates, size_t update_count,
-                                       uint64_t position, int64_t *last_seq_out, char *err, size_t err_len);
+                                       dlq_ckpt_write_t *ckpts, size_t ckpt_count, uint64_t position,
+                                       int64_t *last_seq_out, char *err, size_t err_len);
 
 /* The spool position indexed up to; false when the store has never
  * indexed one (a new store, or one written before the spool), and false

@@ -152,6 +152,7 @@ typedef enum {
     CK_FIRST_READ,
     CK_GET = CK_FIRST_READ,
     CK_LIST,
+    CK_ALL,
     CK_STMT_COUNT
 } ckpt_stmt_id_t;
 
