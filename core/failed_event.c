@@ -29,8 +29,11 @@ typedef dlq_code_t (*field_fn) (dlq_event_t *event, const dlq_json_value_t *v, d
 
 typedef struct {
     const char *name;
+    size_t      len;            /* of name: FIELD below */
     field_fn    decode;
 } field_t;
+
+#define FIELD(name, fn) { name, sizeof name - 1, fn }
 
 /* Number of UTF-8 characters in len bytes of valid UTF-8. */
 static size_t
@@ -289,20 +292,20 @@ f_metadata (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 
 /* The fields of the flowwarden-amqp wire format's body, in canonical order. */
 static const field_t fields [] = {
-    { "id",             f_id },
-    { "streamName",     f_stream_name },
-    { "operationType",  f_operation_type },
-    { "documentKey",    f_document_key },
-    { "fullDocument",   f_full_document },
-    { "resumeToken",    f_resume_token },
-    { "error",          f_error },
-    { "attempts",       f_attempts },
-    { "status",         f_status },
-    { "firstAttemptAt", f_first_attempt_at },
-    { "lastAttemptAt",  f_last_attempt_at },
-    { "createdAt",      f_created_at },
-    { "expiresAt",      f_expires_at },
-    { "metadata",       f_metadata },
+    FIELD ("id",             f_id),
+    FIELD ("streamName",     f_stream_name),
+    FIELD ("operationType",  f_operation_type),
+    FIELD ("documentKey",    f_document_key),
+    FIELD ("fullDocument",   f_full_document),
+    FIELD ("resumeToken",    f_resume_token),
+    FIELD ("error",          f_error),
+    FIELD ("attempts",       f_attempts),
+    FIELD ("status",         f_status),
+    FIELD ("firstAttemptAt", f_first_attempt_at),
+    FIELD ("lastAttemptAt",  f_last_attempt_at),
+    FIELD ("createdAt",      f_created_at),
+    FIELD ("expiresAt",      f_expires_at),
+    FIELD ("metadata",       f_metadata),
 };
 #define FIELD_COUNT (sizeof fields / sizeof fields [0])
 
@@ -310,7 +313,7 @@ static int
 field_index (const dlq_json_value_t *member)
 {
     for (size_t i = 0; i < FIELD_COUNT; i++)
-        if (strlen (fields [i].name) == member->key_len
+        if (fields [i].len == member->key_len
         &&  memcmp (fields [i].name, member->key, member->key_len) == 0)
             return (int) i;
     return -1;
