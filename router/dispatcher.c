@@ -695,6 +695,10 @@ run (void *pipe, void *arg)
             break;
         if (items [1].revents & ZMQ_POLLIN)
             drain_tip (self);
+        /* idle too: what the spool holds for the sink follows the retries
+         * that ended (failed, or delivered) with no batch after them */
+        if (dlq_time_mono_ms () - self->retry_counted_ms >= HOLD_RECOUNT_MS)
+            hold_spool (self, true);
         if (dlq_time_mono_ms () - self->tip_checked_ms >= TIP_REFRESH_MS) {
             int64_t last = (int64_t) dlq_spool_last (self->args.spool);
             self->tip = last > self->tip ? last : self->tip;

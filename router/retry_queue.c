@@ -23,6 +23,9 @@ dlq_retry_queue_new (void)
 int64_t
 dlq_retry_queue_min_seq (dlq_retry_queue_t *self, bool recount)
 {
+    if (self->count == 0)
+        self->min_seq = INT64_MAX;      /* exact at no cost: nothing is queued */
+    else
     if (recount) {
         self->min_seq = INT64_MAX;
         for (size_t i = 0; i < self->count; i++)

@@ -30,8 +30,8 @@ bool dlq_retry_queue_pop_due (dlq_retry_queue_t *self, int64_t now_ms, dlq_retry
 size_t dlq_retry_queue_size (const dlq_retry_queue_t *self);
 
 /* The lowest seq queued, INT64_MAX when none: exact when recount (a pass
- * over the queue), else a lower bound (the lowest pushed since the last
- * recount, items popped since included). */
+ * over the queue) or when the queue is empty, else a lower bound (the
+ * lowest pushed since the last recount, items popped since included). */
 int64_t dlq_retry_queue_min_seq (dlq_retry_queue_t *self, bool recount);
 
 #endif

@@ -204,3 +204,39 @@ Test (spool, an_event_as_large_as_the_config_admits_is_stored_whole)
     free (id);
     free (body);
 }
+
+Test (spool, a_sink_whose_events_all_failed_holds_no_backlog_and_puts_are_taken_again)
+{
+    /* every delivery fails fast: two attempts 1 ms apart, then FAILED; the circuit never opens */
+    cr_assert (test_dlqd_start (&d, NULL, "sinks: { dead: { type = \"scripted\"; down = true; "
+                                          "max_backlog_bytes = 100000; retry = { max_attempts = 2; backoff_ms = 1; "
+                                          "backoff_max_ms = 5; }; circuit = { failures = 1000000; }; }; };"
+                                          "defaults: { chain = [ \"dead\" ]; };"));
+    static char body [1400];
+    int n = snprintf (body, sizeof body, "{\"streamName\":\"gone\",\"error\":{\"type\":\"T\",\"message\":\"");
+    memset (body + n, 'g', 1000);
+    snprintf (body + n + 1000, sizeof body - (size_t) (n + 1000), "\"}}");
+    int acked = 0;
+    bool refused = false;
+    for (int i = 0; i < 3000; i++) {
+        char status [8] = "";
+        char *reply = NULL;
+        cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+        if (strcmp (status, "OK") == 0)
+            acked++;
+        else {
+            cr_expect_not_null (strstr (reply, "max_backlog_bytes"), "%s", reply);
+            refused = true;
+            usleep (20 * 1000);         /* the sink fails them; its hold on the spool must follow */
+        }
+        free (reply);
+    }
+    /* 3 MB through a sink allowed 100 kB: its failed events hold nothing */
+    cr_expect_gt (acked, 2000, "%d of 3000 PUTs taken (refused at some point: %d)", acked, refused);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "dead", "failed", acked, 30), acked, "every event ended FAILED");
+    char status [8] = "";
+    char *reply = NULL;
+    cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+    cr_expect_str_eq (status, "OK", "a PUT once the sink has failed everything: %s", reply);
+    free (reply);
+}
