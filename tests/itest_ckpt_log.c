@@ -120,7 +120,7 @@ pipelined (const char *const requests [][2], size_t n, char replies [][512])
     zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
     cr_assert_eq (zmq_connect (s, d.endpoint), 0);
     for (size_t i = 0; i < n; i++) {
-        char id [8];
+        char id [24];
         snprintf (id, sizeof id, "%zu", i);
         zmq_send (s, requests [i][0], strlen (requests [i][0]), ZMQ_SNDMORE);
         zmq_send (s, id, strlen (id), ZMQ_SNDMORE);
