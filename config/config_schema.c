@@ -31,6 +31,11 @@ dlq_setting_where (const config_setting_t *setting, char *out, size_t len)
     dlq_buf_t path = DLQ_BUF_INIT;
     setting_path (setting, &path);
     const char *file = config_setting_source_file (setting);
+    const config_setting_t *root = setting;
+    while (config_setting_parent (root))
+        root = config_setting_parent (root);
+    if (!file)                          /* read from text: the loader hung the file's name on the root */
+        file = config_setting_get_hook (root);
     snprintf (out, len, "%s:%d: %s", file ? file : "(config)",
               config_setting_source_line (setting), path.data ? path.data : "(top level)");
     dlq_buf_free (&path);

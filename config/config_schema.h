@@ -36,7 +36,8 @@ typedef struct {
     char   *text;                   /* the error message, NULL while none */
 } dlq_config_error_t;
 
-/* "FILE:LINE: PATH" of a setting into out (len bytes). */
+/* "FILE:LINE: PATH" of a setting into out (len bytes); FILE is the root
+ * setting's hook when libconfig read text, not a file (the loader sets it). */
 void dlq_setting_where (const config_setting_t *setting, char *out, size_t len);
 
 /* Report an error about setting (or, when setting is NULL, about the file)

@@ -6,6 +6,7 @@
 #include "dlqd_config.h"
 
 #include "config_schema.h"
+#include "config_text.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
 #include "replay_config.h"
@@ -395,6 +396,26 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     return ok;
 }
 
+/* The file's text with its 64-bit integers marked for libconfig
+ * (config_text.h), or NULL when it cannot be read. */
+static char *
+read_widened (const char *path)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    dlq_buf_t raw = DLQ_BUF_INIT;
+    char chunk [65536];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        dlq_buf_append (&raw, chunk, n);
+    bool failed = ferror (f) != 0;
+    fclose (f);
+    char *text = failed ? NULL : dlq_config_text_widen (raw.data ? raw.data : "", raw.len, NULL);
+    dlq_buf_free (&raw);
+    return text;
+}
+
 dlqd_config_result_t
 dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
 {
@@ -403,9 +424,10 @@ dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
     config_t cf;
     config_init (&cf);
     dlqd_config_result_t rc = DLQD_CONFIG_OK;
-    if (!config_read_file (&cf, path)) {
+    char *text = read_widened (path);
+    if (!text || !config_read_string (&cf, text)) {
         dlq_buf_t msg = DLQ_BUF_INIT;
-        if (config_error_type (&cf) == CONFIG_ERR_FILE_IO) {
+        if (!text || config_error_type (&cf) == CONFIG_ERR_FILE_IO) {
             dlq_buf_printf (&msg, "%s: cannot read the file", path);
             rc = DLQD_CONFIG_ERR_IO;
         }
@@ -416,8 +438,11 @@ dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
         }
         *err_p = dlq_buf_steal (&msg, NULL);
         config_destroy (&cf);
+        free (text);
         return rc;
     }
+    free (text);
+    config_setting_set_hook (config_root_setting (&cf), (void *) path);     /* names the file in errors */
     dlqd_config_t *c = dlq_calloc (1, sizeof *c);
     set_defaults (c);
     dlq_config_error_t err = { NULL };

@@ -216,6 +216,26 @@ Test (config, bad_replay_settings_are_errors)
                   "defaults.replay_route", "\"endpoint\" needs replay.listen");
 }
 
+Test (config, integers_past_32_bits_are_read_whole_with_or_without_their_l)
+{
+    /* libconfig 1.5 reads 10737418240 without its L as 32 bits: -2147483648 */
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    char text [1024];
+    snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; max_checkpoint_bytes = 4296015872; };\n"
+              "sinks: { a: { type = \"noop\"; max_backlog_bytes = 10737418240; };\n"
+              "         b: { type = \"noop\"; max_backlog_bytes = 10737418240L; }; };\n", DLQD_PLUGIN_DIR);
+    cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_eq (c->max_checkpoint_bytes, 4296015872LL, "not 1048576 (its low 32 bits)");
+    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
+    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [1])->max_backlog_bytes, 10LL << 30);
+    dlqd_config_destroy (&c);
+    expect_error ("gateway: { max_checkpoint_bytes = 2000000000000; };", DLQD_CONFIG_ERR_INVALID,
+                  "gateway.max_checkpoint_bytes", "got 2000000000000");
+    expect_error ("gateway: {\n  query_threads = 2;\n  max_checkpoint_bytes = 5000000000 = 3; };", DLQD_CONFIG_ERR_SYNTAX,
+                  ":3:", NULL);
+}
+
 Test (config, a_sinks_backlog_limit_defaults_to_10_gib_and_zero_means_none)
 {
     dlqd_config_t *c = NULL;
