@@ -79,7 +79,8 @@ dlq_params_string (const dlq_json_value_t *root, const char *name, size_t max, c
     if (!v || v->type == DLQ_JSON_NULL)
         return DLQ_OK;
     if (v->type != DLQ_JSON_STRING || v->len > max || memchr (v->str, '\0', v->len))
-        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a string", name);
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s must be a string of at most %zu bytes "
+                              "without a NUL", name, max);
     *out = dlq_strndup (v->str, v->len);
     return DLQ_OK;
 }
