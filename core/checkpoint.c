@@ -21,6 +21,35 @@ dlq_checkpoint_empty (const char *stream)
     };
 }
 
+dlq_sink_checkpoint_t
+dlq_checkpoint_copy (const dlq_sink_checkpoint_t *r, char **block_out)
+{
+    const char *strings [5] = { r->stream_name, r->instance_id, r->last_seen_token, r->last_processed_token,
+                                r->metadata };
+    size_t total = 0;
+    for (int i = 0; i < 5; i++)
+        total += strings [i] ? strlen (strings [i]) + 1 : 0;
+    char *block = dlq_malloc (total ? total : 1), *at = block;
+    const char *copies [5];
+    for (int i = 0; i < 5; i++) {
+        copies [i] = NULL;
+        if (!strings [i])
+            continue;
+        size_t len = strlen (strings [i]) + 1;
+        memcpy (at, strings [i], len);
+        copies [i] = at;
+        at += len;
+    }
+    *block_out = block;
+    dlq_sink_checkpoint_t out = *r;
+    out.stream_name = copies [0];
+    out.instance_id = copies [1];
+    out.last_seen_token = copies [2];
+    out.last_processed_token = copies [3];
+    out.metadata = copies [4];
+    return out;
+}
+
 void
 dlq_checkpoint_clear (dlq_checkpoint_t *c)
 {

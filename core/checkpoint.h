@@ -48,6 +48,10 @@ dlq_code_t dlq_checkpoint_parse_stream (const dlq_json_value_t *root, const char
  * CKPT.DELETE. */
 void dlq_checkpoint_for_stream (dlq_checkpoint_t *c, const char *stream, size_t len);
 
+/* A copy of record whose strings are in one new block (*block_out: the
+ * caller frees it). */
+dlq_sink_checkpoint_t dlq_checkpoint_copy (const dlq_sink_checkpoint_t *record, char **block_out);
+
 /* Free what c owns; it is cleared. */
 void dlq_checkpoint_clear (dlq_checkpoint_t *c);
 

@@ -69,6 +69,11 @@ dlq_checkpoint_record_decode (const uint8_t *bytes, size_t len, dlq_sink_checkpo
     }
     if (c.p != c.end || !spans [0] || lens [0] == 0)
         return false;                   /* trailing bytes, or no stream name */
+    if (what == WHAT_REMOVED && (spans [1] || spans [2] || spans [3] || spans [4]
+                                 || (int64_t) times [0] != DLQ_SINK_TIME_NONE
+                                 || (int64_t) times [1] != DLQ_SINK_TIME_NONE
+                                 || (int64_t) times [2] != DLQ_SINK_TIME_NONE))
+        return false;                   /* a removal holds the stream name alone */
     char *block = dlq_malloc (total), *at = block;
     const char *copies [5];
     for (int i = 0; i < 5; i++) {

@@ -15,7 +15,8 @@
  *    metadata (a removal holds the stream name, the others absent)
  *
  *  Integers little-endian. Encoding appends to a caller's buffer; decoding
- *  points into the record's bytes (no allocation).
+ *  copies the strings into one block, and refuses whatever encoding would
+ *  not have written (so encoding what it decoded gives the same bytes).
  */
 #ifndef CHECKPOINT_RECORD_H
 #define CHECKPOINT_RECORD_H

@@ -44,36 +44,6 @@ dlq_checkpoint_table_destroy (dlq_checkpoint_table_t **self_p)
     *self_p = NULL;
 }
 
-/* A copy of r whose strings are in one new block (*block_out). */
-static dlq_sink_checkpoint_t
-copy_record (const dlq_sink_checkpoint_t *r, char **block_out)
-{
-    const char *strings [5] = { r->stream_name, r->instance_id, r->last_seen_token, r->last_processed_token,
-                                r->metadata };
-    size_t total = 0;
-    for (int i = 0; i < 5; i++)
-        total += strings [i] ? strlen (strings [i]) + 1 : 0;
-    char *block = dlq_malloc (total ? total : 1), *at = block;
-    const char *copies [5];
-    for (int i = 0; i < 5; i++) {
-        copies [i] = NULL;
-        if (!strings [i])
-            continue;
-        size_t len = strlen (strings [i]) + 1;
-        memcpy (at, strings [i], len);
-        copies [i] = at;
-        at += len;
-    }
-    *block_out = block;
-    dlq_sink_checkpoint_t out = *r;
-    out.stream_name = copies [0];
-    out.instance_id = copies [1];
-    out.last_seen_token = copies [2];
-    out.last_processed_token = copies [3];
-    out.metadata = copies [4];
-    return out;
-}
-
 /* The index of the first entry whose name is >= name (count when none). */
 static size_t
 lower_bound (const dlq_checkpoint_table_t *self, const char *name)
@@ -99,7 +69,7 @@ void
 dlq_checkpoint_table_put (dlq_checkpoint_table_t *self, const dlq_sink_checkpoint_t *record)
 {
     entry_t e;
-    e.record = copy_record (record, &e.block);
+    e.record = dlq_checkpoint_copy (record, &e.block);
     pthread_rwlock_wrlock (&self->lock);
     size_t i = lower_bound (self, record->stream_name);
     self->bytes += dlq_checkpoint_table_cost (record);
@@ -148,17 +118,11 @@ dlq_checkpoint_table_get (dlq_checkpoint_table_t *self, const char *stream, dlq_
     return was;
 }
 
-bool
-dlq_checkpoint_table_copy (dlq_checkpoint_table_t *self, const char *stream, dlq_sink_checkpoint_t *record_out,
-                           char **block_out)
+const dlq_sink_checkpoint_t *
+dlq_checkpoint_table_peek (const dlq_checkpoint_table_t *self, const char *stream)
 {
-    pthread_rwlock_rdlock (&self->lock);
     size_t i = lower_bound (self, stream);
-    bool was = found (self, i, stream);
-    if (was)
-        *record_out = copy_record (&self->entries [i].record, block_out);
-    pthread_rwlock_unlock (&self->lock);
-    return was;
+    return found (self, i, stream) ? &self->entries [i].record : NULL;
 }
 
 void

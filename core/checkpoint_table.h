@@ -35,10 +35,9 @@ bool dlq_checkpoint_table_remove (dlq_checkpoint_table_t *self, const char *stre
  * out; false (out untouched) when there is none. */
 bool dlq_checkpoint_table_get (dlq_checkpoint_table_t *self, const char *stream, dlq_buf_t *out);
 
-/* Copy the record of stream into *record_out, its strings in *block_out
- * (the caller frees it); false when there is none. */
-bool dlq_checkpoint_table_copy (dlq_checkpoint_table_t *self, const char *stream, dlq_sink_checkpoint_t *record_out,
-                                char **block_out);
+/* The record of stream in place, or NULL: for the one thread that changes
+ * the table, valid until its next put or remove (no lock, no copy). */
+const dlq_sink_checkpoint_t *dlq_checkpoint_table_peek (const dlq_checkpoint_table_t *self, const char *stream);
 
 /* The records whose name starts with prefix ("": all), in byte order,
  * after cursor (NULL or "": from the first), at most limit, as a JSON

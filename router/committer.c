@@ -95,21 +95,17 @@ append_events (dlq_committer_t *self, dlq_commit_batch_t *batch)
     return (ssize_t) fresh;
 }
 
-/* The record of stream as the batch's writes before write i left it (in
- * *record, true), or false when it has none; *block_out (may stay NULL)
- * is the caller's to free. */
-static bool
-record_before (dlq_committer_t *self, const dlq_commit_batch_t *batch, size_t i, dlq_sink_checkpoint_t *record,
-               char **block_out)
+/* The record of stream as the batch's writes before write i left it, or
+ * NULL when it has none (in place: valid until the table changes, after
+ * the sync). */
+static const dlq_sink_checkpoint_t *
+record_before (dlq_committer_t *self, const dlq_commit_batch_t *batch, size_t i)
 {
     const char *stream = batch->ckpts [i].record.stream_name;
-    *block_out = NULL;
     while (i-- > 0)
-        if (!batch->ckpts [i].refused && strcmp (batch->ckpts [i].record.stream_name, stream) == 0) {
-            *record = self->after [i];
-            return self->after_blocks [i] != NULL;
-        }
-    return dlq_checkpoint_table_copy (self->checkpoints, stream, record, block_out);
+        if (!batch->ckpts [i].refused && strcmp (batch->ckpts [i].record.stream_name, stream) == 0)
+            return self->after_blocks [i] ? &self->after [i] : NULL;
+    return dlq_checkpoint_table_peek (self->checkpoints, stream);
 }
 
 /* Append each checkpoint write as the record it leaves (or its removal),
@@ -129,12 +125,11 @@ append_checkpoints (dlq_committer_t *self, dlq_commit_batch_t *batch, uint64_t f
     size_t bytes = dlq_checkpoint_table_bytes (self->checkpoints);     /* as the writes so far leave it */
     for (size_t i = 0; i < batch->ckpt_count; i++) {
         dlq_ckpt_write_t *w = &batch->ckpts [i];
-        dlq_sink_checkpoint_t current;
-        char *block = NULL;
-        bool had = record_before (self, batch, i, &current, &block);
+        const dlq_sink_checkpoint_t *current = record_before (self, batch, i);
+        bool had = current != NULL;
         dlq_sink_checkpoint_t after = w->remove ? w->record
-            : dlq_checkpoint_table_merge (had ? &current : NULL, &w->record, w->kind, w->now_ms);
-        size_t was = had ? dlq_checkpoint_table_cost (&current) : 0;
+            : dlq_checkpoint_table_merge (current, &w->record, w->kind, w->now_ms);
+        size_t was = had ? dlq_checkpoint_table_cost (current) : 0;
         size_t will = w->remove ? 0 : dlq_checkpoint_table_cost (&after);
         if (will > was && bytes - was + will > self->max_checkpoint_bytes) {
             w->refused = true;
@@ -142,13 +137,11 @@ append_checkpoints (dlq_committer_t *self, dlq_commit_batch_t *batch, uint64_t f
             dlq_buf_printf (&w->reply, "the checkpoints take %zu bytes of memory and this write would take them "
                             "past gateway.max_checkpoint_bytes (%zu): delete checkpoints no longer used",
                             bytes, self->max_checkpoint_bytes);
-            free (block);
             continue;
         }
         bytes = bytes - was + will;
         dlq_buf_reset (&self->record);
         dlq_checkpoint_record_encode (&after, w->remove, atomic_load (&self->ordinal) + fresh, &self->record);
-        free (block);
         dlq_buf_reset (&w->reply);
         if (w->remove) {
             dlq_buf_puts (&w->reply, "{\"streamName\":");
@@ -157,9 +150,7 @@ append_checkpoints (dlq_committer_t *self, dlq_commit_batch_t *batch, uint64_t f
             self->after [i] = w->record;
         }
         else {
-            bool removed;
-            dlq_checkpoint_record_decode ((const uint8_t *) self->record.data, self->record.len, &self->after [i],
-                                          &removed, &self->after_blocks [i]);
+            self->after [i] = dlq_checkpoint_copy (&after, &self->after_blocks [i]);
             dlq_checkpoint_format (&self->after [i], &w->reply);
         }
         uint64_t position;
@@ -218,7 +209,7 @@ commit (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
     if (!ok)
         snprintf (err, sizeof err, "an event's record is over the spool's limit of %u bytes",
                   (unsigned) DLQ_SPOOL_RECORD_LIMIT);
-    if (ok && !append_checkpoints (self, batch, (uint64_t) fresh)) {
+    if (ok && batch->ckpt_count && !append_checkpoints (self, batch, (uint64_t) fresh)) {
         snprintf (err, sizeof err, "a checkpoint's record is over the spool's limit of %u bytes",
                   (unsigned) DLQ_SPOOL_RECORD_LIMIT);
         dlq_spool_discard (self->spool);
