@@ -351,6 +351,9 @@ answer_redeliver (fake_t *fake, request_t *req)
     if (strstr (req->body, "\"sink\":\"mute\""))
         fake_reply (fake, req, "OK", "{\"sink\":\"mute\"}");
     else
+    if (strstr (req->body, "\"sink\":\"broken\""))     /* a code, then no JSON: no code at all */
+        fake_reply (fake, req, "ERR", "{\"code\":\"INVALID_REQUEST\":\"x\"}");
+    else
         fake_reply (fake, req, "OK", "{\"sink\":\"s\",\"requeued\":3}");
 }
 
@@ -1092,6 +1095,9 @@ Test (client, redeliver_sends_its_filter_and_returns_the_count)
     cr_assert_str_eq (dlq_client_error_field (client), "sink");
     cr_assert_eq (dlq_client_redeliver (client, "mute", NULL, NULL, NULL), DLQ_CLIENT_ERR_PROTOCOL);
     cr_assert_neq (strstr (dlq_client_error_message (client), "requeued"), NULL);
+    cr_assert_eq (dlq_client_redeliver (client, "broken", NULL, NULL, NULL), DLQ_CLIENT_ERR_PROTOCOL,
+                  "an ERR body that is no JSON object has no code, whatever it starts with");
+    cr_assert_str_eq (dlq_client_error_code (client), "");
     dlq_client_destroy (&client);
     fake_stop (fake);
     fake_destroy (&fake);

@@ -177,7 +177,9 @@ judge_failure (const dlqc_outcome_t *outcome, verdict_t *verdict)
         verdict->field = dlqc_strdup ("");
         return;
     }
-    verdict->code = dlqc_json_member_string (outcome->body, outcome->body_len, "code");
+    /* a code read from a body that is no JSON object is no code (the scan stops at the member) */
+    verdict->code = dlqc_json_is_object (outcome->body, outcome->body_len)
+                  ? dlqc_json_member_string (outcome->body, outcome->body_len, "code") : NULL;
     if (!verdict->code || !*verdict->code) {
         free (verdict->code);
         verdict->result = DLQ_CLIENT_ERR_PROTOCOL;
