@@ -215,7 +215,9 @@ Test (sinks, a_dead_sink_does_not_hold_back_ingest_or_other_sinks)
     char *circuit = sink_text (d.endpoint, "dead", "circuit");
     cr_expect (strcmp (circuit, "open") == 0 || strcmp (circuit, "half-open") == 0, "dead circuit: %s", circuit);
     free (circuit);
-    int64_t waiting = sink_stat (d.endpoint, "dead", "backlog") + sink_stat (d.endpoint, "dead", "retrying");
+    dlq_json_doc_t *stats = sink_stats (d.endpoint);
+    int64_t waiting = sink_stats_int (stats, "dead", "backlog") + sink_stats_int (stats, "dead", "retrying");
+    dlq_json_doc_destroy (&stats);
     cr_expect_gt (waiting, 9000, "the dead sink's events wait on disk: %lld", (long long) waiting);
     cr_expect_eq (sink_stat (d.endpoint, "dead", "delivered"), 0);
 }

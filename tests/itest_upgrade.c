@@ -165,7 +165,9 @@ Test (upgrade, stats_counts_the_backlog_from_before_the_spool_and_the_new_events
         sink_put_minimal (d.endpoint, "up", fresh [i]);
     /* the old backlog past the cursor only the store holds, the old retry, the new events in the spool */
     int64_t want = (STORED - CURSOR) + 1 + FRESH;
-    int64_t backlog = sink_stat (d.endpoint, "rec", "backlog"), retrying = sink_stat (d.endpoint, "rec", "retrying");
+    dlq_json_doc_t *stats = sink_stats (d.endpoint);
+    int64_t backlog = sink_stats_int (stats, "rec", "backlog"), retrying = sink_stats_int (stats, "rec", "retrying");
+    dlq_json_doc_destroy (&stats);
     cr_expect_eq (backlog + retrying, want, "backlog %lld + retrying %lld", (long long) backlog, (long long) retrying);
     cr_expect_geq (retrying, 1, "the retry from before the upgrade");
     /* once the dead sink has tried them all, every one waits for a retry */

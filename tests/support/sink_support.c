@@ -80,11 +80,18 @@ member (const dlq_json_doc_t *doc, const char *sink, const char *field)
 }
 
 int64_t
+sink_stats_int (const dlq_json_doc_t *doc, const char *sink, const char *field)
+{
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (member (doc, sink, field), &n), "STATS has no sinks.%s.%s", sink, field);
+    return n;
+}
+
+int64_t
 sink_stat (const char *endpoint, const char *sink, const char *field)
 {
     dlq_json_doc_t *doc = sink_stats (endpoint);
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (member (doc, sink, field), &n), "STATS has no sinks.%s.%s", sink, field);
+    int64_t n = sink_stats_int (doc, sink, field);
     dlq_json_doc_destroy (&doc);
     return n;
 }

@@ -35,8 +35,12 @@ char *sink_reply_text (const char *reply, const char *member);
 /* The count COUNT filters answers (it must answer OK). */
 int64_t sink_count (const char *endpoint, const char *filters);
 
-/* STATS, parsed; caller destroys. */
+/* STATS, parsed; caller destroys. sink_stats_int reads the number
+ * sinks.<sink>.<field> of one such reply (the test fails when absent):
+ * fields read from one reply are one snapshot, while two sink_stat calls
+ * are two, with deliveries and retries moving events in between. */
 dlq_json_doc_t *sink_stats (const char *endpoint);
+int64_t sink_stats_int (const dlq_json_doc_t *doc, const char *sink, const char *field);
 
 /* sinks.<sink>.<field> of STATS: a number (the test fails when absent), a
  * string ("" when absent or not a string; caller frees), or the plugin's
