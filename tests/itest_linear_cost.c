@@ -33,6 +33,7 @@
 #define ROUNDS       4
 #define PUTS         6              /* PUTs of one shape per round */
 #define RATIO_MAX    3.0            /* a message shape against the plain message */
+#define NEEDLE_MAX   6.0            /* a hostile needle against a plain one (naive: ~1000x) */
 #define GROWTH_MAX   2.5            /* cost per byte at 1 MiB against at 256 KiB */
 
 /* Under ASan and UBSan every branch and memory access costs several times
@@ -280,7 +281,12 @@ Test (linear_cost, every_put_shape_costs_linear_time_and_messages_at_most_3x_a_p
 
 /* A stored 1 MiB message of one letter, and a 1 KiB needle of that letter
  * but its last byte: a naive search (SQLite's LIKE '%...%') compares
- * about a billion bytes; a linear one a million. */
+ * about a billion bytes, about 1000x a needle whose first byte is found
+ * nowhere; a linear one a million. Knuth-Morris-Pratt makes up to two
+ * comparisons per byte of the message where that plain needle makes one,
+ * so the hostile needle is held under NEEDLE_MAX (2x RATIO_MAX; 3.1x was
+ * measured once on the shared 2-core VM), which a scan of n x m bytes is
+ * far above. */
 Test (linear_cost, a_message_contains_query_costs_linear_time)
 {
     void *ctx = zmq_ctx_new ();
@@ -306,7 +312,7 @@ Test (linear_cost, a_message_contains_query_costs_linear_time)
     double ratio = (double) best_hostile / (double) (best_plain > 0 ? best_plain : 1);
     fprintf (stderr, "linear_cost: messageContains over 4 stored 1 MiB messages: %.1f vs %.1f ms, %.2fx\n",
              (double) best_hostile / 1e6 / 4, (double) best_plain / 1e6 / 4, ratio);
-    cr_expect (SANITIZED || ratio < RATIO_MAX, "a hostile needle costs %.2fx a plain one", ratio);
+    cr_expect (SANITIZED || ratio < NEEDLE_MAX, "a hostile needle costs %.2fx a plain one", ratio);
     dlq_buf_free (&put);
     dlq_buf_free (&hostile);
     dlq_buf_free (&plain);

@@ -15,6 +15,7 @@
 #include "test_support.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,22 +118,30 @@ Test (replay_postgres, two_instances_replay_each_event_once)
     char schedule [256];
     snprintf (schedule, sizeof schedule,
               "schedule = { enabled = true; max_retries = 5; batch_size = %d; interval_ms = 200; };", BATCH);
-    start (&a, "instance-a", endpoint_a, schedule);
-    void *pull_a = replay_pull_open (zctx, endpoint_a, 100), *pull_b = replay_pull_open (zctx, endpoint_b, 100);
     static char ids [N_EVENTS][DLQ_UUID_LEN + 1];
     static int seen [N_EVENTS];
     char **bodies = sink_small_events ("orders", dlq_time_now_ms () - 60000, N_EVENTS, ids);
-    /* both gateways write the table; then both run the schedule */
-    start (&b, "instance-b", endpoint_b, schedule);
+    /* both gateways write the table; then both run the schedule. (Not both
+     * at once: on a slow machine the instance holding the passes could
+     * replay every event while the PUTs are still being sent, leaving the
+     * other nothing to take over.) */
+    start (&a, "instance-a", endpoint_a, "");
+    start (&b, "instance-b", endpoint_b, "");
     sink_put_bodies (a.endpoint, bodies, N_EVENTS / 2);
     sink_put_bodies (b.endpoint, bodies + N_EVENTS / 2, N_EVENTS / 2);
     sink_free_events (bodies, N_EVENTS);
+    wait_count (a.endpoint, N_EVENTS);
+    cr_assert_eq (test_dlqd_signal_wait (&a, SIGTERM), 0);
+    cr_assert_eq (test_dlqd_signal_wait (&b, SIGTERM), 0);
+    void *pull_a = replay_pull_open (zctx, endpoint_a, 100), *pull_b = replay_pull_open (zctx, endpoint_b, 100);
+    start (&a, "instance-a", endpoint_a, schedule);
+    start (&b, "instance-b", endpoint_b, schedule);
     int by_a = 0, by_b = 0;
     cr_assert_geq (collect (pull_a, pull_b, ids, seen, N_EVENTS / 3, &by_a, &by_b, 30), N_EVENTS / 3,
                    "the schedule replays");
     /* the gateway holding the passes stops: the other takes over */
     test_dlqd_t *stopping = by_a >= by_b ? &a : &b;
-    cr_assert_eq (test_dlqd_signal_wait (stopping, 15), 0);
+    cr_assert_eq (test_dlqd_signal_wait (stopping, SIGTERM), 0);
     cr_log_info ("instance %s stopped after %d + %d events", stopping == &a ? "a" : "b", by_a, by_b);
     collect (pull_a, pull_b, ids, seen, N_EVENTS - by_a - by_b, &by_a, &by_b, 30);
     collect (pull_a, pull_b, ids, seen, N_EVENTS, &by_a, &by_b, 2);     /* anything more: a duplicate */
