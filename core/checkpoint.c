@@ -22,32 +22,42 @@ dlq_checkpoint_empty (const char *stream)
 }
 
 dlq_sink_checkpoint_t
-dlq_checkpoint_copy (const dlq_sink_checkpoint_t *r, char **block_out)
+dlq_checkpoint_with_strings (const dlq_sink_checkpoint_t *times, const char *const strings [DLQ_CHECKPOINT_STRINGS],
+                             const size_t lens [DLQ_CHECKPOINT_STRINGS], char **block_out)
 {
-    const char *strings [5] = { r->stream_name, r->instance_id, r->last_seen_token, r->last_processed_token,
-                                r->metadata };
     size_t total = 0;
-    for (int i = 0; i < 5; i++)
-        total += strings [i] ? strlen (strings [i]) + 1 : 0;
+    for (int i = 0; i < DLQ_CHECKPOINT_STRINGS; i++)
+        total += strings [i] ? lens [i] + 1 : 0;
     char *block = dlq_malloc (total ? total : 1), *at = block;
-    const char *copies [5];
-    for (int i = 0; i < 5; i++) {
+    const char *copies [DLQ_CHECKPOINT_STRINGS];
+    for (int i = 0; i < DLQ_CHECKPOINT_STRINGS; i++) {
         copies [i] = NULL;
         if (!strings [i])
             continue;
-        size_t len = strlen (strings [i]) + 1;
-        memcpy (at, strings [i], len);
+        memcpy (at, strings [i], lens [i]);
+        at [lens [i]] = '\0';
         copies [i] = at;
-        at += len;
+        at += lens [i] + 1;
     }
     *block_out = block;
-    dlq_sink_checkpoint_t out = *r;
+    dlq_sink_checkpoint_t out = *times;
     out.stream_name = copies [0];
     out.instance_id = copies [1];
     out.last_seen_token = copies [2];
     out.last_processed_token = copies [3];
     out.metadata = copies [4];
     return out;
+}
+
+dlq_sink_checkpoint_t
+dlq_checkpoint_copy (const dlq_sink_checkpoint_t *r, char **block_out)
+{
+    const char *strings [DLQ_CHECKPOINT_STRINGS] = { r->stream_name, r->instance_id, r->last_seen_token,
+                                                     r->last_processed_token, r->metadata };
+    size_t lens [DLQ_CHECKPOINT_STRINGS];
+    for (int i = 0; i < DLQ_CHECKPOINT_STRINGS; i++)
+        lens [i] = strings [i] ? strlen (strings [i]) : 0;
+    return dlq_checkpoint_with_strings (r, strings, lens, block_out);
 }
 
 void

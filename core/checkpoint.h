@@ -48,6 +48,17 @@ dlq_code_t dlq_checkpoint_parse_stream (const dlq_json_value_t *root, const char
  * CKPT.DELETE. */
 void dlq_checkpoint_for_stream (dlq_checkpoint_t *c, const char *stream, size_t len);
 
+/* A record's strings, in this order: stream_name, instance_id,
+ * last_seen_token, last_processed_token, metadata. */
+#define DLQ_CHECKPOINT_STRINGS 5
+
+/* The record with the times of *times and the strings strings [i] (lens [i]
+ * bytes, no NUL needed; NULL: absent), copied NUL-terminated into one new
+ * block (*block_out: the caller frees it). */
+dlq_sink_checkpoint_t dlq_checkpoint_with_strings (const dlq_sink_checkpoint_t *times,
+                                                   const char *const strings [DLQ_CHECKPOINT_STRINGS],
+                                                   const size_t lens [DLQ_CHECKPOINT_STRINGS], char **block_out);
+
 /* A copy of record whose strings are in one new block (*block_out: the
  * caller frees it). */
 dlq_sink_checkpoint_t dlq_checkpoint_copy (const dlq_sink_checkpoint_t *record, char **block_out);

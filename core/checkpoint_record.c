@@ -3,10 +3,9 @@
  */
 #include "checkpoint_record.h"
 
-#include "dlq_alloc.h"
+#include "checkpoint.h"
 #include "dlq_bytes.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define WHAT_RECORD 1
@@ -21,9 +20,9 @@ dlq_checkpoint_record_encode (const dlq_sink_checkpoint_t *r, bool removed, uint
     dlq_bytes_put_u64 (out, (uint64_t) (removed ? DLQ_SINK_TIME_NONE : r->last_seen_at));
     dlq_bytes_put_u64 (out, (uint64_t) (removed ? DLQ_SINK_TIME_NONE : r->last_processed_at));
     dlq_bytes_put_u64 (out, (uint64_t) (removed ? DLQ_SINK_TIME_NONE : r->updated_at));
-    const char *strings [5] = { r->stream_name, r->instance_id, r->last_seen_token, r->last_processed_token,
-                                r->metadata };
-    for (int i = 0; i < 5; i++) {
+    const char *strings [DLQ_CHECKPOINT_STRINGS] = { r->stream_name, r->instance_id, r->last_seen_token,
+                                                     r->last_processed_token, r->metadata };
+    for (int i = 0; i < DLQ_CHECKPOINT_STRINGS; i++) {
         const char *s = removed && i > 0 ? NULL : strings [i];
         dlq_bytes_put_string (out, s, s ? strlen (s) : 0);
     }
@@ -60,13 +59,11 @@ dlq_checkpoint_record_decode (const uint8_t *bytes, size_t len, dlq_sink_checkpo
     for (int i = 0; i < 3; i++)
         if (!dlq_bytes_get_u64 (&c, &times [i]))
             return false;
-    const char *spans [5];
-    size_t lens [5], total = 0;
-    for (int i = 0; i < 5; i++) {
+    const char *spans [DLQ_CHECKPOINT_STRINGS];
+    size_t lens [DLQ_CHECKPOINT_STRINGS];
+    for (int i = 0; i < DLQ_CHECKPOINT_STRINGS; i++)
         if (!dlq_bytes_get_span (&c, &spans [i], &lens [i]) || (spans [i] && memchr (spans [i], 0, lens [i])))
             return false;
-        total += spans [i] ? lens [i] + 1 : 0;
-    }
     if (c.p != c.end || !spans [0] || lens [0] == 0)
         return false;                   /* trailing bytes, or no stream name */
     if (what == WHAT_REMOVED && (spans [1] || spans [2] || spans [3] || spans [4]
@@ -74,23 +71,11 @@ dlq_checkpoint_record_decode (const uint8_t *bytes, size_t len, dlq_sink_checkpo
                                  || (int64_t) times [1] != DLQ_SINK_TIME_NONE
                                  || (int64_t) times [2] != DLQ_SINK_TIME_NONE))
         return false;                   /* a removal holds the stream name alone */
-    char *block = dlq_malloc (total), *at = block;
-    const char *copies [5];
-    for (int i = 0; i < 5; i++) {
-        copies [i] = NULL;
-        if (!spans [i])
-            continue;
-        memcpy (at, spans [i], lens [i]);
-        at [lens [i]] = 0;
-        copies [i] = at;
-        at += lens [i] + 1;
-    }
-    *record_out = (dlq_sink_checkpoint_t) {
-        .stream_name = copies [0], .instance_id = copies [1], .last_seen_token = copies [2],
-        .last_seen_at = (int64_t) times [0], .last_processed_token = copies [3],
-        .last_processed_at = (int64_t) times [1], .metadata = copies [4], .updated_at = (int64_t) times [2],
+    const dlq_sink_checkpoint_t times_of = {
+        .last_seen_at = (int64_t) times [0], .last_processed_at = (int64_t) times [1],
+        .updated_at = (int64_t) times [2],
     };
+    *record_out = dlq_checkpoint_with_strings (&times_of, spans, lens, block_out);
     *removed_out = what == WHAT_REMOVED;
-    *block_out = block;
     return true;
 }
