@@ -42,6 +42,7 @@ static const dlq_setting_spec_t gateway_schema [] = {
     { "request_hwm",       DLQ_SETTING_INT, 1, 1000000, "requests ZeroMQ queues per connection before the gateway reads them" },
     { "reply_hwm",         DLQ_SETTING_INT, 1, 10000000, "replies queued per connection; past that they are dropped" },
     { "max_checkpoint_bytes", DLQ_SETTING_INT, MIB, 1024 * 1024 * MIB, "memory the checkpoints may take; a write past it is refused" },
+    { "spool_preallocate", DLQ_SETTING_BOOL, 0, 0, "start each spool segment from a zeroed file made ahead (off on copy-on-write filesystems)" },
     { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
     { "query_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the query threads' priority is (nice increment)" },
     { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
@@ -92,6 +93,7 @@ set_defaults (dlqd_config_t *c)
     c->request_hwm = 0;                 /* derived from max_message_bytes below */
     c->reply_hwm = 10000;
     c->max_checkpoint_bytes = 256 * MIB;
+    c->spool_preallocate = true;
     c->commit_max_delay_ms = 0;
     c->query_threads = 2;
     c->query_nice = 19;
@@ -136,6 +138,7 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
            && dlq_config_int (g, gateway_schema, "request_hwm", &c->request_hwm, err)
            && dlq_config_int (g, gateway_schema, "reply_hwm", &c->reply_hwm, err)
            && dlq_config_int (g, gateway_schema, "max_checkpoint_bytes", &c->max_checkpoint_bytes, err)
+           && dlq_config_bool (g, "spool_preallocate", &c->spool_preallocate)
            && dlq_config_string (g, gateway_schema, "sink_dir", &c->sink_search, err);
     if (data_dir) {
         free (c->data_dir);

@@ -44,6 +44,7 @@ typedef struct {
     int64_t             request_hwm;        /* ZMQ_RCVHWM of the ROUTER: requests queued per connection */
     int64_t             reply_hwm;          /* ZMQ_SNDHWM of the ROUTER: replies queued per connection */
     int64_t             max_checkpoint_bytes; /* memory the embedded primary's checkpoints may take */
+    bool                spool_preallocate;    /* new spool segments from zeroed spares (spool_spare.h) */
     int64_t             commit_max_delay_ms;/* extra wait to grow a batch (0: none) */
     int64_t             query_threads;      /* threads answering GET / LIST / STATS */
     int64_t             query_nice;         /* nice increment of the query threads */

@@ -49,6 +49,7 @@ struct dlq_committer {
     char                  **after_blocks;   /*   (its strings; NULL: it removes the record) */
     size_t                  after_cap;
     size_t                  max_checkpoint_bytes;
+    bool                    preallocate;    /* gateway.spool_preallocate */
     char             error [512];   /* why the store or spool could not be opened */
 };
 
@@ -333,7 +334,9 @@ open_spool (dlq_committer_t *self, dlq_embedded_t *store)
     char dir [PATH_MAX];
     snprintf (dir, sizeof dir, "%s/%s", self->data_dir, SPOOL_DIR);
     dlq_spool_recovery_t recovery;
-    self->spool = dlq_spool_open (dir, NULL, (uint64_t) last_seq + 1, &recovery, NULL, self->error,
+    dlq_spool_options_t options = DLQ_SPOOL_OPTIONS_DEFAULT;
+    options.preallocate = self->preallocate;
+    self->spool = dlq_spool_open (dir, &options, (uint64_t) last_seq + 1, &recovery, NULL, self->error,
                                   sizeof self->error);
     if (!self->spool)
         return false;
@@ -380,9 +383,10 @@ run (void *pipe, void *arg)
 
 dlq_committer_t *
 dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint, size_t max_checkpoint_bytes,
-                   char *err, size_t err_len)
+                   bool preallocate, char *err, size_t err_len)
 {
     dlq_committer_t *self = dlq_calloc (1, sizeof *self);
+    self->preallocate = preallocate;
     self->max_checkpoint_bytes = max_checkpoint_bytes;
     self->zmq_ctx = zmq_ctx;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);

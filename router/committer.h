@@ -38,6 +38,7 @@
 #include "id_index.h"
 #include "spool.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,7 +47,7 @@ typedef struct dlq_committer dlq_committer_t;
 /* Start the thread (it opens the store and the spool before answering).
  * NULL with a message in err on failure (nothing left running). */
 dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint,
-                                    size_t max_checkpoint_bytes, char *err, size_t err_len);
+                                    size_t max_checkpoint_bytes, bool preallocate, char *err, size_t err_len);
 
 /* The spool (its readers are any thread's) and the id index (readable
  * from any thread); owned by the committer, alive until it is destroyed. */

@@ -624,7 +624,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     snprintf (spool_tip, sizeof spool_tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
     self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, (size_t) config->max_checkpoint_bytes,
-                                         err, sizeof err);
+                                         config->spool_preallocate, err, sizeof err);
     if (self->committer)
         self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
                                          dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,

@@ -27,6 +27,7 @@ start (void)
 {
     memset (&d, 0, sizeof d);
     cr_assert (test_dlqd_start (&d, "max_message_bytes = 4096; max_frame_bytes = 65536; "
+                                    "spool_preallocate = false; "   /* for test_dlqd_fill_disk */
                                     "sweep: { interval_ms = 100; };",
                                 "streams = ( { name = \"short\"; retention_days = 1; },"
                                 "            { name = \"lean\"; include_original_document = false;"

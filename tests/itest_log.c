@@ -20,7 +20,7 @@ static void
 start (void)
 {
     memset (&d, 0, sizeof d);
-    cr_assert (test_dlqd_start (&d, NULL, NULL), "dlqd did not start");
+    cr_assert (test_dlqd_start (&d, "spool_preallocate = false;", NULL), "dlqd did not start");  /* test_dlqd_fill_disk */
 }
 
 static void stop (void) { test_dlqd_cleanup (&d); }

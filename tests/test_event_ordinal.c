@@ -28,7 +28,7 @@ setup (void)
     test_tmpdir (base);
     snprintf (dir, sizeof dir, "%s/spool", base);
     /* small segments: the events span several */
-    dlq_spool_options_t options = { 4096, 1u << 20, 1u << 20 };
+    dlq_spool_options_t options = { 4096, 1u << 20, 1u << 20, false };
     dlq_spool_result_t rc;
     spool = dlq_spool_open (dir, &options, 1, NULL, &rc, err, sizeof err);
     cr_assert (spool, "open: %d %s", rc, err);

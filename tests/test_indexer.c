@@ -48,7 +48,7 @@ start (void)
     char tip [64], spool_tip [64];
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-%d", (int) getpid ());
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
-    committer = dlq_committer_new (ctx, tmp_dir, spool_tip, 1u << 20, err, sizeof err);
+    committer = dlq_committer_new (ctx, tmp_dir, spool_tip, 1u << 20, true, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
     indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0,
                                ledger, err, sizeof err);

@@ -228,17 +228,28 @@ Test (spool, a_torn_tail_is_cut_and_reported_and_the_log_goes_on)
     expect_record (reader, 100, tip);
     dlq_spool_reader_destroy (&reader);
     dlq_spool_destroy (&spool);
-    /* garbage (zeros, as an unwritten tail reads) is cut the same way */
+    /* zeros past the records (a zeroed spare's unwritten part, or an
+     * unwritten tail) are no tail: nothing is cut, the next record goes
+     * over them, and all of it is there after the next open */
     uint8_t zeros [4096] = { 0 };
     append_bytes (segment_path (0), zeros, sizeof zeros);
     spool = open_spool (NULL, &recovery);
-    cr_assert_eq (recovery.cut_bytes, sizeof zeros);
+    cr_assert_eq (recovery.cut_bytes, 0);
+    uint64_t next = dlq_spool_tip (spool);
+    cr_assert_eq (append_one (spool, 101), next);
+    cr_assert_eq (dlq_spool_sync (spool, err, sizeof err), DLQ_SPOOL_OK);
+    dlq_spool_destroy (&spool);
+    spool = open_spool (NULL, &recovery);
+    cr_assert_eq (recovery.cut_bytes, 0);
+    reader = dlq_spool_reader_new (spool, next);
+    expect_record (reader, 101, next);
+    dlq_spool_reader_destroy (&reader);
     dlq_spool_destroy (&spool);
 }
 
 Test (spool, a_bad_record_before_the_tail_is_corruption_named_by_segment_and_offset)
 {
-    dlq_spool_options_t options = { 1u << 30, 4096, 4096 };     /* torn window: 8 KiB + header */
+    dlq_spool_options_t options = { 1u << 30, 4096, 4096, false };     /* torn window: 8 KiB + header */
     uint64_t positions [200];
     write_log (&options, 200, positions);
     flip_byte (segment_path (0), (off_t) positions [3] + 20);
@@ -257,7 +268,7 @@ Test (spool, a_bad_record_before_the_tail_is_corruption_named_by_segment_and_off
 
 Test (spool, segments_roll_read_across_and_are_released_below_a_position)
 {
-    dlq_spool_options_t options = { 16384, 4096, 4096 };
+    dlq_spool_options_t options = { 16384, 4096, 4096, false };
     uint64_t positions [300];
     dlq_spool_t *spool = open_spool (&options, NULL);
     for (uint64_t i = 0; i < 300; i++) {
@@ -310,7 +321,7 @@ Test (spool, segments_roll_read_across_and_are_released_below_a_position)
 
 Test (spool, a_bad_record_in_an_older_segment_stops_the_reader_where_it_is)
 {
-    dlq_spool_options_t options = { 16384, 4096, 4096 };
+    dlq_spool_options_t options = { 16384, 4096, 4096, false };
     uint64_t positions [100];
     write_log (&options, 100, positions);
     flip_byte (segment_path (0), (off_t) positions [2] + DLQ_SPOOL_RECORD_HEADER + 1);
@@ -330,7 +341,7 @@ Test (spool, a_bad_record_in_an_older_segment_stops_the_reader_where_it_is)
 
 Test (spool, a_gap_between_segments_is_corruption)
 {
-    dlq_spool_options_t options = { 16384, 4096, 4096 };
+    dlq_spool_options_t options = { 16384, 4096, 4096, false };
     uint64_t positions [100];
     write_log (&options, 100, positions);
     uint64_t *bases = NULL;
@@ -377,7 +388,7 @@ tail (void *p)
 
 Test (spool, a_reader_tails_the_writer_and_never_sees_a_partial_record)
 {
-    dlq_spool_options_t options = { 1u << 20, 1u << 16, 1u << 16 };
+    dlq_spool_options_t options = { 1u << 20, 1u << 16, 1u << 16, false };
     dlq_spool_t *spool = open_spool (&options, NULL);
     tail_arg_t arg = { spool, 20000 };
     pthread_t thread;
@@ -432,7 +443,7 @@ Test (spool, a_failed_write_leaves_nothing_and_the_next_sync_works)
 
 Test (spool, a_payload_over_the_limit_is_refused_when_appended)
 {
-    dlq_spool_options_t options = { 1u << 20, 100, 4096 };
+    dlq_spool_options_t options = { 1u << 20, 100, 4096, false };
     dlq_spool_t *spool = open_spool (&options, NULL);
     uint8_t big [101] = { 0 };
     dlq_spool_part_t part = { big, sizeof big };
@@ -444,7 +455,7 @@ Test (spool, a_payload_over_the_limit_is_refused_when_appended)
 
 Test (spool, the_last_record_is_known_after_syncs_and_after_a_restart)
 {
-    dlq_spool_options_t options = { 4096, 4096, 4096 };
+    dlq_spool_options_t options = { 4096, 4096, 4096, false };
     dlq_spool_t *spool = open_spool (&options, NULL);
     cr_assert_eq (dlq_spool_last (spool), 0, "an empty log has none");
     uint64_t last = 0;
@@ -475,7 +486,7 @@ Test (spool, the_last_record_is_known_after_syncs_and_after_a_restart)
 
 Test (spool, segments_are_released_below_the_lowest_consumer_only)
 {
-    dlq_spool_options_t options = { 4096, 4096, 4096 };
+    dlq_spool_options_t options = { 4096, 4096, 4096, false };
     dlq_spool_t *spool = open_spool (&options, NULL);
     uint64_t positions [200];
     for (uint64_t i = 0; i < 200; i++) {
@@ -541,7 +552,7 @@ Test (spool, a_lone_long_record_cut_short_is_a_torn_tail_however_long)
     /* a write is records of at most max_write_bytes in all, or one longer
      * record alone: a record longer than a write that reaches the end of the
      * file is what a crash inside that one write leaves */
-    dlq_spool_options_t options = { 1u << 30, 1u << 20, 4096 };
+    dlq_spool_options_t options = { 1u << 30, 1u << 20, 4096, false };
     uint64_t positions [20];
     uint64_t tip = write_log (&options, 20, positions);
     append_bad_record (200000, 200000);
@@ -588,7 +599,7 @@ Test (spool, discarded_records_are_never_written)
 
 Test (spool, a_zero_option_is_the_default)
 {
-    dlq_spool_options_t zeros = { 0, 0, 0 };
+    dlq_spool_options_t zeros = { 0, 0, 0, false };
     dlq_spool_t *spool = open_spool (&zeros, NULL);
     uint8_t payload [4096] = { 7 };
     dlq_spool_part_t part = { payload, sizeof payload };

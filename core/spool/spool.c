@@ -11,6 +11,7 @@
 #include "dlq_buf.h"
 #include "spool_record.h"
 #include "spool_segment.h"
+#include "spool_spare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,8 @@ struct dlq_spool {
     segment_t           *segments;      /* oldest first; the last is the newest */
     size_t               count, cap;
     int                  fd;            /* the newest segment, for writing */
+    uint64_t             allocated;     /* its file's length when made longer than its records (a spare) */
+    dlq_spool_spare_t   *spare;         /* NULL: options.preallocate off, or no thread */
     _Atomic uint64_t     tip;
     dlq_buf_t            staged;        /* records appended since the last sync */
     uint64_t             staged_records;
@@ -96,13 +99,44 @@ push_segment (dlq_spool_t *self, uint64_t base, uint64_t size)
     self->segments [self->count++] = (segment_t) { base, size };
 }
 
-/* Create the segment at base as the newest, open for writing. */
+/* Cut the newest segment's file to its records (size), synced: a
+ * segment before the newest is exactly as long as its records. */
 static bool
-create_segment (dlq_spool_t *self, uint64_t base, char *err, size_t err_len)
+seal_newest (dlq_spool_t *self, uint64_t size, char *err, size_t err_len)
+{
+    if (self->fd < 0 || self->allocated <= size)
+        return true;
+    if (ftruncate (self->fd, (off_t) size) != 0 || fdatasync (self->fd) != 0) {
+        snprintf (err, err_len, "cannot cut the spool segment before position %" PRIu64 " to its records: %s",
+                  atomic_load (&self->tip), strerror (errno));
+        return false;
+    }
+    self->allocated = 0;
+    return true;
+}
+
+/* Create the segment at base as the newest, open for writing: the spare
+ * when one is ready, else an empty file. The newest before it is sealed
+ * first (sealed_size: its records), so a crash between the two leaves
+ * either it or the new one empty as the newest. */
+static bool
+create_segment (dlq_spool_t *self, uint64_t base, uint64_t sealed_size, char *err, size_t err_len)
 {
     char path [PATH_MAX];
     path_of (self, base, path, sizeof path);
-    int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    if (!seal_newest (self, sealed_size, err, err_len))
+        return false;
+    uint64_t allocated = 0;
+    int fd = -1;
+    if (self->spare && dlq_spool_spare_take (self->spare, path, &allocated)) {
+        fd = open (path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            unlink (path);
+            allocated = 0;
+        }
+    }
+    if (fd < 0)
+        fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (fd < 0) {
         snprintf (err, err_len, "cannot create the spool segment %s: %s", path, strerror (errno));
         return false;
@@ -115,12 +149,41 @@ create_segment (dlq_spool_t *self, uint64_t base, char *err, size_t err_len)
     if (self->fd >= 0)
         close (self->fd);
     self->fd = fd;
+    self->allocated = allocated;
     pthread_mutex_lock (&self->lock);
     push_segment (self, base, 0);
     pthread_mutex_unlock (&self->lock);
     return true;
 }
 
+
+/* Where the bytes from..size of the file open on fd end once the zeros at
+ * their end are left out (from when all are zeros). */
+static bool
+nonzero_end (int fd, uint64_t from, uint64_t size, uint64_t *end_out, char *err, size_t err_len)
+{
+    uint8_t buf [64 * 1024];
+    uint64_t end = size;
+    while (end > from) {
+        size_t n = end - from < sizeof buf ? (size_t) (end - from) : sizeof buf;
+        ssize_t got = pread (fd, buf, n, (off_t) (end - n));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != (ssize_t) n) {
+            snprintf (err, err_len, "cannot read the end of a spool segment: %s",
+                      got < 0 ? strerror (errno) : "it is shorter than its size");
+            return false;
+        }
+        for (size_t i = n; i > 0; i--)
+            if (buf [i - 1]) {
+                *end_out = end - n + i;
+                return true;
+            }
+        end -= n;
+    }
+    *end_out = from;
+    return true;
+}
 
 /* Find where the newest segment's whole records end and cut the rest. */
 static dlq_spool_result_t
@@ -141,29 +204,37 @@ recover_newest (dlq_spool_t *self, uint64_t base, dlq_spool_recovery_t *recovery
     }
     uint64_t size = (uint64_t) st.st_size;
     dlq_spool_scan_t scan;
-    bool read_ok = dlq_spool_segment_scan (rfd, size, self->options.max_record_bytes, &scan, err, err_len);
-    close (rfd);
-    if (!read_ok) {
+    if (!dlq_spool_segment_scan (rfd, size, self->options.max_record_bytes, &scan, err, err_len)) {
+        close (rfd);
         close (fd);
         return DLQ_SPOOL_ERROR;
     }
-    if (scan.bad && size - scan.valid_bytes > self->options.max_write_bytes && !scan.reaches_end) {
+    uint64_t tail_end = scan.valid_bytes;
+    if (scan.valid_bytes < size && !nonzero_end (rfd, scan.valid_bytes, size, &tail_end, err, err_len)) {
+        close (rfd);
+        close (fd);
+        return DLQ_SPOOL_ERROR;
+    }
+    close (rfd);
+    if (tail_end - scan.valid_bytes > self->options.max_write_bytes && scan.declared_end < tail_end) {
         snprintf (err, err_len, "spool segment %s: the record at offset %" PRIu64 " (position %" PRIu64
                   ") does not check, %" PRIu64 " bytes before the end: the log is corrupt there, not torn",
-                  path, scan.valid_bytes, base + scan.valid_bytes, size - scan.valid_bytes);
+                  path, scan.valid_bytes, base + scan.valid_bytes, tail_end - scan.valid_bytes);
         close (fd);
         return DLQ_SPOOL_CORRUPT;
     }
-    if (scan.valid_bytes < size) {
+    self->allocated = size;
+    if (tail_end > scan.valid_bytes) {
         if (ftruncate (fd, (off_t) scan.valid_bytes) != 0 || fdatasync (fd) != 0) {
             snprintf (err, err_len, "cannot cut the torn tail of %s: %s", path, strerror (errno));
             close (fd);
             return DLQ_SPOOL_ERROR;
         }
         recovery->cut_position = base + scan.valid_bytes;
-        recovery->cut_bytes = size - scan.valid_bytes;
+        recovery->cut_bytes = tail_end - scan.valid_bytes;
         self->counters.torn_cuts = 1;
         self->counters.torn_bytes = recovery->cut_bytes;
+        self->allocated = 0;
     }
     self->fd = fd;
     push_segment (self, base, scan.valid_bytes);
@@ -221,7 +292,7 @@ load (dlq_spool_t *self, uint64_t start, dlq_spool_recovery_t *recovery, char *e
     }
     if (rc == DLQ_SPOOL_OK)
         rc = count ? recover_newest (self, bases [count - 1], recovery, err, err_len)
-                   : (create_segment (self, start, err, err_len) ? DLQ_SPOOL_OK : DLQ_SPOOL_ERROR);
+                   : (create_segment (self, start, 0, err, err_len) ? DLQ_SPOOL_OK : DLQ_SPOOL_ERROR);
     free (bases);
     if (rc == DLQ_SPOOL_OK) {
         segment_t *newest = &self->segments [self->count - 1];
@@ -265,6 +336,8 @@ dlq_spool_open (const char *dir, const dlq_spool_options_t *options, uint64_t st
     }
     if (recovery_out)
         *recovery_out = recovery;
+    if (self->options.preallocate)
+        self->spare = dlq_spool_spare_new (dir, self->options.segment_bytes);
     return self;
 }
 
@@ -274,6 +347,7 @@ dlq_spool_destroy (dlq_spool_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_spool_t *self = *self_p;
+    dlq_spool_spare_destroy (&self->spare);
     if (self->fd >= 0)
         close (self->fd);
     pthread_mutex_destroy (&self->lock);
@@ -370,6 +444,7 @@ cut_back (dlq_spool_t *self, uint64_t size)
     if (ftruncate (self->fd, (off_t) size) != 0 || fdatasync (self->fd) != 0)
         return false;
     self->cut_pending = false;
+    self->allocated = 0;
     return true;
 }
 
@@ -388,8 +463,10 @@ dlq_spool_sync (dlq_spool_t *self, char *err, size_t err_len)
         dlq_spool_discard (self);
         return DLQ_SPOOL_ERROR;
     }
-    if (newest.size >= self->options.segment_bytes) {
-        if (!create_segment (self, tip, err, err_len)) {
+    /* a segment that grows is left for a spare as soon as one is ready */
+    if (newest.size >= self->options.segment_bytes
+    ||  (newest.size > 0 && self->allocated == 0 && self->spare && dlq_spool_spare_ready (self->spare))) {
+        if (!create_segment (self, tip, newest.size, err, err_len)) {
             dlq_spool_discard (self);
             return DLQ_SPOOL_ERROR;
         }
@@ -430,7 +507,7 @@ dlq_spool_release (dlq_spool_t *self, uint64_t position, char *err, size_t err_l
     while (self->count > 1 && self->segments [1].base <= position) {
         char path [PATH_MAX];
         path_of (self, self->segments [0].base, path, sizeof path);
-        if (unlink (path) != 0 && errno != ENOENT) {
+        if (!(self->spare && dlq_spool_spare_recycle (self->spare, path)) && unlink (path) != 0 && errno != ENOENT) {
             snprintf (err, err_len, "cannot delete the spool segment %s: %s", path, strerror (errno));
             deleted = -1;
             break;

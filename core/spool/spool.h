@@ -15,13 +15,23 @@
  *  thread, any number) see the log up to its *tip*, the end of the last
  *  sync, and never a byte past it.
  *
+ *  A new segment normally starts as a zeroed spare made ahead of time
+ *  (spool_spare.h: writes into allocated blocks cost a fraction of writes
+ *  that grow a file), so a segment file may be longer than its records:
+ *  past them it holds zeros, which never check as a record. A segment is
+ *  cut to its records when the next one starts. A segment that grows (the
+ *  first of a new log, or one started while no spare was ready) is left
+ *  for a spare by the first sync that finds one ready, so such a segment
+ *  may be shorter than segment_bytes.
+ *
  *  Recovery (dlq_spool_open): at most the last write can have been cut
  *  short by a crash, and a write is either records of at most
- *  max_write_bytes in all or one longer record alone. So a record of the
- *  newest segment that does not check is a torn tail when it starts within
- *  its last max_write_bytes, or when its header is whole and the record it
- *  declares reaches the end of the file: the segment is cut there and the
- *  cut reported (dlq_spool_recovery_t).
+ *  max_write_bytes in all or one longer record alone. So in the newest
+ *  segment, the bytes past its whole records up to its last non-zero byte
+ *  are a torn tail when they are at most max_write_bytes, or when the
+ *  record they start with has a whole header that declares a record
+ *  reaching past them: the segment is cut there and the cut reported
+ *  (dlq_spool_recovery_t). Zeros alone past the records are no tail.
  *  A bad record anywhere else is corruption of synced data: open fails
  *  (and a reader stops) with DLQ_SPOOL_CORRUPT and a message naming the
  *  segment and the offset; nothing is dropped silently.
@@ -29,7 +39,7 @@
  *  Space: dlq_spool_release deletes every segment wholly below a position
  *  (the lowest any consumer still needs); the newest segment is never
  *  deleted. A new segment is started by the sync that finds the newest
- *  one at segment_bytes or more.
+ *  one at segment_bytes or more (or growing, as above).
  *
  *  The interface — append, sync, read from a position, release, tip — is
  *  all a consumer needs, so a replicated log could stand behind it.
@@ -55,10 +65,11 @@ typedef struct {
     uint32_t max_record_bytes;  /* the longest payload (default 256 MiB: above any event a config
                                  * admits); a longer length is corruption */
     uint32_t max_write_bytes;   /* the longest single write before its fdatasync (default 4 MiB) */
+    bool     preallocate;       /* start each new segment from a zeroed spare (spool_spare.h; default on) */
 } dlq_spool_options_t;
 
 #define DLQ_SPOOL_RECORD_LIMIT (256u << 20)
-#define DLQ_SPOOL_OPTIONS_DEFAULT { 64u << 20, DLQ_SPOOL_RECORD_LIMIT, 4u << 20 }
+#define DLQ_SPOOL_OPTIONS_DEFAULT { 64u << 20, DLQ_SPOOL_RECORD_LIMIT, 4u << 20, true }
 
 typedef struct {
     uint64_t cut_position;      /* where the torn tail was cut (0 when none was) */

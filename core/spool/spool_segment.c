@@ -98,19 +98,22 @@ dlq_spool_segment_scan (int fd, uint64_t size, uint32_t max_record_bytes, dlq_sp
             at += needed;
             out->records++;
             out->valid_bytes = offset + at;
+            out->declared_end = 0;
             continue;
         }
         uint32_t declared = 0;
         if (rc == DLQ_SPOOL_RECORD_BAD) {
             out->bad = true;
-            out->reaches_end = len - at >= DLQ_SPOOL_RECORD_HEADER
-                               && dlq_spool_record_declared (buf + at, max_record_bytes, &declared)
-                               && offset + at + DLQ_SPOOL_RECORD_HEADER + declared >= size;
+            if (len - at >= DLQ_SPOOL_RECORD_HEADER && dlq_spool_record_declared (buf + at, max_record_bytes, &declared))
+                out->declared_end = offset + at + DLQ_SPOOL_RECORD_HEADER + declared;
+            out->reaches_end = out->declared_end >= size;
             break;
         }
         /* SHORT: move the partial record to the front and read more, unless
          * the file ends before the record would (then it was cut short) */
         uint64_t left = size - (offset + len);
+        if (needed)
+            out->declared_end = offset + at + needed;
         if (left == 0 || (needed && offset + at + needed > size))
             break;
         memmove (buf, buf + at, len - at);

@@ -32,6 +32,8 @@ typedef struct {
                                    the end of the file or a record the file ends inside) */
     bool     reaches_end;       /* that record's header is well formed and the record it declares
                                    reaches the end of the file (a lone record cut short) */
+    uint64_t declared_end;      /* where the record after the whole ones would end by its header,
+                                   when that header is whole and well formed; else 0 */
 } dlq_spool_scan_t;
 
 /* Read the segment open on fd (size bytes) from its start and count its

@@ -18,12 +18,12 @@
  *  spool_record.h, a CRC32C of its own): dlq_spool_record_parse agrees with
  *  it, and the header of what parses is the encoder's. Open fails exactly
  *  when a boundary is off (CORRUPT naming the segment before it) or when
- *  the newest segment's first record that does not check starts more than
- *  max_write_bytes before the end and is not a well-formed header whose
- *  record reaches the end (CORRUPT naming the segment and offset, and
- *  nothing cut); otherwise it cuts
- *  exactly what follows the newest segment's whole records, reports that
- *  cut and its stats say so; dlq_spool_last is the last record found (in
+ *  the bytes past the newest segment's whole records, up to its last
+ *  non-zero byte, are more than max_write_bytes and do not start with a
+ *  well-formed header whose record reaches past them (CORRUPT naming the
+ *  segment and offset, and nothing cut); otherwise it cuts exactly those
+ *  bytes (zeros alone after the records are no tail: a zeroed spare's
+ *  unwritten part), reports that cut and its stats say so; dlq_spool_last is the last record found (in
  *  the newest segment, else in the one before it). A reader from the first
  *  position returns exactly the records the harness finds, in order (kind,
  *  payload, position, next), then END at the tip; or CORRUPT, again and
@@ -65,7 +65,7 @@
 static const uint64_t first_bases [8] = {
     0, 1, 4096, 0x1e1e, 123456789, 1ull << 32, 1ull << 40, 10000000000000000000ull
 };
-static const dlq_spool_options_t option_sets [2] = { { 4096, 2048, 1024 }, { 1024, 256, 128 } };
+static const dlq_spool_options_t option_sets [2] = { { 4096, 2048, 1024, false }, { 1024, 256, 128, false } };
 static const int64_t deltas [4] = { 1, 12, -1, 4096 };
 
 typedef struct {
@@ -75,7 +75,8 @@ typedef struct {
     size_t         valid;           /* the whole, checking records at its start */
     size_t         records, last;   /* how many, and the offset of the last of them */
     bool           bad;             /* what follows them is a record that does not check */
-    bool           reaches_end;     /* ... whose whole header declares a record reaching the file's end */
+    size_t         tail_end;        /* where the bytes after them end, zeros at the end left out */
+    size_t         declared_end;    /* where the record after them ends by its whole, well-formed header; 0: none */
     char           path [PATH_MAX];
 } segment_t;
 
@@ -175,8 +176,11 @@ scan_segment (segment_t *s, uint32_t max_length)
     s->valid = at;
     s->bad = rc == DLQ_SPOOL_RECORD_BAD;
     const uint8_t *h = s->data + at;
-    s->reaches_end = s->bad && s->len - at >= HEADER && h [8] && !h [9] && !h [10] && !h [11]
-                     && le32 (h + 4) <= max_length && at + HEADER + (size_t) le32 (h + 4) >= s->len;
+    s->declared_end = s->len - at >= HEADER && h [8] && !h [9] && !h [10] && !h [11] && le32 (h + 4) <= max_length
+                      ? at + HEADER + (size_t) le32 (h + 4) : 0;
+    s->tail_end = s->len;
+    while (s->tail_end > at && s->data [s->tail_end - 1] == 0)
+        s->tail_end--;
 }
 
 static uint64_t
@@ -377,8 +381,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     err [0] = '\0';
     dlq_spool_t *spool = dlq_spool_open (dir, options, segs [0].base, &recovery, &rc, err, sizeof err);
     const char *corrupt_path = off ? segs [off - 1].path
-                             : newest->bad && newest->len - newest->valid > options->max_write_bytes
-                               && !newest->reaches_end ? newest->path : NULL;
+                             : newest->tail_end - newest->valid > options->max_write_bytes
+                               && newest->declared_end < newest->tail_end ? newest->path : NULL;
     if (spool ? rc != DLQ_SPOOL_OK : !memchr (err, '\0', sizeof err) || !err [0])
         fuzz_fail ("open says %d, with a message of \"%s\"", rc, err);
     if (!spool && rc != DLQ_SPOOL_CORRUPT)
@@ -398,13 +402,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
 
     /* recovery: exactly the bytes past the newest segment's whole records are cut */
-    uint64_t cut = newest->len - newest->valid, tip = newest->base + newest->valid, bytes = 0;
+    uint64_t cut = newest->tail_end - newest->valid, tip = newest->base + newest->valid, bytes = 0;
     for (size_t i = 0; i + 1 < n; i++)
         bytes += segs [i].len;
     bytes += newest->valid;
     FUZZ_CHECK (recovery.cut_bytes == cut);
     FUZZ_CHECK (recovery.cut_position == (cut ? tip : 0));
-    FUZZ_CHECK (file_size (newest->path) == newest->valid);
+    uint64_t kept = cut ? newest->valid : newest->len;     /* zeros alone are kept */
+    FUZZ_CHECK (file_size (newest->path) == kept);
     FUZZ_CHECK (dlq_spool_tip (spool) == tip);
     dlq_spool_stats_t st;
     dlq_spool_stats (spool, &st);
@@ -454,7 +459,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (rolls)                                      /* a new segment at the old tip holds them */
         FUZZ_CHECK (file_size (path) == at - tip && file_size (newest->path) == newest->valid);
     else
-        FUZZ_CHECK (file_size (newest->path) == newest->valid + (at - tip));
+        FUZZ_CHECK (file_size (newest->path) == (kept > newest->valid + (at - tip) ? kept : newest->valid + (at - tip)));
     if (at_tip)
         expect_appended (reader, a, 3, at);         /* the reader that waited at the tip */
     dlq_spool_reader_seek (reader, tip);            /* and again, or from the bad record it stopped at */

@@ -31,7 +31,10 @@ void test_rmtree (const char *dir);
  * file size limit (prlimit
  * RLIMIT_FSIZE) is set to the size of its newest spool segment, so the
  * next spool write fails with EFBIG ("File too large"; dlqd ignores
- * SIGXFSZ) while its log and smaller files go on; or the limit is lifted. */
+ * SIGXFSZ) while its log and smaller files go on; or the limit is lifted.
+ * For a dlqd started with gateway.spool_preallocate = false: a write into
+ * a zeroed segment grows no file (nor does it fail on a full disk, whose
+ * blocks it has already). */
 void test_dlqd_fill_disk (const test_dlqd_t *d, bool full);
 
 /* The path of the newest segment of the running (or stopped) dlqd's spool

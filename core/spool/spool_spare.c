@@ -1,0 +1,227 @@
+/*  spool_spare — zeroed files made ahead of the spool's next segment. */
+#include "spool_spare.h"
+
+#include "dlq_alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define ZERO_CHUNK   (1u << 20)
+#define SYNC_EVERY   (16u << 20)  /* a shallow device queue for the writer's syncs */
+#define FREE_FACTOR  4            /* a new file only with this many spares' worth of space free */
+
+struct dlq_spool_spare {
+    char                    *making_path, *ready_path, *held_path;
+    uint64_t                 bytes;
+    pthread_t                thread;
+    pthread_mutex_t          lock;
+    pthread_cond_t           wake;
+    bool                     ready;         /* ready_path is whole */
+    bool                     making;        /* making_path is being written */
+    bool                     recycled;      /* ... from a released segment */
+    bool                     held;          /* held_path: a released segment kept for the next one */
+    bool                     want;          /* make one */
+    bool                     stop;
+    dlq_spool_spare_stats_t  stats;
+};
+
+static bool
+enough_space (const dlq_spool_spare_t *self, const char *path)
+{
+    char dir [PATH_MAX];
+    snprintf (dir, sizeof dir, "%s", path);
+    char *slash = strrchr (dir, '/');
+    if (slash)
+        *slash = '\0';
+    struct statvfs st;
+    if (statvfs (slash ? dir : ".", &st) != 0)
+        return false;
+    return (uint64_t) st.f_bavail * st.f_frsize > FREE_FACTOR * self->bytes;
+}
+
+/* Write zeros over the first bytes of the file at path (made when
+ * missing), cut it there and sync it. */
+static bool
+zero_fill (const char *path, uint64_t bytes, const uint8_t *zeros)
+{
+    int fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return false;
+    bool ok = true;
+    uint64_t done = 0, synced = 0;
+    while (ok && done < bytes) {
+        size_t n = bytes - done < ZERO_CHUNK ? (size_t) (bytes - done) : ZERO_CHUNK;
+        ssize_t w = pwrite (fd, zeros, n, (off_t) done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        done += ok ? (uint64_t) w : 0;
+        if (ok && done - synced >= SYNC_EVERY) {
+            ok = fdatasync (fd) == 0;
+            synced = done;
+        }
+    }
+    ok = ok && ftruncate (fd, (off_t) bytes) == 0 && fdatasync (fd) == 0;   /* a recycled one may be longer */
+    close (fd);
+    return ok;
+}
+
+static void *
+run (void *arg)
+{
+    dlq_spool_spare_t *self = arg;
+    uint8_t *zeros = dlq_calloc (1, ZERO_CHUNK);
+    pthread_mutex_lock (&self->lock);
+    for (;;) {
+        while (!self->stop && (self->ready || (!self->want && !self->making)))
+            pthread_cond_wait (&self->wake, &self->lock);
+        if (self->stop)
+            break;
+        if (!self->making && self->held) {
+            self->held = false;
+            if (rename (self->held_path, self->making_path) == 0)
+                self->making = self->recycled = true;
+            else
+                unlink (self->held_path);
+        }
+        bool recycled = self->making && self->recycled;
+        if (!recycled && !enough_space (self, self->making_path)) {
+            self->stats.failed++;
+            self->want = self->making = false;
+            continue;
+        }
+        self->making = true;
+        self->want = false;
+        pthread_mutex_unlock (&self->lock);
+        bool ok = zero_fill (self->making_path, self->bytes, zeros)
+                  && rename (self->making_path, self->ready_path) == 0;
+        if (!ok)
+            unlink (self->making_path);
+        pthread_mutex_lock (&self->lock);
+        self->making = self->recycled = false;
+        self->ready = ok;
+        if (!ok)
+            self->stats.failed++;
+        else
+        if (recycled)
+            self->stats.recycled++;
+        else
+            self->stats.made++;
+    }
+    pthread_mutex_unlock (&self->lock);
+    free (zeros);
+    return NULL;
+}
+
+dlq_spool_spare_t *
+dlq_spool_spare_new (const char *dir, uint64_t bytes)
+{
+    dlq_spool_spare_t *self = dlq_calloc (1, sizeof *self);
+    size_t len = strlen (dir) + sizeof "/spare.zero";
+    self->making_path = dlq_malloc (len);
+    self->ready_path = dlq_malloc (len);
+    self->held_path = dlq_malloc (len);
+    snprintf (self->making_path, len, "%s/spare.tmp", dir);
+    snprintf (self->ready_path, len, "%s/spare.zero", dir);
+    snprintf (self->held_path, len, "%s/spare.old", dir);
+    unlink (self->making_path);
+    unlink (self->ready_path);
+    unlink (self->held_path);
+    self->bytes = bytes;
+    self->want = true;
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_cond_init (&self->wake, NULL);
+    if (pthread_create (&self->thread, NULL, run, self) != 0) {
+        pthread_cond_destroy (&self->wake);
+        pthread_mutex_destroy (&self->lock);
+        free (self->making_path);
+        free (self->ready_path);
+        free (self->held_path);
+        free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+dlq_spool_spare_destroy (dlq_spool_spare_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_spool_spare_t *self = *self_p;
+    pthread_mutex_lock (&self->lock);
+    self->stop = true;
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+    pthread_join (self->thread, NULL);
+    if (self->making)
+        unlink (self->making_path);     /* recycled, never started on */
+    if (self->held)
+        unlink (self->held_path);
+    pthread_cond_destroy (&self->wake);
+    pthread_mutex_destroy (&self->lock);
+    free (self->making_path);
+    free (self->ready_path);
+    free (self->held_path);
+    free (self);
+    *self_p = NULL;
+}
+
+bool
+dlq_spool_spare_ready (dlq_spool_spare_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    bool ready = self->ready;
+    pthread_mutex_unlock (&self->lock);
+    return ready;
+}
+
+bool
+dlq_spool_spare_take (dlq_spool_spare_t *self, const char *path, uint64_t *bytes_out)
+{
+    pthread_mutex_lock (&self->lock);
+    bool taken = self->ready && rename (self->ready_path, path) == 0;
+    if (self->ready && !taken)
+        unlink (self->ready_path);
+    if (taken)
+        self->stats.taken++;
+    else
+        self->stats.missed++;
+    self->ready = false;
+    self->want = true;
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+    *bytes_out = taken ? self->bytes : 0;
+    return taken;
+}
+
+bool
+dlq_spool_spare_recycle (dlq_spool_spare_t *self, const char *path)
+{
+    pthread_mutex_lock (&self->lock);
+    bool taken = false;
+    if (!self->ready && !self->making && rename (path, self->making_path) == 0) {
+        taken = self->making = self->recycled = true;
+        pthread_cond_signal (&self->wake);
+    }
+    else
+    if (!self->held && rename (path, self->held_path) == 0)
+        taken = self->held = true;      /* made into the spare after the next take */
+    pthread_mutex_unlock (&self->lock);
+    return taken;
+}
+
+void
+dlq_spool_spare_stats (dlq_spool_spare_t *self, dlq_spool_spare_stats_t *out)
+{
+    pthread_mutex_lock (&self->lock);
+    *out = self->stats;
+    pthread_mutex_unlock (&self->lock);
+}
