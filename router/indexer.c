@@ -24,6 +24,8 @@
 
 #define MAX_BATCH_BYTES (4u << 20)     /* spool bytes read per transaction, at most */
 #define RETRY_MS 1000
+#define DURABLE_STEP (16u << 20)        /* spool bytes indexed between two durable commits, at most */
+#define DURABLE_MS 1000                 /* a commit that catches up is durable when the last was this long ago */
 
 struct dlq_indexer {
     dlq_actor_t          *actor;
@@ -38,7 +40,9 @@ struct dlq_indexer {
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
-    dlq_spool_consumer_t *consumer;             /* "index": what it has not indexed yet */
+    dlq_spool_consumer_t *consumer;             /* "index": what it has not indexed durably yet */
+    uint64_t              durable;              /* the position of its last durable commit */
+    int64_t               durable_ms;           /*   when (0: none since start) */
     _Atomic bool          corrupt;              /* the spool holds a bad record: indexing stopped */
     char                  fatal [512];          /* which, once corrupt */
     char                  error [512];
@@ -125,7 +129,22 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
     return true;
 }
 
-/* Index one page with the queued ledger updates; publish and release. */
+/* Commits are relaxed (synchronous NORMAL: on disk once the kernel writes
+ * them back, or at the store's next checkpoint), so a power loss may take
+ * the last ones, which the spool holds again. So the spool may delete only
+ * what a durable commit covers: the first one after start, then one every
+ * DURABLE_STEP bytes of the spool, and one that catches up with the tip
+ * DURABLE_MS after the last, waits for the disk (synchronous FULL: it and
+ * every commit before it). Only that moves the "index" consumer. */
+static bool
+wants_durable (dlq_indexer_t *self, const page_t *page, int64_t now)
+{
+    return !self->durable_ms || page->end - self->durable >= DURABLE_STEP
+        || (page->end >= dlq_spool_tip (self->spool) && now - self->durable_ms >= DURABLE_MS);
+}
+
+/* Index one page with the queued ledger updates; publish, and release what
+ * a durable commit covers. */
 static bool
 commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
 {
@@ -133,9 +152,13 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
     uint64_t last_ticket = 0;
     dlq_ledger_update_t **updates = dlq_ledger_channel_take (self->ledger, &count, &last_ticket);
     char err [512] = "";
-    int64_t last_seq = -1;
+    int64_t last_seq = -1, now = dlq_time_mono_ms ();
+    bool durable = wants_durable (self, page, now)
+                   && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
     dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, updates, count,
                                                 page->ckpts, page->ckpt_count, page->end, &last_seq, err, sizeof err);
+    if (durable && dlq_embedded_relax_sync (store, true, err, sizeof err) != DLQ_STORE_OK)
+        dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
     dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
     if (rc != DLQ_STORE_OK) {
         dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes and %zu ledger updates"
@@ -146,6 +169,10 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
     atomic_fetch_add (&self->events, page->count);
     if (page->count)
         zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);
+    if (!durable)
+        return true;
+    self->durable = page->end;
+    self->durable_ms = now ? now : 1;
     dlq_spool_consumer_set (self->consumer, page->end);
     if (dlq_spool_release_consumed (self->spool, err, sizeof err) < 0)
         dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
@@ -208,7 +235,7 @@ run (void *pipe, void *arg)
     void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     uint64_t start = 0;
     bool failed = false;
-    bool ok = store && dlq_embedded_relax_sync (store, self->error, sizeof self->error) == DLQ_STORE_OK
+    bool ok = store && dlq_embedded_relax_sync (store, true, self->error, sizeof self->error) == DLQ_STORE_OK
               && open_sockets (self, sub, tip);
     if (ok && !dlq_embedded_spool_position (store, &start, &failed, self->error, sizeof self->error)) {
         start = dlq_spool_begin (self->spool);
@@ -231,6 +258,11 @@ run (void *pipe, void *arg)
         int64_t wait = more && now >= retry_at ? 0 : next_sweep - now;
         if (retry_at > now && retry_at - now < wait)
             wait = retry_at - now;
+        /* caught up on a relaxed commit: an empty durable one releases what it covers */
+        bool settle = !more && atomic_load (&self->position) > self->durable;
+        int64_t settle_at = self->durable_ms + DURABLE_MS;
+        if (settle && settle_at - now < wait)
+            wait = settle_at - now;
         zmq_pollitem_t items [3] = { { pipe, 0, ZMQ_POLLIN, 0 }, { sub, 0, ZMQ_POLLIN, 0 },
                                      { NULL, dlq_ledger_channel_fd (self->ledger), ZMQ_POLLIN, 0 } };
         if (zmq_poll (items, 3, wait > 0 ? wait : 0) < 0)
@@ -249,7 +281,7 @@ run (void *pipe, void *arg)
         }
         now = dlq_time_mono_ms ();
         bool ledger = items [2].revents & ZMQ_POLLIN;
-        if ((more || ledger || stopping) && now >= retry_at) {
+        if ((more || ledger || stopping || (settle && now >= settle_at)) && now >= retry_at) {
             if (!read_page (self, reader, &page) || !commit (self, store, tip, &page)) {
                 dlq_spool_reader_seek (reader, atomic_load (&self->position));
                 retry_at = now + RETRY_MS;

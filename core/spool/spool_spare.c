@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #define ZERO_CHUNK   (1u << 20)
-#define SYNC_EVERY   (16u << 20)  /* a shallow device queue for the writer's syncs */
+#define SYNC_EVERY   (1u << 20)   /* a shallow device queue: the writer's syncs wait behind at most this */
 #define FREE_FACTOR  4            /* a new file only with this many spares' worth of space free */
 
 struct dlq_spool_spare {

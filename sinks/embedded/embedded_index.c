@@ -66,11 +66,12 @@ dlq_embedded_spool_position (dlq_embedded_t *self, uint64_t *position_out, bool 
 }
 
 dlq_store_result_t
-dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, size_t err_len)
+dlq_embedded_relax_sync (dlq_embedded_t *self, bool relaxed, char *err, size_t err_len)
 {
     char *msg = NULL;
-    if (sqlite3_exec (self->db, "PRAGMA synchronous = NORMAL", NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf (err, err_len, "cannot relax synchronous (%s): %s", self->path, msg ? msg : "?");
+    if (sqlite3_exec (self->db, relaxed ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL",
+                      NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf (err, err_len, "cannot set synchronous (%s): %s", self->path, msg ? msg : "?");
         sqlite3_free (msg);
         return DLQ_STORE_ERROR;
     }

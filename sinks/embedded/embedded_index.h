@@ -37,9 +37,11 @@ dlq_store_result_t dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const 
 bool dlq_embedded_spool_position (dlq_embedded_t *self, uint64_t *position_out, bool *failed,
                                   char *err, size_t err_len);
 
-/* Writer: commit without waiting for the disk (synchronous = NORMAL):
- * for a connection whose writes can be made again from the spool. */
-dlq_store_result_t dlq_embedded_relax_sync (dlq_embedded_t *self, char *err, size_t err_len);
+/* Writer: relaxed, commit without waiting for the disk (synchronous =
+ * NORMAL), for a connection whose writes can be made again from the
+ * spool; or not (FULL): the next commit waits until it and every commit
+ * before it are on disk. */
+dlq_store_result_t dlq_embedded_relax_sync (dlq_embedded_t *self, bool relaxed, char *err, size_t err_len);
 
 /* Called once per stored event by dlq_embedded_each_id. */
 typedef void (dlq_embedded_id_fn) (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg);
