@@ -12,6 +12,7 @@
 #include "fingerprint.h"
 
 #include "dlq_alloc.h"
+#include "dlq_arena.h"
 #include "dlq_buf.h"
 #include "dlq_json.h"
 #include "dlq_uuid.h"
@@ -74,9 +75,34 @@ type_name (const dlq_json_value_t *v)
     }
 }
 
+/* A copy of len bytes at s, in the event's arena when it has one. */
+static char *
+copy_text (dlq_event_t *e, const char *s, size_t len)
+{
+    return e->arena ? dlq_arena_strndup (e->arena, s, len) : dlq_strndup (s, len);
+}
+
+/* A buffer to write a value's text into before keeping it (keep_written). */
+static dlq_buf_t *
+begin_written (dlq_event_t *e, dlq_buf_t *own)
+{
+    *own = (dlq_buf_t) DLQ_BUF_INIT;
+    return e->arena ? dlq_arena_scratch (e->arena) : own;
+}
+
+static char *
+keep_written (dlq_event_t *e, dlq_buf_t *buf, size_t *len_out)
+{
+    if (!e->arena)
+        return dlq_buf_steal (buf, len_out);
+    if (len_out)
+        *len_out = buf->len;
+    return dlq_arena_strndup (e->arena, buf->data ? buf->data : "", buf->len);
+}
+
 /* A string field of 1..max_chars characters, no control characters. */
 static dlq_code_t
-take_string (const dlq_json_value_t *v, const char *field, size_t max_chars,
+take_string (dlq_event_t *e, const dlq_json_value_t *v, const char *field, size_t max_chars,
              char **out, dlq_error_t *err)
 {
     if (v->type != DLQ_JSON_STRING)
@@ -90,14 +116,13 @@ take_string (const dlq_json_value_t *v, const char *field, size_t max_chars,
     if (max_chars && !utf8_printable (v->str, v->len))
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
                               "%s must not contain control characters", field);
-    free (*out);
-    *out = dlq_strndup (v->str, v->len);
+    *out = copy_text (e, v->str, v->len);
     return DLQ_OK;
 }
 
 /* A free-text string (messages, stack traces): any length, any content. */
 static dlq_code_t
-take_text (const dlq_json_value_t *v, const char *field, char **out, dlq_error_t *err)
+take_text (dlq_event_t *e, const dlq_json_value_t *v, const char *field, char **out, dlq_error_t *err)
 {
     if (v->type != DLQ_JSON_STRING)
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
@@ -105,13 +130,13 @@ take_text (const dlq_json_value_t *v, const char *field, char **out, dlq_error_t
     if (memchr (v->str, '\0', v->len))
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, field,
                               "%s must not contain NUL characters (\\u0000)", field);
-    *out = dlq_strndup (v->str, v->len);
+    *out = copy_text (e, v->str, v->len);
     return DLQ_OK;
 }
 
 /* A BSON-valued field: kept as compact extended JSON after its $-forms check. */
 static dlq_code_t
-take_bson (const dlq_json_value_t *v, const char *field, bool must_be_object,
+take_bson (dlq_event_t *e, const dlq_json_value_t *v, const char *field, bool must_be_object,
            char **out, dlq_error_t *err)
 {
     if (must_be_object && v->type != DLQ_JSON_OBJECT)
@@ -120,9 +145,9 @@ take_bson (const dlq_json_value_t *v, const char *field, bool must_be_object,
     dlq_code_t code = dlq_extjson_check (v, field, err);
     if (code != DLQ_OK)
         return code;
-    dlq_buf_t buf = DLQ_BUF_INIT;
-    dlq_json_write (&buf, v);
-    *out = dlq_buf_steal (&buf, NULL);
+    dlq_buf_t own, *buf = begin_written (e, &own);
+    dlq_json_write (buf, v);
+    *out = keep_written (e, buf, NULL);
     return DLQ_OK;
 }
 
@@ -148,38 +173,38 @@ f_id (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, "id",
                               "id must be a UUID string such as "
                               "\"c2e8a5b6-0f1e-4c3a-9b7d-2a1f0e9d8c7b\"");
-    e->id = dlq_strdup (id);
+    e->id = copy_text (e, id, strlen (id));
     return DLQ_OK;
 }
 
 static dlq_code_t
 f_stream_name (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 {
-    return take_string (v, "streamName", DLQ_STREAM_NAME_MAX, &e->stream_name, err);
+    return take_string (e, v, "streamName", DLQ_STREAM_NAME_MAX, &e->stream_name, err);
 }
 
 static dlq_code_t
 f_operation_type (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 {
-    return take_string (v, "operationType", DLQ_OPERATION_TYPE_MAX, &e->operation_type, err);
+    return take_string (e, v, "operationType", DLQ_OPERATION_TYPE_MAX, &e->operation_type, err);
 }
 
 static dlq_code_t
 f_document_key (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 {
-    return take_bson (v, "documentKey", false, &e->document_key, err);
+    return take_bson (e, v, "documentKey", false, &e->document_key, err);
 }
 
 static dlq_code_t
 f_full_document (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 {
-    return take_bson (v, "fullDocument", true, &e->full_document, err);
+    return take_bson (e, v, "fullDocument", true, &e->full_document, err);
 }
 
 static dlq_code_t
 f_resume_token (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
 {
-    return take_bson (v, "resumeToken", true, &e->resume_token, err);
+    return take_bson (e, v, "resumeToken", true, &e->resume_token, err);
 }
 
 static bool
@@ -201,7 +226,7 @@ f_error (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
     for (const dlq_json_value_t *m = v->child; m; m = m->next) {
         dlq_code_t code = DLQ_OK;
         if (named (m, "type"))
-            code = take_string (m, "error.type", 1024, &e->error_type, err);
+            code = take_string (e, m, "error.type", 1024, &e->error_type, err);
         else
         if (!named (m, "message") && !named (m, "stackTrace")) {
             char field [128], name [101];
@@ -213,8 +238,8 @@ f_error (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
         if (m->type == DLQ_JSON_NULL)
             continue;                   /* a null message or stackTrace is absent */
         else
-            code = named (m, "message") ? take_text (m, "error.message", &e->error_message, err)
-                                        : take_text (m, "error.stackTrace", &e->error_stack_trace, err);
+            code = named (m, "message") ? take_text (e, m, "error.message", &e->error_message, err)
+                                        : take_text (e, m, "error.stackTrace", &e->error_stack_trace, err);
         if (code != DLQ_OK)
             return code;
     }
@@ -248,7 +273,7 @@ f_status (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
         return dlq_error_set (err, DLQ_ERR_INVALID_EVENT, "status",
                               "status must be an upper-case word of at most %d characters "
                               "such as \"PENDING\"", DLQ_STATUS_MAX);
-    e->status = dlq_strndup (v->str, v->len);
+    e->status = copy_text (e, v->str, v->len);
     return DLQ_OK;
 }
 
@@ -284,9 +309,9 @@ f_metadata (dlq_event_t *e, const dlq_json_value_t *v, dlq_error_t *err)
                               "metadata must be an object, got %s", type_name (v));
     if (v->count == 0)
         return DLQ_OK;                  /* empty metadata is omitted */
-    dlq_buf_t buf = DLQ_BUF_INIT;
-    dlq_json_write (&buf, v);
-    e->metadata = dlq_buf_steal (&buf, NULL);
+    dlq_buf_t own, *buf = begin_written (e, &own);
+    dlq_json_write (buf, v);
+    e->metadata = keep_written (e, buf, NULL);
     return DLQ_OK;
 }
 
@@ -320,9 +345,10 @@ field_index (const dlq_json_value_t *member)
 }
 
 static dlq_event_t *
-event_new (void)
+event_new (dlq_arena_t *arena)
 {
-    dlq_event_t *e = dlq_calloc (1, sizeof *e);
+    dlq_event_t *e = arena ? memset (dlq_arena_alloc (arena, sizeof *e), 0, sizeof *e) : dlq_calloc (1, sizeof *e);
+    e->arena = arena;
     e->first_attempt_at = e->last_attempt_at = DLQ_TIME_NONE;
     e->created_at = e->expires_at = DLQ_TIME_NONE;
     return e;
@@ -378,6 +404,12 @@ decode_members (dlq_event_t *e, const dlq_json_value_t *root, dlq_error_t *err)
 dlq_event_t *
 dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err)
 {
+    return dlq_event_decode_in (body, len, now_ms, NULL, err);
+}
+
+dlq_event_t *
+dlq_event_decode_in (const char *body, size_t len, int64_t now_ms, dlq_arena_t *arena, dlq_error_t *err)
+{
     dlq_json_doc_t *doc = NULL;
     dlq_json_error_t jerr = { 0, "" };
     dlq_json_result_t rc = dlq_json_parse (body, len, &doc, &jerr);
@@ -386,7 +418,8 @@ dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err
         return NULL;
     }
     const dlq_json_value_t *root = dlq_json_root (doc);
-    dlq_event_t *e = event_new ();
+    dlq_arena_mark_t mark = arena ? dlq_arena_mark (arena) : (dlq_arena_mark_t) { 0 };
+    dlq_event_t *e = event_new (arena);
     dlq_code_t code;
     if (root->type != DLQ_JSON_OBJECT)
         code = dlq_error_set (err, DLQ_ERR_INVALID_EVENT, NULL,
@@ -396,6 +429,8 @@ dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err
     dlq_json_doc_destroy (&doc);
     if (code != DLQ_OK) {
         dlq_event_destroy (&e);
+        if (arena)
+            dlq_arena_rollback (arena, mark);  /* what it took, back */
         return NULL;
     }
     if (e->created_at == DLQ_TIME_NONE)
@@ -403,10 +438,10 @@ dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err
     if (!e->id) {
         char id [DLQ_UUID_LEN + 1];
         dlq_uuid_v7 (now_ms, id);
-        e->id = dlq_strdup (id);
+        e->id = copy_text (e, id, strlen (id));
     }
     if (!e->status)
-        e->status = dlq_strdup (DLQ_STATUS_PENDING);
+        e->status = copy_text (e, DLQ_STATUS_PENDING, strlen (DLQ_STATUS_PENDING));
     return e;
 }
 
@@ -450,35 +485,52 @@ put_time (dlq_buf_t *out, const char *key, int64_t ms)
     dlq_buf_putc (out, '"');
 }
 
+/* The canonical body of e into out. */
+static void
+put_body (dlq_buf_t *out, const dlq_event_t *e)
+{
+    dlq_buf_puts (out, "{\"id\":");
+    dlq_json_write_string (out, e->id, strlen (e->id));
+    put_string (out, "streamName", e->stream_name);
+    put_string (out, "operationType", e->operation_type);
+    put_raw (out, "documentKey", e->document_key);
+    put_raw (out, "fullDocument", e->full_document);
+    put_raw (out, "resumeToken", e->resume_token);
+    put_key (out, "error");
+    dlq_buf_puts (out, "{\"type\":");
+    dlq_json_write_string (out, e->error_type, strlen (e->error_type));
+    put_string (out, "message", e->error_message);
+    put_string (out, "stackTrace", e->error_stack_trace);
+    dlq_buf_putc (out, '}');
+    put_key (out, "attempts");
+    dlq_buf_put_int (out, e->attempts);
+    put_string (out, "status", e->status);
+    put_time (out, "firstAttemptAt", e->first_attempt_at);
+    put_time (out, "lastAttemptAt", e->last_attempt_at);
+    put_time (out, "createdAt", e->created_at);
+    put_time (out, "expiresAt", e->expires_at);
+    put_raw (out, "metadata", e->metadata);
+    dlq_buf_putc (out, '}');
+}
+
 void
 dlq_event_encode (dlq_event_t *e)
 {
-    dlq_buf_t out = DLQ_BUF_INIT;
-    dlq_buf_reserve (&out, 512);
-    dlq_buf_puts (&out, "{\"id\":");
-    dlq_json_write_string (&out, e->id, strlen (e->id));
-    put_string (&out, "streamName", e->stream_name);
-    put_string (&out, "operationType", e->operation_type);
-    put_raw (&out, "documentKey", e->document_key);
-    put_raw (&out, "fullDocument", e->full_document);
-    put_raw (&out, "resumeToken", e->resume_token);
-    put_key (&out, "error");
-    dlq_buf_puts (&out, "{\"type\":");
-    dlq_json_write_string (&out, e->error_type, strlen (e->error_type));
-    put_string (&out, "message", e->error_message);
-    put_string (&out, "stackTrace", e->error_stack_trace);
-    dlq_buf_putc (&out, '}');
-    put_key (&out, "attempts");
-    dlq_buf_put_int (&out, e->attempts);
-    put_string (&out, "status", e->status);
-    put_time (&out, "firstAttemptAt", e->first_attempt_at);
-    put_time (&out, "lastAttemptAt", e->last_attempt_at);
-    put_time (&out, "createdAt", e->created_at);
-    put_time (&out, "expiresAt", e->expires_at);
-    put_raw (&out, "metadata", e->metadata);
-    dlq_buf_putc (&out, '}');
-    free (e->json);
-    e->json = dlq_buf_steal (&out, &e->json_len);
+    dlq_buf_t own, *buf = begin_written (e, &own);
+    dlq_buf_reserve (buf, 512);
+    put_body (buf, e);
+    if (!e->arena)
+        free (e->json);
+    e->json = keep_written (e, buf, &e->json_len);
+}
+
+
+void
+dlq_event_drop (dlq_event_t *e, char **field)
+{
+    if (!e->arena)
+        free (*field);
+    *field = NULL;
 }
 
 void
@@ -487,6 +539,9 @@ dlq_event_destroy (dlq_event_t **event_p)
     if (!event_p || !*event_p)
         return;
     dlq_event_t *e = *event_p;
+    *event_p = NULL;
+    if (e->arena)
+        return;                         /* the arena's, freed with it */
     free (e->id);
     free (e->stream_name);
     free (e->operation_type);

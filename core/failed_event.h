@@ -16,6 +16,7 @@
 #ifndef FAILED_EVENT_H
 #define FAILED_EVENT_H
 
+#include "dlq_arena.h"
 #include "dlq_code.h"
 #include "dlq_time.h"
 
@@ -46,6 +47,7 @@ typedef struct {
     size_t   json_len;
     char     fingerprint [17];  /* the error's fingerprint (fingerprint.h), 16 hex digits;
                                  * "" until dlq_event_fingerprint */
+    dlq_arena_t *arena;         /* the arena the event and its strings are in; NULL: the heap's */
 } dlq_event_t;
 
 /* Decode and validate one FailedEvent JSON body. now_ms fills createdAt and
@@ -54,6 +56,16 @@ typedef struct {
  * INVALID_EVENT or INVALID_TIMESTAMP, with err->field naming the field
  * ("error.type", "createdAt", ...). Unknown fields are rejected. */
 dlq_event_t *dlq_event_decode (const char *body, size_t len, int64_t now_ms, dlq_error_t *err);
+
+/* The same, the event and its strings (and its JSON, once encoded) in
+ * arena: no heap allocation once the arena has grown, nothing to free
+ * (dlq_event_destroy only NULLs the pointer; the arena's reset frees it).
+ * A body refused takes back what it took of the arena. */
+dlq_event_t *dlq_event_decode_in (const char *body, size_t len, int64_t now_ms, dlq_arena_t *arena,
+                                  dlq_error_t *err);
+
+/* Drop one of the event's optional strings (*field, one of its members). */
+void dlq_event_drop (dlq_event_t *event, char **field);
 
 /* Set event->fingerprint from its error (type, message, stack trace). The
  * gateway calls it after the stream policy, so the fingerprint is of the
@@ -69,7 +81,8 @@ void dlq_event_fingerprint_hex (const dlq_event_t *event, char *hex);
  * any previous one. */
 void dlq_event_encode (dlq_event_t *event);
 
-/* Free an event; accepts NULL and NULLs the pointer. */
+/* Free an event (of an arena: only NULL the pointer); accepts NULL and
+ * NULLs the pointer. */
 void dlq_event_destroy (dlq_event_t **event_p);
 
 #endif

@@ -33,14 +33,10 @@ struct dlq_policy_table {
 void
 dlq_policy_apply (const dlq_policy_t *policy, dlq_event_t *event)
 {
-    if (!policy->include_original_document) {
-        free (event->full_document);
-        event->full_document = NULL;
-    }
-    if (!policy->include_stack_trace) {
-        free (event->error_stack_trace);
-        event->error_stack_trace = NULL;
-    }
+    if (!policy->include_original_document)
+        dlq_event_drop (event, &event->full_document);
+    if (!policy->include_stack_trace)
+        dlq_event_drop (event, &event->error_stack_trace);
     int64_t expires = event->created_at + policy->retention_days * MS_PER_DAY;
     event->expires_at = policy->retention_days <= 0 ? DLQ_TIME_NONE
                       : expires < LAST_INSTANT_MS ? expires : LAST_INSTANT_MS;

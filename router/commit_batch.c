@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ARENA_CHUNK (512u << 10)    /* 8 of them kept: a batch of ~2,500 events of 1.4 KB decodes with no malloc */
+
 dlq_commit_batch_t *
 dlq_commit_batch_new (size_t capacity, size_t max_bytes)
 {
@@ -20,6 +22,7 @@ dlq_commit_batch_new (size_t capacity, size_t max_bytes)
     self->ckpt_values = dlq_calloc (capacity, sizeof (dlq_checkpoint_t));
     self->ckpt_identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->ckpt_request_ids = dlq_calloc (capacity, sizeof (zmq_msg_t));
+    self->arena = dlq_arena_new (ARENA_CHUNK);
     return self;
 }
 
@@ -81,6 +84,7 @@ dlq_commit_batch_clear (dlq_commit_batch_t *self)
         zmq_msg_close (&self->ckpt_identities [i]);
         zmq_msg_close (&self->ckpt_request_ids [i]);
     }
+    dlq_arena_reset (self->arena);
     self->count = 0;
     self->bytes = 0;
     self->ckpt_count = 0;
@@ -106,6 +110,7 @@ dlq_commit_batch_destroy (dlq_commit_batch_t **self_p)
     free (self->ckpt_values);
     free (self->ckpt_identities);
     free (self->ckpt_request_ids);
+    dlq_arena_destroy (&self->arena);
     free (self);
     *self_p = NULL;
 }

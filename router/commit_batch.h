@@ -21,7 +21,8 @@ typedef struct {
     size_t         capacity;
     size_t         bytes;           /* canonical JSON of the events in the batch */
     size_t         max_bytes;       /* full from this many bytes on */
-    dlq_event_t  **events;          /* owned */
+    dlq_event_t  **events;          /* owned (those decoded in arena: the arena's) */
+    dlq_arena_t   *arena;           /* the events decoded for this batch, and their strings: reset with it */
     zmq_msg_t     *identities;      /* ROUTER identity of each event's client */
     zmq_msg_t     *request_ids;
     bool          *duplicate;       /* filled by the commit */
@@ -59,7 +60,8 @@ size_t dlq_commit_batch_size (const dlq_commit_batch_t *self);
 /* True when no more writes fit: capacity writes, or max_bytes of events. */
 bool dlq_commit_batch_full (const dlq_commit_batch_t *self);
 
-/* Free the events and messages and empty the batch for reuse. */
+/* Free the events and messages and empty the batch for reuse (its arena
+ * reset: every event decoded in it is gone). */
 void dlq_commit_batch_clear (dlq_commit_batch_t *self);
 
 /* Free; accepts NULL and NULLs the pointer. */

@@ -202,7 +202,8 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
         send_error (self, &frames [0], &frames [2], &err);
         return;
     }
-    dlq_event_t *event = dlq_event_decode (zmq_msg_data (&frames [3]), len, dlq_time_now_ms (), &err);
+    dlq_event_t *event = dlq_event_decode_in (zmq_msg_data (&frames [3]), len, dlq_time_now_ms (),
+                                              self->gathering->arena, &err);
     if (!event) {
         send_error (self, &frames [0], &frames [2], &err);
         return;
