@@ -45,6 +45,7 @@ static const dlq_setting_spec_t gateway_schema [] = {
     { "spool_preallocate", DLQ_SETTING_BOOL, 0, 0, "start each spool segment from a zeroed file made ahead (off on copy-on-write filesystems)" },
     { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
     { "query_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the query threads' priority is (nice increment)" },
+    { "index_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the indexer thread's priority is (nice increment)" },
     { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
     { "sink_dir",          DLQ_SETTING_STRING, 1, 4096, "where built-in sink plugins are found (':'-separated)" },
     { NULL }
@@ -97,6 +98,7 @@ set_defaults (dlqd_config_t *c)
     c->commit_max_delay_ms = 0;
     c->query_threads = 2;
     c->query_nice = 19;
+    c->index_nice = 19;
     c->sweep_interval_ms = 60000;
     c->sweep_batch = 1000;
     c->primary = dlq_strdup ("embedded");
@@ -134,6 +136,7 @@ read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *e
            && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
            && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err)
            && dlq_config_int (g, gateway_schema, "query_nice", &c->query_nice, err)
+           && dlq_config_int (g, gateway_schema, "index_nice", &c->index_nice, err)
            && dlq_config_int (g, gateway_schema, "max_connections", &c->max_connections, err)
            && dlq_config_int (g, gateway_schema, "request_hwm", &c->request_hwm, err)
            && dlq_config_int (g, gateway_schema, "reply_hwm", &c->reply_hwm, err)

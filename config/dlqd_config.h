@@ -48,6 +48,7 @@ typedef struct {
     int64_t             commit_max_delay_ms;/* extra wait to grow a batch (0: none) */
     int64_t             query_threads;      /* threads answering GET / LIST / STATS */
     int64_t             query_nice;         /* nice increment of the query threads */
+    int64_t             index_nice;         /* nice increment of the indexer thread */
     int64_t             sweep_interval_ms;  /* expired-event sweep period */
     int64_t             sweep_batch;        /* rows deleted per sweep transaction */
     char               *primary;            /* the store answering queries */

@@ -629,7 +629,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     if (self->committer)
         self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
                                          dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
-                                         INDEX_MAX_BATCH, 0 /* not nice: the sinks wait on its commits */,
+                                         INDEX_MAX_BATCH, (int) config->index_nice,
                                          self->ledger, err, sizeof err);
     if (self->indexer)
         self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, dlq_committer_spool (self->committer),

@@ -149,6 +149,37 @@ wait_drained (void *sock, int64_t last_ack_ns, run_t *r, char *err, size_t err_l
     }
 }
 
+/* Poll STATS until the store has indexed every event acknowledged
+ * (spool.indexLagEvents 0): STATS counts what the store holds, which
+ * trails the acks by the indexing lag. */
+static bool
+wait_indexed (void *sock, char *err, size_t err_len)
+{
+    int64_t deadline = dlq_time_mono_ns () + (int64_t) DRAIN_TIMEOUT_MS * 1000000;
+    for (;;) {
+        bool ok = false;
+        char *body = bench_gateway_stats (sock, &ok, err, err_len);
+        if (!body)
+            return false;
+        dlq_json_doc_t *doc = NULL;
+        long long lag = -1;
+        if (ok && dlq_json_parse (body, strlen (body), &doc, NULL) == DLQ_JSON_OK)
+            member_int (dlq_json_get (dlq_json_root (doc), "spool"), "indexLagEvents", &lag);
+        dlq_json_doc_destroy (&doc);
+        if (lag < 0)
+            snprintf (err, err_len, "STATS without spool.indexLagEvents: %.300s", body);
+        free (body);
+        if (lag <= 0)
+            return lag == 0;
+        if (dlq_time_mono_ns () > deadline) {
+            snprintf (err, err_len, "the store did not index every event within %d ms (%lld behind)",
+                      DRAIN_TIMEOUT_MS, lag);
+            return false;
+        }
+        sleep_until_ns (dlq_time_mono_ns () + (int64_t) POLL_MS * 1000000);
+    }
+}
+
 /* The store holds every event; a chain's sinks delivered every one. */
 static bool
 check_final (void *sock, size_t expected, run_t *r, char *err, size_t err_len)
@@ -213,7 +244,7 @@ measure (const bench_chain_options_t *o, void *ctx, const char *endpoint,
     }
     if (!r->failed && r->chain && !wait_drained (sock, g.end_ns, r, err, sizeof err))
         fail_run (r, err);
-    if (!r->failed && !check_final (sock, ev->count, r, err, sizeof err))
+    if (!r->failed && !(wait_indexed (sock, err, sizeof err) && check_final (sock, ev->count, r, err, sizeof err)))
         fail_run (r, err);
     zmq_close (sock);
     double max_ms;
