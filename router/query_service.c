@@ -463,12 +463,14 @@ format_spool (worker_t *w, dlq_buf_t *out)
     uint64_t behind = appended > ix.events ? appended - ix.events : 0;
     dlq_buf_printf (out, ",\"spool\":{\"bytes\":%llu,\"segments\":%llu,\"begin\":%llu,\"tip\":%llu,"
                     "\"indexed\":%llu,\"indexLagEvents\":%llu,\"indexLagMs\":%lld,\"tornTailBytes\":%llu,"
-                    "\"ids\":%zu,\"idIndexBytes\":%zu}",
+                    "\"ids\":%zu,\"idIndexBytes\":%zu,"
+                    "\"spares\":{\"taken\":%llu,\"missed\":%llu,\"failed\":%llu}}",
                     (unsigned long long) st.bytes, (unsigned long long) st.segments,
                     (unsigned long long) st.begin, (unsigned long long) st.tip,
                     (unsigned long long) ix.position, (unsigned long long) behind, (long long) ix.lag_ms,
                     (unsigned long long) st.torn_bytes, dlq_id_index_count (w->service->ids),
-                    dlq_id_index_bytes (w->service->ids));
+                    dlq_id_index_bytes (w->service->ids), (unsigned long long) st.spares_taken,
+                    (unsigned long long) st.spares_missed, (unsigned long long) st.spares_failed);
     out->len--;                         /* reopen the object for the consumers */
     dlq_buf_puts (out, ",\"consumers\":{");
     dlq_spool_consumers_format (w->service->spool, out);

@@ -4,7 +4,10 @@
  *  before the tail stops dlqd at start with a message naming the segment
  *  and the offset, and leaves the file as it was; an event is GET-able the
  *  moment its PUT is acknowledged, and a resend of it is a duplicate
- *  across a restart (the id index is rebuilt from the store and spool).
+ *  across a restart (the id index is rebuilt from the store and spool);
+ *  the log moves to a zeroed spare once one is ready (STATS
+ *  spool.spares), whose zeros are no tail after a kill, and makes none
+ *  with gateway.spool_preallocate off.
  */
 #include "sink_support.h"
 #include "test_support.h"
@@ -243,4 +246,69 @@ Test (spool, a_sink_whose_events_all_failed_holds_no_backlog_and_puts_are_taken_
     cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
     cr_expect_str_eq (status, "OK", "a PUT once the sink has failed everything: %s", reply);
     free (reply);
+}
+
+/* spool.spares.<field> of STATS. */
+static int64_t
+spares_stat (const char *field)
+{
+    dlq_json_doc_t *doc = sink_stats (d.endpoint);
+    int64_t n = -1;
+    const dlq_json_value_t *spares = dlq_json_get (dlq_json_get (dlq_json_root (doc), "spool"), "spares");
+    cr_assert (dlq_json_as_int64 (dlq_json_get (spares, field), &n), "STATS has no spool.spares.%s", field);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
+Test (spool, the_log_moves_to_a_zeroed_spare_and_every_event_is_there_after_a_kill)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));
+    char ids [400][DLQ_UUID_LEN + 1];
+    char *stored [400];
+    int n = 0;
+    /* the first segment grows; once a spare is ready the next PUT's sync starts one from it */
+    for (int tries = 0; tries < 200 && spares_stat ("taken") < 1; tries++) {
+        sink_put_minimal (d.endpoint, "spare", ids [n]);
+        stored [n] = sink_stored_event (d.endpoint, ids [n]);
+        n++;
+        usleep (50 * 1000);
+    }
+    cr_assert_geq (spares_stat ("taken"), 1, "no segment was started from a spare");
+    cr_expect_eq (spares_stat ("failed"), 0);
+    for (int i = 0; i < 100; i++, n++) {
+        sink_put_minimal (d.endpoint, "spare", ids [n]);
+        stored [n] = sink_stored_event (d.endpoint, ids [n]);
+    }
+    char path [1000];
+    test_dlqd_newest_segment (&d, path, sizeof path);
+    int64_t records = spool_stat ("tip") - strtoll (strrchr (path, '/') + 1, NULL, 10);
+    cr_expect_eq (file_size (path), 64 << 20, "the newest segment is a spare's length");
+    cr_expect_lt (records, 64 << 20, "... and holds less than that");
+    cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
+    cr_assert (test_dlqd_restart (&d));
+    cr_expect_eq (spool_stat ("tornTailBytes"), 0, "zeros past the records are no torn tail");
+    for (int i = 0; i < n; i++) {
+        char *now = sink_stored_event (d.endpoint, ids [i]);
+        cr_expect_str_eq (now, stored [i], "event %d changed across the kill", i);
+        free (now);
+        free (stored [i]);
+    }
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"spare\"}"), n);
+}
+
+Test (spool, without_spares_a_segment_holds_its_records_and_nothing_else)
+{
+    cr_assert (test_dlqd_start (&d, "spool_preallocate = false;", NULL));
+    char id [DLQ_UUID_LEN + 1];
+    for (int i = 0; i < 20; i++)
+        sink_put_minimal (d.endpoint, "plain", id);
+    usleep (300 * 1000);
+    sink_put_minimal (d.endpoint, "plain", id);
+    cr_expect_eq (spares_stat ("taken") + spares_stat ("missed") + spares_stat ("failed"), 0);
+    char path [1000];
+    test_dlqd_newest_segment (&d, path, sizeof path);
+    cr_expect_eq (file_size (path), spool_stat ("tip") - strtoll (strrchr (path, '/') + 1, NULL, 10));
+    char spare [1100];
+    snprintf (spare, sizeof spare, "%s/spool/spare.zero", d.data_dir);
+    cr_expect_neq (access (spare, F_OK), 0, "no spare is made");
 }

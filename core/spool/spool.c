@@ -618,6 +618,13 @@ dlq_spool_stats (dlq_spool_t *self, dlq_spool_stats_t *out)
         out->bytes += self->segments [i].size;
     pthread_mutex_unlock (&self->lock);
     out->tip = dlq_spool_tip (self);
+    if (self->spare) {
+        dlq_spool_spare_stats_t spares;
+        dlq_spool_spare_stats (self->spare, &spares);
+        out->spares_taken = spares.taken;
+        out->spares_missed = spares.missed;
+        out->spares_failed = spares.failed;
+    }
 }
 
 /* ---------------------------------------------------------------- readers */

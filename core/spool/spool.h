@@ -85,6 +85,9 @@ typedef struct {
     uint64_t records;           /* appended and synced since open */
     uint64_t torn_cuts;         /* torn tails cut at open (0 or 1) */
     uint64_t torn_bytes;
+    uint64_t spares_taken;      /* segments started from a zeroed spare since open (spool_spare.h) */
+    uint64_t spares_missed;     /*   started without one: none was ready */
+    uint64_t spares_failed;     /* spares that could not be made (an I/O error, too little free space) */
 } dlq_spool_stats_t;
 
 typedef struct {
