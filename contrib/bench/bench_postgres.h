@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define BENCH_POSTGRES_TARGET_COPY 0.80     /* sink / raw COPY, at least */
+#define BENCH_POSTGRES_TARGET_COPY 0.90     /* sink / raw COPY, at least */
 #define BENCH_POSTGRES_COPY_ROWS   1000     /* rows per COPY */
 
 typedef struct {
