@@ -24,7 +24,7 @@
 
 #define MAX_BATCH_BYTES (4u << 20)     /* spool bytes read per transaction, at most */
 #define RETRY_MS 1000
-#define DURABLE_STEP (16u << 20)        /* spool bytes indexed between two durable commits, at most */
+#define DURABLE_STEP (64u << 20)        /* spool bytes indexed between two durable commits, at most: a segment */
 #define DURABLE_MS 1000                 /* a commit that catches up is durable when the last was this long ago */
 
 struct dlq_indexer {
@@ -133,7 +133,7 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
  * them back, or at the store's next checkpoint), so a power loss may take
  * the last ones, which the spool holds again. So the spool may delete only
  * what a durable commit covers: the first one after start, then one every
- * DURABLE_STEP bytes of the spool, and one that catches up with the tip
+ * DURABLE_STEP bytes of the spool (a segment: what a release can delete), and one that catches up with the tip
  * DURABLE_MS after the last, waits for the disk (synchronous FULL: it and
  * every commit before it). Only that moves the "index" consumer. */
 static bool

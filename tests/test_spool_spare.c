@@ -3,7 +3,8 @@
  *  a zeroed segment's unwritten part is no tail after a restart, while a
  *  torn write inside it is cut and non-zero bytes past the write window
  *  are corruption; a released segment is recycled into the next spare; a
- *  spare left by an earlier run is never trusted.
+ *  spare left by an earlier run is taken only when it reads back as
+ *  zeros, a half-made one never.
  */
 #include "spool.h"
 #include "spool_record.h"
@@ -237,9 +238,25 @@ Test (spool_spare, a_released_segment_is_recycled_into_the_next_spare)
     dlq_spool_destroy (&spool);
 }
 
-Test (spool_spare, a_spare_left_by_an_earlier_run_is_made_anew)
+Test (spool_spare, a_whole_spare_left_by_an_earlier_run_is_taken_as_it_is)
 {
     dlq_spool_t *spool = open_spool (NULL);
+    ino_t made = wait_for_spare ();
+    dlq_spool_destroy (&spool);
+    spool = open_spool (NULL);
+    cr_assert_eq (wait_for_spare (), made, "the same file: nothing was written again");
+    uint64_t positions [400], n = 0;
+    uint64_t base = roll (spool, positions, &n);
+    struct stat st;
+    cr_assert_eq (stat (segment_path (base), &st), 0);
+    cr_assert_eq (st.st_ino, made, "and the next segment is made from it");
+    dlq_spool_destroy (&spool);
+}
+
+Test (spool_spare, a_spare_left_by_an_earlier_run_is_made_anew_unless_it_is_whole_zeros)
+{
+    dlq_spool_t *spool = open_spool (NULL);
+    wait_for_spare ();
     dlq_spool_destroy (&spool);
     /* a half-made spare, and one whose end is not zeros */
     write_at (path_in_dir ("spare.tmp"), 0, 'z', 100);

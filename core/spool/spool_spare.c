@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -73,12 +74,38 @@ zero_fill (const char *path, uint64_t bytes, const uint8_t *zeros)
     return ok;
 }
 
+/* Is the file at path bytes long and all zeros? (zeros: ZERO_CHUNK of them) */
+static bool
+all_zeros (const char *path, uint64_t bytes, const uint8_t *zeros)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    bool ok = fd >= 0 && fstat (fd, &st) == 0 && (uint64_t) st.st_size == bytes;
+    uint8_t *buf = ok ? dlq_malloc (ZERO_CHUNK) : NULL;
+    for (uint64_t done = 0; ok && done < bytes; ) {
+        size_t n = bytes - done < ZERO_CHUNK ? (size_t) (bytes - done) : ZERO_CHUNK;
+        ssize_t got = pread (fd, buf, n, (off_t) done);
+        ok = got == (ssize_t) n && memcmp (buf, zeros, n) == 0;
+        done += n;
+    }
+    free (buf);
+    if (fd >= 0)
+        close (fd);
+    return ok;
+}
+
 static void *
 run (void *arg)
 {
     dlq_spool_spare_t *self = arg;
     uint8_t *zeros = dlq_calloc (1, ZERO_CHUNK);
+    /* a spare an earlier run left whole (synced before its rename) is
+     * taken as it is, once read back as zeros: a restart writes nothing */
+    bool whole = all_zeros (self->ready_path, self->bytes, zeros);
+    if (!whole)
+        unlink (self->ready_path);
     pthread_mutex_lock (&self->lock);
+    self->ready = whole;
     for (;;) {
         while (!self->stop && (self->ready || (!self->want && !self->making)))
             pthread_cond_wait (&self->wake, &self->lock);
@@ -144,9 +171,8 @@ dlq_spool_spare_new (const char *dir, uint64_t bytes)
     snprintf (self->making_path, len, "%s/spare.tmp", dir);
     snprintf (self->ready_path, len, "%s/spare.zero", dir);
     snprintf (self->held_path, len, "%s/spare.old", dir);
-    unlink (self->making_path);
-    unlink (self->ready_path);
-    unlink (self->held_path);
+    unlink (self->making_path);             /* half made */
+    self->held = access (self->held_path, F_OK) == 0;
     self->bytes = bytes;
     self->want = true;
     pthread_mutex_init (&self->lock, NULL);

@@ -21,8 +21,11 @@
  *  the filesystem has more than four segments' worth of space free, so a
  *  small or nearly full filesystem never gives its last bytes to a spare.
  *  A spare is never needed for correctness: without one the spool starts
- *  a segment that grows, as it always did. A spare found at start-up is
- *  deleted (it may be half made) and made anew.
+ *  a segment that grows, as it always did. At start-up a half-made spare
+ *  (spare.tmp) is deleted, a whole one (spare.zero: synced before it was
+ *  renamed) is read back and taken when it is a segment long and all
+ *  zeros, else deleted and made anew, and a kept segment (spare.old) is
+ *  kept for the next one.
  */
 #ifndef SPOOL_SPARE_H
 #define SPOOL_SPARE_H
