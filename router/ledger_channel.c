@@ -1,5 +1,5 @@
 /*  ledger_channel — a mutex-protected queue with an eventfd for the
- *  committer's poll and a condition variable for waiting dispatchers.
+ *  indexer's poll and a condition variable for waiting dispatchers.
  *  Updates whose commit failed are put back at the queue's head. */
 #include "ledger_channel.h"
 

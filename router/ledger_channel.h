@@ -1,11 +1,12 @@
 /*  ledger_channel — how dispatchers hand their delivery-ledger updates to
- *  the committer, which writes them in the same transaction (and fsync) as
- *  the next batch of events: one writer, no extra commits under load.
+ *  the indexer, which writes them in the same store transaction as the next
+ *  page of the spool it indexes: one writer, no extra commits under load.
  *
  *  A dispatcher submits an update and gets a ticket; it may wait until the
- *  update is durable (dlq_ledger_channel_wait). The committer polls the
- *  channel's file descriptor, takes every queued update, commits, and marks
- *  them durable. Thread-safe.
+ *  update is committed (dlq_ledger_channel_wait; on disk once a durable
+ *  commit follows, indexer.c, and what a power cut takes back the spool
+ *  still holds). The indexer polls the channel's file descriptor, takes
+ *  every queued update, commits, and marks them committed. Thread-safe.
  *
  *  Updates are committed in the order they were submitted and none is ever
  *  skipped: an update whose commit failed (a full disk) goes back to the
@@ -41,15 +42,15 @@ uint64_t dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_updat
  * on without it) or the channel was closed. */
 bool dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket);
 
-/* Committer side: a descriptor that is readable while updates are queued. */
+/* Indexer side: a descriptor that is readable while updates are queued. */
 int dlq_ledger_channel_fd (dlq_ledger_channel_t *self);
 
-/* Committer side: take every queued update (*count_out of them; the array
+/* Indexer side: take every queued update (*count_out of them; the array
  * and the updates are the caller's until dlq_ledger_channel_done). */
 dlq_ledger_update_t **dlq_ledger_channel_take (dlq_ledger_channel_t *self, size_t *count_out,
                                                uint64_t *last_ticket_out);
 
-/* Committer side: the updates taken up to last_ticket were committed (ok:
+/* Indexer side: the updates taken up to last_ticket were committed (ok:
  * they are freed) or not (they go back to the front of the queue, in
  * their order, to be taken again with the next commit: a failed
  * transaction applied none of them, so none is applied twice); wakes the
