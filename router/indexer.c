@@ -133,9 +133,10 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
  * them back, or at the store's next checkpoint), so a power loss may take
  * the last ones, which the spool holds again. So the spool may delete only
  * what a durable commit covers: the first one after start, then one every
- * DURABLE_STEP bytes of the spool (a segment: what a release can delete), and one that catches up with the tip
- * DURABLE_MS after the last, waits for the disk (synchronous FULL: it and
- * every commit before it). Only that moves the "index" consumer. */
+ * DURABLE_STEP bytes of the spool (a segment: what a release can delete),
+ * and one that catches up with the tip DURABLE_MS after the last, waits
+ * for the disk (synchronous FULL: it and every commit before it). Only
+ * that moves the "index" consumer. */
 static bool
 wants_durable (dlq_indexer_t *self, const page_t *page, int64_t now)
 {
@@ -261,6 +262,8 @@ run (void *pipe, void *arg)
         /* caught up on a relaxed commit: an empty durable one releases what it covers */
         bool settle = !more && atomic_load (&self->position) > self->durable;
         int64_t settle_at = self->durable_ms + DURABLE_MS;
+        if (settle_at < retry_at)
+            settle_at = retry_at;       /* a failed commit waits its turn: no spin until then */
         if (settle && settle_at - now < wait)
             wait = settle_at - now;
         zmq_pollitem_t items [3] = { { pipe, 0, ZMQ_POLLIN, 0 }, { sub, 0, ZMQ_POLLIN, 0 },
