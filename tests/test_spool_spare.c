@@ -164,6 +164,27 @@ Test (spool_spare, a_new_segment_starts_from_the_spare_and_the_one_before_is_cut
     dlq_spool_destroy (&spool);
 }
 
+Test (spool_spare, a_growing_segment_found_at_start_moves_to_a_spare_once_one_is_ready)
+{
+    dlq_spool_options_t growing = options;
+    growing.preallocate = false;
+    uint64_t positions [400], n = 0;
+    dlq_spool_result_t rc;
+    dlq_spool_t *spool = dlq_spool_open (dir, &growing, 0, NULL, &rc, err, sizeof err);
+    cr_assert (spool, "%s", err);
+    for (; n < 3; n++)
+        positions [n] = put (spool, n);
+    dlq_spool_destroy (&spool);
+    cr_assert_eq (file_size (segment_path (0)), positions [2] + DLQ_SPOOL_RECORD_HEADER + size_of (2),
+                  "a file as long as its records");
+    spool = open_spool (NULL);
+    uint64_t base = roll (spool, positions, &n);
+    cr_assert_eq (n, 4, "the first sync after the spare was ready started a segment from it");
+    cr_assert_eq (file_size (segment_path (base)), SEGMENT);
+    expect_all (spool, positions, 0, n);
+    dlq_spool_destroy (&spool);
+}
+
 /* Write len bytes of c at offset in the file at path. */
 static void
 write_at (const char *path, uint64_t offset, int c, size_t len)

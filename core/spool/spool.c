@@ -223,7 +223,7 @@ recover_newest (dlq_spool_t *self, uint64_t base, dlq_spool_recovery_t *recovery
         close (fd);
         return DLQ_SPOOL_CORRUPT;
     }
-    self->allocated = size;
+    self->allocated = size > scan.valid_bytes ? size : 0;  /* zeros after the records: a spare's */
     if (tail_end > scan.valid_bytes) {
         if (ftruncate (fd, (off_t) scan.valid_bytes) != 0 || fdatasync (fd) != 0) {
             snprintf (err, err_len, "cannot cut the torn tail of %s: %s", path, strerror (errno));

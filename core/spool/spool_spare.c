@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +18,14 @@
 #define FREE_FACTOR  4            /* a new file only with this many spares' worth of space free */
 
 struct dlq_spool_spare {
-    char                    *making_path, *ready_path, *held_path;
+    char                    *dir, *making_path, *ready_path, *held_path;
     uint64_t                 bytes;
     pthread_t                thread;
     pthread_mutex_t          lock;
     pthread_cond_t           wake;
     bool                     ready;         /* ready_path is whole */
-    bool                     making;        /* making_path is being written */
-    bool                     recycled;      /* ... from a released segment */
+    bool                     making;        /* making_path is being written, or set by a recycle: a
+                                               released segment is there, waiting to be zeroed */
     bool                     held;          /* held_path: a released segment kept for the next one */
     bool                     want;          /* make one */
     bool                     stop;
@@ -34,15 +33,10 @@ struct dlq_spool_spare {
 };
 
 static bool
-enough_space (const dlq_spool_spare_t *self, const char *path)
+enough_space (const dlq_spool_spare_t *self)
 {
-    char dir [PATH_MAX];
-    snprintf (dir, sizeof dir, "%s", path);
-    char *slash = strrchr (dir, '/');
-    if (slash)
-        *slash = '\0';
     struct statvfs st;
-    if (statvfs (slash ? dir : ".", &st) != 0)
+    if (statvfs (self->dir, &st) != 0)
         return false;
     return (uint64_t) st.f_bavail * st.f_frsize > FREE_FACTOR * self->bytes;
 }
@@ -114,12 +108,12 @@ run (void *arg)
         if (!self->making && self->held) {
             self->held = false;
             if (rename (self->held_path, self->making_path) == 0)
-                self->making = self->recycled = true;
+                self->making = true;
             else
                 unlink (self->held_path);
         }
-        bool recycled = self->making && self->recycled;
-        if (!recycled && !enough_space (self, self->making_path)) {
+        bool recycled = self->making;   /* only a recycle sets it before this point */
+        if (!recycled && !enough_space (self)) {
             self->stats.failed++;
             self->want = self->making = false;
             continue;
@@ -132,15 +126,9 @@ run (void *arg)
         if (!ok)
             unlink (self->making_path);
         pthread_mutex_lock (&self->lock);
-        self->making = self->recycled = false;
+        self->making = false;
         self->ready = ok;
-        if (!ok)
-            self->stats.failed++;
-        else
-        if (recycled)
-            self->stats.recycled++;
-        else
-            self->stats.made++;
+        self->stats.failed += !ok;
     }
     pthread_mutex_unlock (&self->lock);
     free (zeros);
@@ -153,6 +141,7 @@ free_spare (dlq_spool_spare_t **self_p)
     dlq_spool_spare_t *self = *self_p;
     pthread_cond_destroy (&self->wake);
     pthread_mutex_destroy (&self->lock);
+    free (self->dir);
     free (self->making_path);
     free (self->ready_path);
     free (self->held_path);
@@ -164,6 +153,7 @@ dlq_spool_spare_t *
 dlq_spool_spare_new (const char *dir, uint64_t bytes)
 {
     dlq_spool_spare_t *self = dlq_calloc (1, sizeof *self);
+    self->dir = dlq_strdup (dir);
     size_t len = strlen (dir) + sizeof "/spare.zero";
     self->making_path = dlq_malloc (len);
     self->ready_path = dlq_malloc (len);
@@ -234,7 +224,7 @@ dlq_spool_spare_recycle (dlq_spool_spare_t *self, const char *path)
     pthread_mutex_lock (&self->lock);
     bool taken = false;
     if (!self->ready && !self->making && rename (path, self->making_path) == 0) {
-        taken = self->making = self->recycled = true;
+        taken = self->making = true;
         pthread_cond_signal (&self->wake);
     }
     else

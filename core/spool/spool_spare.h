@@ -36,8 +36,6 @@
 typedef struct dlq_spool_spare dlq_spool_spare_t;
 
 typedef struct {
-    uint64_t made;              /* spares made from new files */
-    uint64_t recycled;          /* spares made from released segments */
     uint64_t taken;             /* spares that became segments */
     uint64_t missed;            /* segments started without one (none was ready) */
     uint64_t failed;            /* spares that could not be made (I/O error, too little free space) */
