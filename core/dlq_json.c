@@ -16,6 +16,7 @@
  */
 #include "dlq_json.h"
 #include "dlq_alloc.h"
+#include "dlq_hash.h"
 
 #include <stdalign.h>
 #include <stdio.h>
@@ -779,10 +780,7 @@ same_key (const dlq_json_value_t *a, const dlq_json_value_t *b)
 static uint64_t
 key_hash (const dlq_json_value_t *m)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < m->key_len; i++)
-        h = (h ^ (uchar) m->key [i]) * 1099511628211ULL;
-    return h;
+    return dlq_hash_fnv64 (m->key, m->key_len);
 }
 
 /* The first member of obj whose name an earlier member already has. */

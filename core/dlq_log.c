@@ -9,6 +9,7 @@
 #include "dlq_log.h"
 
 #include "dlq_buf.h"
+#include "dlq_hash.h"
 #include "dlq_time.h"
 #include "fingerprint.h"
 
@@ -140,10 +141,8 @@ key_of (dlq_log_level_t level, const char *text, size_t len)
 {
     dlq_buf_reset (&normalised);
     dlq_fingerprint_normalise_message (text, len, &normalised);
-    uint64_t h = 0xcbf29ce484222325ULL;
-    h = (h ^ (uint64_t) level) * 0x100000001b3ULL;
-    for (size_t i = 0; i < normalised.len; i++)
-        h = (h ^ (unsigned char) normalised.data [i]) * 0x100000001b3ULL;
+    unsigned char byte = (unsigned char) level;
+    uint64_t h = dlq_hash_fnv64_more (dlq_hash_fnv64 (&byte, 1), normalised.data, normalised.len);
     return h ? h : 1;
 }
 

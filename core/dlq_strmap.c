@@ -2,6 +2,7 @@
 #include "dlq_strmap.h"
 
 #include "dlq_alloc.h"
+#include "dlq_hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,19 +48,10 @@ dlq_strmap_destroy (dlq_strmap_t **self_p)
     *self_p = NULL;
 }
 
-static uint64_t
-hash (const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char) *s) * 1099511628211ULL;
-    return h;
-}
-
 static slot_t *
 find_slot (slot_t *slots, size_t size, const char *key)
 {
-    size_t i = hash (key) & (size - 1);
+    size_t i = (size_t) dlq_hash_fnv64_str (key) & (size - 1);
     while (slots [i].key && strcmp (slots [i].key, key) != 0)
         i = (i + 1) & (size - 1);
     return &slots [i];

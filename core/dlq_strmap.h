@@ -1,7 +1,8 @@
 /*  dlq_strmap — a small hash table from strings to pointers (open
  *  addressing, linear probing, FNV-1a), for per-stream caches such as a
  *  sink's routes. Keys are copied; values are owned by the map when it
- *  was made with a free function. Not thread-safe: one per thread.
+ *  was made with a free function. Gets from any number of threads are safe
+ *  while no thread puts; a map that changes belongs to one thread.
  */
 #ifndef DLQ_STRMAP_H
 #define DLQ_STRMAP_H

@@ -11,13 +11,11 @@
  */
 #include "fingerprint.h"
 
+#include "dlq_hash.h"
 #include "dlq_json.h"
 
 #include <stdint.h>
 #include <string.h>
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME  0x100000001b3ULL
 
 /* ---------------------------------------------------------------- bytes */
 
@@ -815,14 +813,6 @@ dlq_fingerprint_top_frames (const char *stack, size_t len, size_t max_frames, dl
 
 /* ---------------------------------------------------------- fingerprint */
 
-static uint64_t
-fnv1a (uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char) s [i]) * FNV_PRIME;
-    return h;
-}
-
 static void
 hex64 (uint64_t h, char out [DLQ_FINGERPRINT_HEX_LEN + 1])
 {
@@ -838,11 +828,11 @@ fingerprint_of_spans (span_t type, span_t message, span_t stack, dlq_fingerprint
     dlq_buf_t normalised = DLQ_BUF_INIT, frames = DLQ_BUF_INIT;
     dlq_fingerprint_normalise_message (message.p, message.n, &normalised);
     dlq_fingerprint_top_frames (stack.p, stack.n, DLQ_FINGERPRINT_FRAMES, &frames);
-    uint64_t h = fnv1a (FNV_OFFSET, type.p, type.n);
-    h = fnv1a (h, "", 1);
-    h = fnv1a (h, normalised.data, normalised.len);
-    h = fnv1a (h, "", 1);
-    h = fnv1a (h, frames.data, frames.len);
+    uint64_t h = dlq_hash_fnv64 (type.p, type.n);
+    h = dlq_hash_fnv64_more (h, "", 1);
+    h = dlq_hash_fnv64_more (h, normalised.data, normalised.len);
+    h = dlq_hash_fnv64_more (h, "", 1);
+    h = dlq_hash_fnv64_more (h, frames.data, frames.len);
     hex64 (h, fp->hex);
     memcpy (fp->normalised, normalised.data, normalised.len + 1);
     fp->normalised_len = normalised.len;

@@ -1,11 +1,13 @@
 /*  stream_policy — per-stream DlqPolicy lookup and application.
  *
- *  The table is a small open-addressing hash (FNV-1a), built once from the
- *  config and then only read, so lookups from any thread are safe.
+ *  The table is a dlq_strmap of the streams that have a policy of their
+ *  own, built once from the config and then only read, so lookups from any
+ *  thread are safe.
  */
 #include "stream_policy.h"
 
 #include "dlq_alloc.h"
+#include "dlq_strmap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,16 +20,9 @@
  * which writes every timestamp as ISO-8601, keeps it. */
 #define LAST_INSTANT_MS 253402300799999LL
 
-typedef struct {
-    char        *stream;
-    dlq_policy_t policy;
-} entry_t;
-
 struct dlq_policy_table {
-    dlq_policy_t defaults;
-    entry_t     *slots;
-    size_t       capacity;          /* power of two */
-    size_t       count;
+    dlq_policy_t  defaults;
+    dlq_strmap_t *streams;          /* stream name -> its dlq_policy_t (owned) */
 };
 
 void
@@ -42,67 +37,31 @@ dlq_policy_apply (const dlq_policy_t *policy, dlq_event_t *event)
                       : expires < LAST_INSTANT_MS ? expires : LAST_INSTANT_MS;
 }
 
-static uint64_t
-fnv1a (const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char) *s) * 1099511628211ULL;
-    return h;
-}
-
 dlq_policy_table_t *
 dlq_policy_table_new (const dlq_policy_t *defaults)
 {
     dlq_policy_table_t *self = dlq_calloc (1, sizeof *self);
     self->defaults = *defaults;
-    self->capacity = 16;
-    self->slots = dlq_calloc (self->capacity, sizeof (entry_t));
+    self->streams = dlq_strmap_new (free);
     return self;
-}
-
-static entry_t *
-find_slot (entry_t *slots, size_t capacity, const char *stream)
-{
-    size_t i = (size_t) fnv1a (stream) & (capacity - 1);
-    while (slots [i].stream && strcmp (slots [i].stream, stream) != 0)
-        i = (i + 1) & (capacity - 1);
-    return &slots [i];
-}
-
-static void
-grow (dlq_policy_table_t *self)
-{
-    size_t capacity = self->capacity * 2;
-    entry_t *slots = dlq_calloc (capacity, sizeof (entry_t));
-    for (size_t i = 0; i < self->capacity; i++)
-        if (self->slots [i].stream)
-            *find_slot (slots, capacity, self->slots [i].stream) = self->slots [i];
-    free (self->slots);
-    self->slots = slots;
-    self->capacity = capacity;
 }
 
 void
 dlq_policy_table_set (dlq_policy_table_t *self, const char *stream, const dlq_policy_t *policy)
 {
-    if ((self->count + 1) * 2 > self->capacity)
-        grow (self);
-    entry_t *slot = find_slot (self->slots, self->capacity, stream);
-    if (!slot->stream) {
-        slot->stream = dlq_strdup (stream);
-        self->count++;
+    dlq_policy_t *own = dlq_strmap_get (self->streams, stream);
+    if (!own) {
+        own = dlq_malloc (sizeof *own);
+        dlq_strmap_put (self->streams, stream, own);
     }
-    slot->policy = *policy;
+    *own = *policy;
 }
 
 const dlq_policy_t *
 dlq_policy_table_lookup (const dlq_policy_table_t *self, const char *stream)
 {
-    if (self->count == 0)
-        return &self->defaults;
-    entry_t *slot = find_slot (self->slots, self->capacity, stream);
-    return slot->stream ? &slot->policy : &self->defaults;
+    const dlq_policy_t *own = dlq_strmap_size (self->streams) ? dlq_strmap_get (self->streams, stream) : NULL;
+    return own ? own : &self->defaults;
 }
 
 bool
@@ -117,9 +76,7 @@ dlq_policy_table_destroy (dlq_policy_table_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_policy_table_t *self = *self_p;
-    for (size_t i = 0; i < self->capacity; i++)
-        free (self->slots [i].stream);
-    free (self->slots);
+    dlq_strmap_destroy (&self->streams);
     free (self);
     *self_p = NULL;
 }

@@ -15,6 +15,7 @@
 #include "counters.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
+#include "dlq_hash.h"
 #include "dlq_json.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
@@ -219,11 +220,7 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
 static uint64_t
 identity_key (zmq_msg_t *identity)
 {
-    const unsigned char *p = zmq_msg_data (identity);
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < zmq_msg_size (identity); i++)
-        h = (h ^ p [i]) * 1099511628211ULL;
-    return h;
+    return dlq_hash_fnv64 (zmq_msg_data (identity), zmq_msg_size (identity));
 }
 
 /* A checkpoint write on the embedded primary: checked here, committed with

@@ -3,6 +3,7 @@
  */
 #include "pg_sql.h"
 
+#include "dlq_hash.h"
 #include "pg_format.h"
 #include "sink_mark.h"
 
@@ -36,16 +37,6 @@ static const char *const index_columns [DLQ_PG_INDEX_COUNT] = {
     [DLQ_PG_INDEX_FINGERPRINT]  = "(fingerprint, created_at DESC, id DESC)",
 };
 
-/* FNV-1a, 32 bits. */
-static uint32_t
-fnv1a (const char *text)
-{
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    return h;
-}
-
 /* "<table>_<suffix>" into out, shortened with a hash of table when longer
  * than DLQ_PG_NAME_MAX bytes (dlq_pg_index_name). */
 static void
@@ -57,7 +48,7 @@ derived_name (const char *table, const char *suffix, char *out)
         len = DLQ_PG_NAME_MAX - suffix_len - 10;    /* "_" 8 hex digits "_" */
         while (len > 0 && ((unsigned char) table [len] & 0xC0) == 0x80)
             len--;
-        snprintf (hash, sizeof hash, "_%08x_", (unsigned) fnv1a (table));
+        snprintf (hash, sizeof hash, "_%08x_", (unsigned) dlq_hash_fnv32_str (table));
     }
     size_t hash_len = strlen (hash);
     memcpy (out, table, len);
@@ -86,7 +77,7 @@ dlq_pg_ckpt_table_name (const char *table, char *out)
 int32_t
 dlq_pg_lock_key (const char *text)
 {
-    return (int32_t) fnv1a (text);
+    return (int32_t) dlq_hash_fnv32_str (text);
 }
 
 void
