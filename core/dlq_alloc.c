@@ -1,6 +1,7 @@
 /*  dlq_alloc — allocation wrappers that abort on out-of-memory. */
 #include "dlq_alloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@ static void *
 check (void *p, size_t size)
 {
     if (!p && size) {
-        fprintf (stderr, "dlqd: out of memory allocating %zu bytes\n", size);
+        fprintf (stderr, "%s: out of memory allocating %zu bytes\n", program_invocation_short_name, size);
         abort ();
     }
     return p;

@@ -1,7 +1,9 @@
 /*  dlq_alloc — the one out-of-memory policy: allocation failure aborts.
  *
- *  Every allocation in dlqd goes through these wrappers, so error paths only
- *  ever deal with I/O, never with a NULL from malloc.
+ *  Every allocation in dlqd, and in libdlq (which compiles this file with
+ *  hidden visibility), goes through these wrappers, so error paths only
+ *  ever deal with I/O, never with a NULL from malloc. The message names the
+ *  process (program_invocation_short_name).
  */
 #ifndef DLQ_ALLOC_H
 #define DLQ_ALLOC_H

@@ -94,7 +94,7 @@ os_random (unsigned char *buf, size_t n)
         got += (size_t) r;
     }
     if (got < n && !read_urandom (buf + got, n - got)) {
-        fprintf (stderr, "dlqd: no source of random bytes for UUIDs\n");
+        fprintf (stderr, "%s: no source of random bytes for UUIDs\n", program_invocation_short_name);
         abort ();
     }
 }

@@ -10,9 +10,10 @@
 #include "dlqc_engine.h"
 #include "dlqc_filter.h"
 #include "dlqc_json.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 #include "dlqc_replay.h"
-#include "dlqc_uuid.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,14 +48,14 @@ client_new (const char *endpoint, void *ctx, bool own_ctx)
         errno = EINVAL;
         return NULL;
     }
-    dlq_client_t *self = dlqc_calloc (1, sizeof *self);
+    dlq_client_t *self = dlq_calloc (1, sizeof *self);
     if (!dlqc_engine_init (&self->engine, ctx, own_ctx, endpoint, DLQ_CLIENT_DEFAULT_WINDOW)) {
         free (self);
         return NULL;
     }
-    self->error_code = dlqc_strdup ("");
-    self->error_message = dlqc_strdup ("");
-    self->error_field = dlqc_strdup ("");
+    self->error_code = dlq_strdup ("");
+    self->error_message = dlq_strdup ("");
+    self->error_field = dlq_strdup ("");
     return self;
 }
 
@@ -162,7 +163,7 @@ static char *
 member_or_empty (const dlqc_outcome_t *outcome, const char *key)
 {
     char *value = dlqc_json_member_string (outcome->body, outcome->body_len, key);
-    return value ? value : dlqc_strdup ("");
+    return value ? value : dlq_strdup ("");
 }
 
 /* Fill the error part of a verdict from an outcome that is not OK: the
@@ -172,9 +173,9 @@ judge_failure (const dlqc_outcome_t *outcome, verdict_t *verdict)
 {
     verdict->result = outcome->result;
     if (outcome->result != DLQ_CLIENT_ERR_SERVER) {
-        verdict->code = dlqc_strdup ("");
-        verdict->message = dlqc_strdup (outcome->message ? outcome->message : "");
-        verdict->field = dlqc_strdup ("");
+        verdict->code = dlq_strdup ("");
+        verdict->message = dlq_strdup (outcome->message ? outcome->message : "");
+        verdict->field = dlq_strdup ("");
         return;
     }
     /* a code read from a body that is no JSON object is no code (the scan stops at the member) */
@@ -183,9 +184,9 @@ judge_failure (const dlqc_outcome_t *outcome, verdict_t *verdict)
     if (!verdict->code || !*verdict->code) {
         free (verdict->code);
         verdict->result = DLQ_CLIENT_ERR_PROTOCOL;
-        verdict->code = dlqc_strdup ("");
-        verdict->message = dlqc_strdup ("ERR reply without an error code");
-        verdict->field = dlqc_strdup ("");
+        verdict->code = dlq_strdup ("");
+        verdict->message = dlq_strdup ("ERR reply without an error code");
+        verdict->field = dlq_strdup ("");
         return;
     }
     verdict->message = member_or_empty (outcome, "message");
@@ -198,7 +199,7 @@ judge_protocol_error (verdict_t *verdict, const char *message)
     verdict->result = DLQ_CLIENT_ERR_PROTOCOL;
     verdict->id [0] = '\0';
     free (verdict->message);
-    verdict->message = dlqc_strdup (message);
+    verdict->message = dlq_strdup (message);
 }
 
 /* Start the verdict on an outcome: the error of one that failed (false),
@@ -212,9 +213,9 @@ judge_ok (const dlqc_outcome_t *outcome, verdict_t *verdict)
         return false;
     }
     verdict->result = DLQ_CLIENT_OK;
-    verdict->code = dlqc_strdup ("");
-    verdict->message = dlqc_strdup ("");
-    verdict->field = dlqc_strdup ("");
+    verdict->code = dlq_strdup ("");
+    verdict->message = dlq_strdup ("");
+    verdict->field = dlq_strdup ("");
     return true;
 }
 
@@ -246,9 +247,9 @@ remember (dlq_client_t *self, verdict_t *verdict)
     free (self->error_message);
     free (self->error_field);
     bool failed = verdict->result != DLQ_CLIENT_OK;
-    self->error_code = failed ? verdict->code : dlqc_strdup ("");
-    self->error_message = failed ? verdict->message : dlqc_strdup ("");
-    self->error_field = failed ? verdict->field : dlqc_strdup ("");
+    self->error_code = failed ? verdict->code : dlq_strdup ("");
+    self->error_message = failed ? verdict->message : dlq_strdup ("");
+    self->error_field = failed ? verdict->field : dlq_strdup ("");
     if (!failed) {
         free (verdict->code);
         free (verdict->message);
@@ -264,7 +265,7 @@ static dlq_client_result_t
 remember_local (dlq_client_t *self, dlq_client_result_t result, const char *message)
 {
     verdict_t verdict = {
-        result, "", false, dlqc_strdup (""), dlqc_strdup (message), dlqc_strdup ("")
+        result, "", false, dlq_strdup (""), dlq_strdup (message), dlq_strdup ("")
     };
     return remember (self, &verdict);
 }
@@ -426,7 +427,7 @@ read_event (dlqc_outcome_t *outcome, void *value)
         return false;
     if (e->whole)
         return read_whole_body (outcome, &e->place);
-    *e->place.body = dlqc_strndup (event.start, event.len);
+    *e->place.body = dlq_strndup (event.start, event.len);
     if (e->place.len)
         *e->place.len = event.len;
     return true;
@@ -1113,7 +1114,7 @@ dlq_client_outstanding (const dlq_client_t *self)
 void
 dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE])
 {
-    dlqc_uuid_v7 (out);
+    dlq_uuid_v7 (dlq_time_now_ms (), out);
 }
 
 uint64_t

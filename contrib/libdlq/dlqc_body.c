@@ -3,7 +3,7 @@
  */
 #include "dlqc_body.h"
 #include "dlqc_json.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ reserve (dlqc_body_t *self, size_t more)
     size_t size = self->size ? self->size : 64;
     while (size < self->len + more + 1)
         size *= 2;
-    self->data = dlqc_realloc (self->data, size);
+    self->data = dlq_realloc (self->data, size);
     self->size = size;
 }
 

@@ -3,7 +3,7 @@
  */
 #include "dlqc_ckpt.h"
 #include "dlqc_json.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -137,7 +137,7 @@ read_member (const char *json, size_t len, const member_t *m, char **value, size
     if (!dlqc_json_member (json, len, m->key, &span) || span.type == DLQC_JSON_NULL)
         return true;
     if (m->object && span.type == DLQC_JSON_OBJECT) {
-        *value = dlqc_strndup (span.start, span.len);
+        *value = dlq_strndup (span.start, span.len);
         *value_len = span.len;
     }
     else
@@ -154,7 +154,7 @@ pack (char *values [MEMBER_COUNT], const size_t lens [MEMBER_COUNT], dlq_client_
     size_t total = 0;
     for (size_t i = 0; i < MEMBER_COUNT; i++)
         total += values [i] ? lens [i] + 1 : 0;
-    out->storage = dlqc_malloc (total ? total : 1);
+    out->storage = dlq_malloc (total ? total : 1);
     char *at = out->storage;
     for (size_t i = 0; i < MEMBER_COUNT; i++) {
         if (!values [i])

@@ -2,7 +2,7 @@
  *  client over its DEALER socket.
  */
 #include "dlqc_engine.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 #include "dlqc_wire.h"
 
 #include <errno.h>
@@ -37,7 +37,7 @@ format (const char *fmt, ...)
     va_start (args, fmt);
     int len = vsnprintf (NULL, 0, fmt, args);
     va_end (args);
-    char *text = dlqc_malloc ((size_t) (len > 0 ? len : 0) + 1);
+    char *text = dlq_malloc ((size_t) (len > 0 ? len : 0) + 1);
     va_start (args, fmt);
     vsnprintf (text, (size_t) (len > 0 ? len : 0) + 1, fmt, args);
     va_end (args);
@@ -54,7 +54,7 @@ dlqc_engine_init (dlqc_engine_t *engine, void *ctx, bool own_ctx, const char *en
         return false;
     engine->ctx = ctx;
     engine->own_ctx = own_ctx;
-    engine->endpoint = dlqc_strdup (endpoint);
+    engine->endpoint = dlq_strdup (endpoint);
     engine->timeout_ms = DLQ_CLIENT_DEFAULT_TIMEOUT_MS;
     engine->retries = DLQ_CLIENT_DEFAULT_RETRIES;
     dlqc_table_init (&engine->table, window);
@@ -124,7 +124,7 @@ fail_all (dlqc_engine_t *engine, dlq_client_result_t result, const char *message
     dlqc_table_requeue_sent (&engine->table);
     uint32_t slot;
     while ((slot = dlqc_table_head (&engine->table, DLQC_UNSENT)) != DLQC_NO_SLOT)
-        finish (engine, slot, result, NULL, 0, dlqc_strdup (message));
+        finish (engine, slot, result, NULL, 0, dlq_strdup (message));
 }
 
 /* Give every queued request a full timeout from now to be sent. */
@@ -237,7 +237,7 @@ take_reply (dlqc_engine_t *engine, dlqc_wire_reply_t *reply)
         return;
     }
     size_t len = zmq_msg_size (&reply->body);
-    char *body = dlqc_strndup (zmq_msg_data (&reply->body), len);
+    char *body = dlq_strndup (zmq_msg_data (&reply->body), len);
     if (frame_is (&reply->status, "OK"))
         finish (engine, slot, DLQ_CLIENT_OK, body, len, NULL);
     else
@@ -278,7 +278,7 @@ dlqc_engine_submit (dlqc_engine_t *engine, const char *verb, const void *body,
     if (slot == DLQC_NO_SLOT)
         return DLQC_NO_SLOT;
     dlqc_request_t *r = &engine->table.slots [slot];
-    r->body = dlqc_strndup (body, len);
+    r->body = dlq_strndup (body, len);
     r->body_len = len;
     r->verb = verb;
     r->blocking = blocking;

@@ -3,7 +3,7 @@
  */
 #include "dlqc_filter.h"
 #include "dlqc_json.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <locale.h>
 #include <math.h>
@@ -42,7 +42,7 @@ struct dlq_client_filter {
 dlq_client_filter_t *
 dlq_client_filter_new (void)
 {
-    dlq_client_filter_t *self = dlqc_calloc (1, sizeof *self);
+    dlq_client_filter_t *self = dlq_calloc (1, sizeof *self);
     self->attempts_min = -1;
     self->attempts_max = -1;
     return self;
@@ -83,7 +83,7 @@ set_text (dlq_client_filter_t *self, text_member_t member, const char *value)
     if (!self)
         return DLQ_CLIENT_ERR_ARGS;
     free (self->text [member]);
-    self->text [member] = value ? dlqc_strdup (value) : NULL;
+    self->text [member] = value ? dlq_strdup (value) : NULL;
     return DLQ_CLIENT_OK;
 }
 
@@ -185,8 +185,8 @@ set_pair (dlq_client_filter_t *self, const char *key, char *value)
             self->pairs [i].value = value;
             return DLQ_CLIENT_OK;
         }
-    self->pairs = dlqc_realloc (self->pairs, (self->pair_count + 1) * sizeof *self->pairs);
-    self->pairs [self->pair_count].key = dlqc_strdup (key);
+    self->pairs = dlq_realloc (self->pairs, (self->pair_count + 1) * sizeof *self->pairs);
+    self->pairs [self->pair_count].key = dlq_strdup (key);
     self->pairs [self->pair_count].value = value;
     self->pair_count++;
     return DLQ_CLIENT_OK;
@@ -204,7 +204,7 @@ dlq_client_filter_set_metadata_string (dlq_client_filter_t *self, const char *ke
         return DLQ_CLIENT_OK;
     }
     size_t len = strlen (value);
-    char *text = dlqc_malloc (6 * len + 3);
+    char *text = dlq_malloc (6 * len + 3);
     text [dlqc_json_escape (text, value, len)] = '\0';
     return set_pair (self, key, text);
 }
@@ -226,7 +226,7 @@ number_text (double value)
         snprintf (text, sizeof text, "%.17g", value);
     uselocale (previous);
     freelocale (c_numeric);
-    return dlqc_strdup (text);
+    return dlq_strdup (text);
 }
 
 dlq_client_result_t
@@ -246,7 +246,7 @@ dlq_client_filter_set_metadata_bool (dlq_client_filter_t *self, const char *key,
         return DLQ_CLIENT_ERR_ARGS;
     if (!key)
         return refuse (self);
-    return set_pair (self, key, dlqc_strdup (value ? "true" : "false"));
+    return set_pair (self, key, dlq_strdup (value ? "true" : "false"));
 }
 
 bool

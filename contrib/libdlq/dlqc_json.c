@@ -2,7 +2,7 @@
  *  JSON string escaper for request bodies.
  */
 #include "dlqc_json.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +335,7 @@ dlqc_json_string (const dlqc_json_span_t *span, size_t *len_out)
         return NULL;
     const char *p = span->start + 1;
     const char *end = span->start + span->len - 1;
-    char *out = dlqc_malloc (span->len);      /* decoding never grows the text */
+    char *out = dlq_malloc (span->len);      /* decoding never grows the text */
     size_t n = 0;
     while (p < end) {
         if (*p != '\\') {

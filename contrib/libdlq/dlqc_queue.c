@@ -1,6 +1,6 @@
 /*  dlqc_queue — a growable FIFO ring of completed pipelined requests. */
 #include "dlqc_queue.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ static void
 grow (dlqc_queue_t *queue)
 {
     size_t capacity = queue->capacity ? queue->capacity * 2 : 64;
-    dlqc_done_t *items = dlqc_malloc (capacity * sizeof *items);
+    dlqc_done_t *items = dlq_malloc (capacity * sizeof *items);
     for (size_t i = 0; i < queue->count; i++)
         items [i] = queue->items [(queue->first + i) % queue->capacity];
     free (queue->items);

@@ -3,7 +3,7 @@
  */
 #include "dlqc_receiver.h"
 #include "dlqc_engine.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 #include "dlqc_wire.h"
 
 #include <errno.h>
@@ -52,7 +52,7 @@ dlq_replay_receiver_new (const char *endpoint)
         errno = saved;
         return NULL;
     }
-    dlq_replay_receiver_t *self = dlqc_calloc (1, sizeof *self);
+    dlq_replay_receiver_t *self = dlq_calloc (1, sizeof *self);
     self->ctx = ctx;
     self->sock = sock;
     return self;
@@ -98,7 +98,7 @@ take_message (dlqc_wire_reply_t *message, char *job_out, char *id_out, char **ev
     if (!dlqc_receiver_take_ids (zmq_msg_data (job), zmq_msg_size (job), zmq_msg_data (id), zmq_msg_size (id),
                                  job_out, id_out))
         return DLQ_CLIENT_ERR_PROTOCOL;
-    *event_out = dlqc_strndup (zmq_msg_data (event), zmq_msg_size (event));
+    *event_out = dlq_strndup (zmq_msg_data (event), zmq_msg_size (event));
     if (len_out)
         *len_out = zmq_msg_size (event);
     return DLQ_CLIENT_OK;

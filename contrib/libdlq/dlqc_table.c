@@ -1,6 +1,6 @@
 /*  dlqc_table — slots of outstanding requests on intrusive index lists. */
 #include "dlqc_table.h"
-#include "dlqc_mem.h"
+#include "dlq_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ void
 dlqc_table_init (dlqc_table_t *table, uint32_t capacity)
 {
     memset (table, 0, sizeof *table);
-    table->slots = dlqc_calloc (capacity, sizeof *table->slots);
+    table->slots = dlq_calloc (capacity, sizeof *table->slots);
     table->capacity = capacity;
     for (int list = 0; list < DLQC_LIST_COUNT; list++)
         table->head [list] = table->tail [list] = DLQC_NO_SLOT;
