@@ -1,7 +1,7 @@
 /*  dlqd_config — the daemon's configuration file (libconfig syntax):
  *  loading, validation against the schema, defaults.
  *
- *  See README.md, "Configuration reference", for every setting.
+ *  See docs/configuration.md, "Configuration reference", for every setting.
  */
 #ifndef DLQD_CONFIG_H
 #define DLQD_CONFIG_H

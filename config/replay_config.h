@@ -1,7 +1,7 @@
 /*  replay_config — the replay settings of dlqd.conf: the top-level group
  *  `replay` (endpoint, rate, loop guard, FAIL backoff, lease, owner) and
  *  each stream's `replay_route` and `schedule` (the dlq_events table's
- *  scheduled replay). See README.md, "Configuration reference".
+ *  scheduled replay). See docs/configuration.md, "Configuration reference".
  */
 #ifndef REPLAY_CONFIG_H
 #define REPLAY_CONFIG_H

@@ -1,5 +1,5 @@
 /*  checkpoint_verbs — the CKPT.* verbs (FlowWarden's CheckpointStore contract
- *  over the wire; README, "Checkpoints"). On the embedded primary the writes
+ *  over the wire; docs/protocol.md, "Checkpoints"). On the embedded primary the writes
  *  (SAVE, SEEN, PROCESSED, DELETE) are read by the front end and committed
  *  with the next group commit (records of the spool's sync), answered once
  *  durable; GET and LIST are answered by a query thread from the

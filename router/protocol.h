@@ -1,5 +1,5 @@
 /*  protocol — wire protocol version 1: verbs, frame limits and the pure
- *  formatters of reply bodies. README.md, "Wire protocol", is the contract.
+ *  formatters of reply bodies. docs/protocol.md, "Wire protocol", is the contract.
  */
 #ifndef PROTOCOL_H
 #define PROTOCOL_H

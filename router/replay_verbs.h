@@ -1,7 +1,7 @@
 /*  replay_verbs — the failure workbench's write verbs, answered on a query
  *  thread: REPLAY (dry run, or a durable job the replayer then runs),
  *  REPLAY.STATUS / .PAUSE / .RESUME / .CANCEL, RESOLVE and FAIL. See
- *  README.md, "Replay".
+ *  docs/protocol.md, "REPLAY".
  *
  *  Jobs live in the spool file (embedded_jobs.h) whatever the primary; the
  *  events' replay state lives in the primary (dlq_primary_mark).

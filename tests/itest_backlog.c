@@ -1,4 +1,4 @@
-/*  itest_backlog — a backlog behind a dead sink (README, "Limits"): the
+/*  itest_backlog — a backlog behind a dead sink (docs/protocol.md, "Limits"): the
  *  scripted test sink answers RETRY to every event, four pipelining
  *  clients PUT small events, and dlqd's peak RSS (VmHWM) stays under
  *  100 MiB while STATS counts the whole backlog for the sink (waiting,

@@ -5,7 +5,7 @@
  *  ids, oversize bodies and frames, REQ envelopes, verbs that are not
  *  verbs, scalar bodies, trailing bytes, a byte order mark, ...).
  *
- *  Each row names its verb, its frames, the code README documents and the
+ *  Each row names its verb, its frames, the code docs/protocol.md documents and the
  *  field where one is documented. For each row the test checks that the
  *  reply is ERR with that code and field, that the reply's body is UTF-8
  *  JSON of exactly code, message and field, that STATS counted it once
@@ -17,7 +17,7 @@
  *  byte.
  *
  *  One row is not answered by design: a frame over gateway.max_frame_bytes
- *  makes ZeroMQ drop the sender's connection (README, "Messages"); the row
+ *  makes ZeroMQ drop the sender's connection (docs/protocol.md, "Messages"); the row
  *  checks that the connection drops, that nothing is counted and that the
  *  same client, reconnected, is served again.
  */
@@ -82,8 +82,8 @@ typedef struct {
     int         count;          /* frames sent */
     const char *frames [MAX_FRAMES];
     size_t      lens [MAX_FRAMES];
-    const char *code;           /* the code README documents; NULL: no reply (the connection drops) */
-    const char *field;          /* the field README documents; NULL: the reply has none */
+    const char *code;           /* the code docs/protocol.md documents; NULL: no reply (the connection drops) */
+    const char *field;          /* the field docs/protocol.md documents; NULL: the reply has none */
     bool        field_prefix;   /* field is a name cut (at its \u0000, or to fit): the reply's starts with it */
     int         id_frame;       /* the frame the reply's request id echoes; -1: the id is empty */
     bool        enveloped;      /* the reply comes behind an empty delimiter frame */

@@ -1,4 +1,4 @@
-/*  itest_resources — dlqd's resources stay bounded (README, "Limits"),
+/*  itest_resources — dlqd's resources stay bounded (docs/protocol.md, "Limits"),
  *  each bound checked against a real dlqd process:
  *    - a client that pipelines 200,000 GETs and 200,000 PUTs and never
  *      reads a reply: dlqd queues at most gateway.reply_hwm replies for

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # chaos.sh — build dlqd and its chaos tool (RelWithDebInfo) and run a chaos
-# run (see the README, "Chaos testing"):
+# run (see docs/testing.md, "Chaos testing"):
 #   contrib/chaos/chaos.sh [--build DIR] [dlqd_chaos options...]
 # DIR defaults to ./build. Installs what is missing first
 # (install-deps.sh --test: PostgreSQL 15 and RabbitMQ, of which the run

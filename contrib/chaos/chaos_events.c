@@ -1,6 +1,6 @@
 /*  chaos_events — the run's events in canonical form; see chaos_events.h.
  *
- *  The bodies are written field by field in the order of the README's
+ *  The bodies are written field by field in the order of docs/failed-event.md's
  *  record table (id, streamName, operationType, documentKey, fullDocument,
  *  error, attempts, status, firstAttemptAt, lastAttemptAt, createdAt,
  *  expiresAt, metadata), with JSON escapes exactly where the gateway's

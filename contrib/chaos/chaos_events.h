@@ -1,8 +1,8 @@
 /*  chaos_events — the FailedEvents a chaos run sends, and what became of
  *  each one.
  *
- *  Every event is generated before the run, in canonical form (see the
- *  README's "Canonical form": the fields in the record's order, compact,
+ *  Every event is generated before the run, in canonical form (see
+ *  docs/failed-event.md, "Canonical form": the fields in the record's order, compact,
  *  minimal escaping, expiresAt = createdAt + the default 30 days), so
  *  that GET and every sink must give back exactly its bytes. Its id is
  *  made from the run's tag and its index, "TTTTTTTT-c4a0-4000-8000-IIIIIIIIIIII"

@@ -1,7 +1,7 @@
 /*  contract_store — what a sink that can be the primary store (ops->store
  *  not NULL) must answer in QUERY mode, after events were delivered to it
  *  in DELIVER mode: FlowWarden's DlqStore contract in the shapes of the
- *  wire protocol (README). GET gives the canonical body byte for byte, or
+ *  wire protocol (docs/protocol.md). GET gives the canonical body byte for byte, or
  *  NOT_FOUND for a missing or expired event; an event without expiresAt
  *  (retention 0) is kept forever; LIST of a stream without events is an
  *  empty array, never an error, and its pages go newest first, each event

@@ -7,7 +7,7 @@
  *  other files).
  *
  *  Oracles: a refused file gets a message that names the file; a loaded
- *  config holds what the README promises (an endpoint, a frame limit at
+ *  config holds what docs/configuration.md promises (an endpoint, a frame limit at
  *  least the message limit, a policy for every stream listed).
  */
 #include "dlqd_config.h"

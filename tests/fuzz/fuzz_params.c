@@ -39,7 +39,7 @@ typedef struct {
 
 #define LIMIT(def) { "limit", def, 1, 1000 }
 
-/* What each verb's body may hold (README, "Verbs"). */
+/* What each verb's body may hold (docs/protocol.md, "Verbs"). */
 static const verb_t verbs [] = {
     { .allowed = { "id" }, .uuids = { "id" } },                                  /* GET, RESOLVE, FAIL */
     { .allowed = { "streamName", "limit", "cursor" }, .ints = { LIMIT (100) },

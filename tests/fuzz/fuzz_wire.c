@@ -8,7 +8,7 @@
  *  sent at once (pipelined) on one DEALER socket over ipc:// (the
  *  gateway owns its ZeroMQ context, so inproc:// cannot reach it).
  *
- *  Oracles (README, "Wire protocol"): every message gets exactly one
+ *  Oracles (docs/protocol.md, "Wire protocol"): every message gets exactly one
  *  reply within 20 s — [OK|ERR][its request id][a JSON object] — whose
  *  request id is the message's second frame (empty when there is none or
  *  it is over 255 bytes); an ERR body has a documented code, a message
@@ -267,7 +267,7 @@ error_code (const dlq_json_value_t *body)
     fuzz_fail ("an undocumented error code %s", code->str);
 }
 
-/* The reply a request must get where the README says (ERR want): true,
+/* The reply a request must get where docs/protocol.md says (ERR want): true,
  * or false with why. */
 static bool
 expect (const request_t *q, bool ok, dlq_code_t code, dlq_code_t want, const char *what, char *why, size_t len)
@@ -366,7 +366,7 @@ same_id (const request_t *q, const answer_t *a)
 }
 
 /* Can answer a be the reply to request q (same id, same envelope, and
- * what the README says q must get)? why says why not. */
+ * what docs/protocol.md says q must get)? why says why not. */
 static bool
 answers (const request_t *q, const answer_t *a, char *why, size_t len)
 {

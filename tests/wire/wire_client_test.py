@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """wire_client_test — an independent client, in another language, written
-from README.md's "Wire protocol" section alone: checks the contract as any
+from docs/protocol.md ("Wire protocol") alone: checks the contract as any
 user's client would see it. Usage: wire_client_test.py DLQD_BINARY
 """
 import json, os, shutil, signal, socket, subprocess, sys, tempfile, time, uuid
@@ -156,7 +156,7 @@ def main():
         check(stats["counters"]["errors"].get("INVALID_JSON") == 1 and stats["counters"]["rejected"] == 9,
               "STATS counts errors by code")
 
-        # the failure workbench: LIST across streams, filters, COUNT, GROUPS (README)
+        # the failure workbench: LIST across streams, filters, COUNT, GROUPS (docs/protocol.md)
         status, page = c.call("LIST", {"limit": 5})
         check(status == "OK" and len(page["events"]) == 5 and "nextCursor" in page, "LIST without streamName: every stream")
         status, got = c.call("COUNT", {})
@@ -171,7 +171,7 @@ def main():
         check(status == "ERR" and err["code"] == "INVALID_REQUEST" and err.get("field") == "createdAfter",
               "a bad filter names its member (got %s)" % err)
 
-        # replay (README: REPLAY, the replay endpoint, RESOLVE / FAIL)
+        # replay (docs/protocol.md: REPLAY, the replay endpoint, RESOLVE / FAIL)
         status, dry = c.call("REPLAY", {"streamName": "pipe", "errorType": "E7", "dryRun": True})
         check(status == "OK" and dry["count"] == 1 and dry["sample"][0]["error"]["type"] == "E7",
               "REPLAY dry run: count and sample (got %s)" % dry)
@@ -214,7 +214,7 @@ def main():
               "REPLAY without a selection is refused (%s)" % err)
         pull.close()
 
-        # checkpoints (README: CKPT.*)
+        # checkpoints (docs/protocol.md: CKPT.*)
         status, err = c.call("CKPT.GET", {"streamName": "orders"})
         check(status == "ERR" and err["code"] == "NOT_FOUND", "CKPT.GET of an unknown stream: NOT_FOUND")
         status, rec = c.call("CKPT.SEEN", {"streamName": "orders", "token": {"_data": "0A"},
