@@ -6,8 +6,8 @@
  *  value is read with its bounds; the first problem is reported as
  *      FILE:LINE: SETTING.PATH: expected ..., got ...
  */
-#ifndef CONFIG_SCHEMA_H
-#define CONFIG_SCHEMA_H
+#ifndef DLQ_CONFIG_SCHEMA_H
+#define DLQ_CONFIG_SCHEMA_H
 
 #include <libconfig.h>
 #include <stdbool.h>

@@ -8,8 +8,8 @@
  *  a 64-bit one; nothing else changes (a line keeps its number, so errors
  *  still name the line). Pure.
  */
-#ifndef CONFIG_TEXT_H
-#define CONFIG_TEXT_H
+#ifndef DLQ_CONFIG_TEXT_H
+#define DLQ_CONFIG_TEXT_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  *  each stream's `replay_route` and `schedule` (the dlq_events table's
  *  scheduled replay). See docs/configuration.md, "Configuration reference".
  */
-#ifndef REPLAY_CONFIG_H
-#define REPLAY_CONFIG_H
+#ifndef DLQ_REPLAY_CONFIG_H
+#define DLQ_REPLAY_CONFIG_H
 
 #include "config_schema.h"
 #include "dlqd_config.h"

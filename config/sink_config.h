@@ -7,8 +7,8 @@
  *  section > the schema's default (as flowwarden-amqp has it: annotation >
  *  properties > built-in defaults).
  */
-#ifndef SINK_CONFIG_H
-#define SINK_CONFIG_H
+#ifndef DLQ_SINK_CONFIG_H
+#define DLQ_SINK_CONFIG_H
 
 #include "config_schema.h"
 #include "dlq_buf.h"

@@ -18,8 +18,8 @@
  *  copies the strings into one block, and refuses whatever encoding would
  *  not have written (so encoding what it decoded gives the same bytes).
  */
-#ifndef CHECKPOINT_RECORD_H
-#define CHECKPOINT_RECORD_H
+#ifndef DLQ_CHECKPOINT_RECORD_H
+#define DLQ_CHECKPOINT_RECORD_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

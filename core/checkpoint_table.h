@@ -8,8 +8,8 @@
  *  Thread-safe: one writer (the committer), any number of readers (a
  *  read-write lock). Records are copied in; what a reader gets is a copy.
  */
-#ifndef CHECKPOINT_TABLE_H
-#define CHECKPOINT_TABLE_H
+#ifndef DLQ_CHECKPOINT_TABLE_H
+#define DLQ_CHECKPOINT_TABLE_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

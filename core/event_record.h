@@ -19,8 +19,8 @@
  *  the routing members and json; full_document, metadata and the error's
  *  message and stack trace stay NULL: decode json for those).
  */
-#ifndef EVENT_RECORD_H
-#define EVENT_RECORD_H
+#ifndef DLQ_EVENT_RECORD_H
+#define DLQ_EVENT_RECORD_H
 
 #include "dlq_buf.h"
 #include "failed_event.h"

@@ -2,8 +2,8 @@
  *  fields, so that an event a BSON sink cannot convert is refused at the door
  *  instead of failing later, downstream, after it was acked.
  */
-#ifndef EXTENDED_JSON_H
-#define EXTENDED_JSON_H
+#ifndef DLQ_EXTENDED_JSON_H
+#define DLQ_EXTENDED_JSON_H
 
 #include "dlq_code.h"
 #include "dlq_json.h"

@@ -13,8 +13,8 @@
  *      dlq_event_encode()     canonical JSON bytes, kept in event->json
  *  Sinks forward event->json as is; they never re-serialise.
  */
-#ifndef FAILED_EVENT_H
-#define FAILED_EVENT_H
+#ifndef DLQ_FAILED_EVENT_H
+#define DLQ_FAILED_EVENT_H
 
 #include "dlq_arena.h"
 #include "dlq_code.h"

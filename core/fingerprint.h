@@ -97,8 +97,8 @@
  *  whose traceback prints the innermost call last, so when the first frame
  *  found is a Python one the last Python frames are taken, last first.
  */
-#ifndef FINGERPRINT_H
-#define FINGERPRINT_H
+#ifndef DLQ_FINGERPRINT_H
+#define DLQ_FINGERPRINT_H
 
 #include "dlq_buf.h"
 

@@ -4,8 +4,8 @@
  *  other member keeps its bytes and order; a body without metadata gets it
  *  as its last member. Pure.
  */
-#ifndef REPLAY_LINEAGE_H
-#define REPLAY_LINEAGE_H
+#ifndef DLQ_REPLAY_LINEAGE_H
+#define DLQ_REPLAY_LINEAGE_H
 
 #include "dlq_buf.h"
 #include "dlq_json.h"

@@ -8,8 +8,8 @@
  *  schedule restarts at now, so no more than a second's worth of events
  *  ever goes at once.
  */
-#ifndef REPLAY_PACER_H
-#define REPLAY_PACER_H
+#ifndef DLQ_REPLAY_PACER_H
+#define DLQ_REPLAY_PACER_H
 
 #include <stddef.h>
 #include <stdint.h>

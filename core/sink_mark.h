@@ -4,8 +4,8 @@
  *  what the retry and replay counts gain, and whether retry_after becomes
  *  the time the mark is given.
  */
-#ifndef SINK_MARK_H
-#define SINK_MARK_H
+#ifndef DLQ_SINK_MARK_H
+#define DLQ_SINK_MARK_H
 
 #include "dlq_sink.h"
 

@@ -2,8 +2,8 @@
  *  an AMQP routing key, a MongoDB collection), for the in-tree sink
  *  plugins (core is linked statically into each of them).
  */
-#ifndef SINK_NAME_H
-#define SINK_NAME_H
+#ifndef DLQ_SINK_NAME_H
+#define DLQ_SINK_NAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

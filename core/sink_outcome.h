@@ -1,8 +1,8 @@
 /*  sink_outcome — setting a sink's verdict on one event, for the in-tree
  *  sink plugins (core is linked statically into each of them).
  */
-#ifndef SINK_OUTCOME_H
-#define SINK_OUTCOME_H
+#ifndef DLQ_SINK_OUTCOME_H
+#define DLQ_SINK_OUTCOME_H
 
 #include "dlq_sink.h"
 

@@ -4,8 +4,8 @@
  *  struct size, and the presence of the mandatory callbacks. A failure is a
  *  message naming the file and the cause, and leaves nothing loaded.
  */
-#ifndef SINK_PLUGIN_H
-#define SINK_PLUGIN_H
+#ifndef DLQ_SINK_PLUGIN_H
+#define DLQ_SINK_PLUGIN_H
 
 #include "dlq_sink.h"
 

@@ -2,8 +2,8 @@
  *  includeOriginalDocument, includeStackTrace), resolved per stream and
  *  applied to an event before any store or sink sees it.
  */
-#ifndef STREAM_POLICY_H
-#define STREAM_POLICY_H
+#ifndef DLQ_STREAM_POLICY_H
+#define DLQ_STREAM_POLICY_H
 
 #include "failed_event.h"
 

@@ -6,8 +6,8 @@
  *  returns when it reads the stop message. Every long-lived thread of the
  *  daemon (committer, query workers, later the sink dispatchers) is one.
  */
-#ifndef ACTOR_H
-#define ACTOR_H
+#ifndef DLQ_ACTOR_H
+#define DLQ_ACTOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  *  left it). On a sink primary with the checkpoint calls, a query thread
  *  answers every verb through them.
  */
-#ifndef CHECKPOINT_VERBS_H
-#define CHECKPOINT_VERBS_H
+#ifndef DLQ_CHECKPOINT_VERBS_H
+#define DLQ_CHECKPOINT_VERBS_H
 
 #include "checkpoint.h"
 #include "checkpoint_table.h"

@@ -26,8 +26,8 @@
  *  Times are ms from dlq_time_mono_ms, always passed in; the module never
  *  reads a clock or sleeps.
  */
-#ifndef CIRCUIT_H
-#define CIRCUIT_H
+#ifndef DLQ_CIRCUIT_H
+#define DLQ_CIRCUIT_H
 
 #include "retry_policy.h"
 

@@ -5,8 +5,8 @@
  *  Moved between the front end and the committer thread by pointer; only
  *  one thread touches a batch at a time.
  */
-#ifndef COMMIT_BATCH_H
-#define COMMIT_BATCH_H
+#ifndef DLQ_COMMIT_BATCH_H
+#define DLQ_COMMIT_BATCH_H
 
 #include "checkpoint.h"
 #include "embedded_checkpoints.h"

@@ -30,8 +30,8 @@
  *  The front end talks to it over an inproc PAIR socket, passing batch
  *  pointers; at most one batch is in the committer at a time.
  */
-#ifndef COMMITTER_H
-#define COMMITTER_H
+#ifndef DLQ_COMMITTER_H
+#define DLQ_COMMITTER_H
 
 #include "checkpoint_table.h"
 #include "commit_batch.h"

@@ -12,8 +12,8 @@
  *  ZMQ_RECONNECT_IVL, 100 ms by default) and gets in once a connection is
  *  free.
  */
-#ifndef CONNECTION_LIMIT_H
-#define CONNECTION_LIMIT_H
+#ifndef DLQ_CONNECTION_LIMIT_H
+#define DLQ_CONNECTION_LIMIT_H
 
 #include "counters.h"
 

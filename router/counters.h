@@ -1,8 +1,8 @@
 /*  counters — the gateway's request counters, shared by every thread
  *  (lock-free atomics), and their JSON form for STATS.
  */
-#ifndef COUNTERS_H
-#define COUNTERS_H
+#ifndef DLQ_COUNTERS_H
+#define DLQ_COUNTERS_H
 
 #include "dlq_buf.h"
 #include "dlq_code.h"

@@ -18,8 +18,8 @@
  *  The owner forwards REDELIVER requests ([identity][verb][request id]
  *  [body]) to the dispatcher and forwards its replies to the ROUTER.
  */
-#ifndef DISPATCHER_H
-#define DISPATCHER_H
+#ifndef DLQ_DISPATCHER_H
+#define DLQ_DISPATCHER_H
 
 #include "ledger_channel.h"
 #include "spool.h"

@@ -7,8 +7,8 @@
  *  core/checkpoint_record.h). A sink's backlog in STATS costs a
  *  subtraction, whatever its size.
  */
-#ifndef EVENT_ORDINAL_H
-#define EVENT_ORDINAL_H
+#ifndef DLQ_EVENT_ORDINAL_H
+#define DLQ_EVENT_ORDINAL_H
 
 #include "spool.h"
 

@@ -4,8 +4,8 @@
  *  gateway at about a thousand connections, while the hard limit
  *  (typically 524288 under systemd) is what the administrator allows.
  */
-#ifndef FD_LIMIT_H
-#define FD_LIMIT_H
+#ifndef DLQ_FD_LIMIT_H
+#define DLQ_FD_LIMIT_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  *  gateway, the bigger the batches). Acks are sent when a batch comes back
  *  committed. Queries go to the query service threads.
  */
-#ifndef GATEWAY_H
-#define GATEWAY_H
+#ifndef DLQ_GATEWAY_H
+#define DLQ_GATEWAY_H
 
 #include "dlqd_config.h"
 

@@ -15,8 +15,8 @@
  *  and at gateway.query_nice a starved indexer held the kafka sink's drain
  *  to 0.27 of a raw producer against 0.42 at 0).
  */
-#ifndef INDEXER_H
-#define INDEXER_H
+#ifndef DLQ_INDEXER_H
+#define DLQ_INDEXER_H
 
 #include "id_index.h"
 #include "ledger_channel.h"

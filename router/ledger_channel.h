@@ -16,8 +16,8 @@
  *  before it: after a crash an event retrying then would be past the cursor
  *  with no row, never delivered again, and the counters would stay short.
  */
-#ifndef LEDGER_CHANNEL_H
-#define LEDGER_CHANNEL_H
+#ifndef DLQ_LEDGER_CHANNEL_H
+#define DLQ_LEDGER_CHANNEL_H
 
 #include "spool_ledger.h"
 

@@ -3,8 +3,8 @@
  *  (primary = "<sink name>"), through its plugin's store calls on an
  *  instance opened in QUERY mode. One per query thread, used on it only.
  */
-#ifndef PRIMARY_STORE_H
-#define PRIMARY_STORE_H
+#ifndef DLQ_PRIMARY_STORE_H
+#define DLQ_PRIMARY_STORE_H
 
 #include "dlq_buf.h"
 #include "dlqd_config.h"

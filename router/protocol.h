@@ -1,8 +1,8 @@
 /*  protocol — wire protocol version 1: verbs, frame limits and the pure
  *  formatters of reply bodies. docs/protocol.md, "Wire protocol", is the contract.
  */
-#ifndef PROTOCOL_H
-#define PROTOCOL_H
+#ifndef DLQ_PROTOCOL_H
+#define DLQ_PROTOCOL_H
 
 #include "dlq_buf.h"
 #include "dlq_code.h"

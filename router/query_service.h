@@ -6,8 +6,8 @@
  *  to a worker and later reads the finished reply [identity][status]
  *  [request-id][body] from that worker's socket, to send on as is.
  */
-#ifndef QUERY_SERVICE_H
-#define QUERY_SERVICE_H
+#ifndef DLQ_QUERY_SERVICE_H
+#define DLQ_QUERY_SERVICE_H
 
 #include "counters.h"
 #include "dlqd_config.h"

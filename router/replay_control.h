@@ -9,8 +9,8 @@
  *  (one atomic read), re-reads the jobs when it moved, and says it has
  *  handled it. Shared by the threads of one gateway; thread-safe.
  */
-#ifndef REPLAY_CONTROL_H
-#define REPLAY_CONTROL_H
+#ifndef DLQ_REPLAY_CONTROL_H
+#define DLQ_REPLAY_CONTROL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  *      {"target":...,"rate":n,"ids":["uuid",...]}
  *  read back into a plan, and a job's JSON as the REPLAY verbs answer it.
  */
-#ifndef REPLAY_JOB_H
-#define REPLAY_JOB_H
+#ifndef DLQ_REPLAY_JOB_H
+#define DLQ_REPLAY_JOB_H
 
 #include "dlq_buf.h"
 #include "dlq_code.h"

@@ -7,8 +7,8 @@
  *  An endpoint message is three frames: [job id, or "schedule"] [event id]
  *  [the replayed body].
  */
-#ifndef REPLAY_TARGET_H
-#define REPLAY_TARGET_H
+#ifndef DLQ_REPLAY_TARGET_H
+#define DLQ_REPLAY_TARGET_H
 
 #include "dlqd_config.h"
 

@@ -6,8 +6,8 @@
  *  Jobs live in the spool file (embedded_jobs.h) whatever the primary; the
  *  events' replay state lives in the primary (dlq_primary_mark).
  */
-#ifndef REPLAY_VERBS_H
-#define REPLAY_VERBS_H
+#ifndef DLQ_REPLAY_VERBS_H
+#define DLQ_REPLAY_VERBS_H
 
 #include "dlq_buf.h"
 #include "dlq_code.h"

@@ -16,8 +16,8 @@
  *  stopped (at-least-once: an event whose send was not yet recorded may
  *  be replayed again).
  */
-#ifndef REPLAYER_H
-#define REPLAYER_H
+#ifndef DLQ_REPLAYER_H
+#define DLQ_REPLAYER_H
 
 #include "dlqd_config.h"
 #include "replay_control.h"

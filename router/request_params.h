@@ -3,8 +3,8 @@
  *  parameters: unknown members refused by name, a limit in range, a UUID
  *  member. Shared by the query, replay, checkpoint and gateway verbs.
  */
-#ifndef REQUEST_PARAMS_H
-#define REQUEST_PARAMS_H
+#ifndef DLQ_REQUEST_PARAMS_H
+#define DLQ_REQUEST_PARAMS_H
 
 #include "dlq_code.h"
 #include "dlq_json.h"

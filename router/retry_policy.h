@@ -16,8 +16,8 @@
  *  The RNG is xoshiro256** (Blackman and Vigna). It has no lock: each
  *  dispatcher thread owns its own dlq_rng_t.
  */
-#ifndef RETRY_POLICY_H
-#define RETRY_POLICY_H
+#ifndef DLQ_RETRY_POLICY_H
+#define DLQ_RETRY_POLICY_H
 
 #include <stdbool.h>
 #include <stdint.h>

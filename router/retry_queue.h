@@ -1,8 +1,8 @@
 /*  retry_queue — a dispatcher's events waiting for their next attempt: a
  *  binary min-heap ordered by due time (monotonic ms). One owner thread.
  */
-#ifndef RETRY_QUEUE_H
-#define RETRY_QUEUE_H
+#ifndef DLQ_RETRY_QUEUE_H
+#define DLQ_RETRY_QUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>

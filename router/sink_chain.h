@@ -1,8 +1,8 @@
 /*  sink_chain — the configured sinks at run time: one dispatcher and one
  *  live status per sink, in config order (the order of the chain bits).
  */
-#ifndef SINK_CHAIN_H
-#define SINK_CHAIN_H
+#ifndef DLQ_SINK_CHAIN_H
+#define DLQ_SINK_CHAIN_H
 
 #include "dlqd_config.h"
 #include "ledger_channel.h"

@@ -4,8 +4,8 @@
  *  counts a backlog of any size without reading it. Thread-safe (one
  *  writer, many readers, a mutex).
  */
-#ifndef SINK_HEALTH_H
-#define SINK_HEALTH_H
+#ifndef DLQ_SINK_HEALTH_H
+#define DLQ_SINK_HEALTH_H
 
 #include "dlq_buf.h"
 

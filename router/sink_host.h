@@ -2,8 +2,8 @@
  *  logging, the sink's own counters, clocks and its configuration, all
  *  through function pointers so that plugins never link dlqd's symbols.
  */
-#ifndef SINK_HOST_H
-#define SINK_HOST_H
+#ifndef DLQ_SINK_HOST_H
+#define DLQ_SINK_HOST_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

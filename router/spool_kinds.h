@@ -1,8 +1,8 @@
 /*  spool_kinds — what the daemon writes to the spool (core/spool), by
  *  record kind. The spool itself knows no kinds; these are the daemon's.
  */
-#ifndef SPOOL_KINDS_H
-#define SPOOL_KINDS_H
+#ifndef DLQ_SPOOL_KINDS_H
+#define DLQ_SPOOL_KINDS_H
 
 enum {
     DLQ_SPOOL_KIND_EVENT = 1,       /* an accepted event (core/event_record.h) */

@@ -5,8 +5,8 @@
  *
  *  One per query thread: it keeps its own spool reader.
  */
-#ifndef SPOOL_LOOKUP_H
-#define SPOOL_LOOKUP_H
+#ifndef DLQ_SPOOL_LOOKUP_H
+#define DLQ_SPOOL_LOOKUP_H
 
 #include "failed_event.h"
 #include "id_index.h"

@@ -6,8 +6,8 @@
  *  rows on a two-core machine) the front end, the committer and ZeroMQ's
  *  I/O thread, which acknowledge PUTs, are scheduled first.
  */
-#ifndef THREAD_PRIORITY_H
-#define THREAD_PRIORITY_H
+#ifndef DLQ_THREAD_PRIORITY_H
+#define DLQ_THREAD_PRIORITY_H
 
 #include <stdbool.h>
 

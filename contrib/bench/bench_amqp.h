@@ -34,8 +34,8 @@
  *  the raw publisher follows settings' confirm_window, exchange_type,
  *  routing_key_prefix and mandatory, so both publish alike.
  */
-#ifndef BENCH_AMQP_H
-#define BENCH_AMQP_H
+#ifndef DLQ_BENCH_AMQP_H
+#define DLQ_BENCH_AMQP_H
 
 #include "bench_events.h"
 

@@ -3,8 +3,8 @@
  *  The same bench clients against it measure what ZeroMQ and the clients
  *  allow on this machine, the bound of any gateway's ack rate.
  */
-#ifndef BENCH_CEILING_H
-#define BENCH_CEILING_H
+#ifndef DLQ_BENCH_CEILING_H
+#define DLQ_BENCH_CEILING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  *  sinks' backlog is 0: that is the drain time; then the sinks' delivered
  *  counts must equal the events.
  */
-#ifndef BENCH_CHAIN_H
-#define BENCH_CHAIN_H
+#ifndef DLQ_BENCH_CHAIN_H
+#define DLQ_BENCH_CHAIN_H
 
 #include "bench_events.h"
 

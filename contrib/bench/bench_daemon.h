@@ -6,8 +6,8 @@
  *  log file, waits until it answers PING, and at the end stops it with
  *  SIGTERM and checks that it drained and exited 0.
  */
-#ifndef BENCH_DAEMON_H
-#define BENCH_DAEMON_H
+#ifndef DLQ_BENCH_DAEMON_H
+#define DLQ_BENCH_DAEMON_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  *      gateway's own decode -> default stream policy -> encode path, so the
  *      SQLite reference loops insert exactly what the gateway stores.
  */
-#ifndef BENCH_EVENTS_H
-#define BENCH_EVENTS_H
+#ifndef DLQ_BENCH_EVENTS_H
+#define DLQ_BENCH_EVENTS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  *  Also a one-shot request helper (PING, STATS) for readiness checks and
  *  the post-run sanity check.
  */
-#ifndef BENCH_GATEWAY_H
-#define BENCH_GATEWAY_H
+#ifndef DLQ_BENCH_GATEWAY_H
+#define DLQ_BENCH_GATEWAY_H
 
 #include "bench_events.h"
 

@@ -43,8 +43,8 @@
  *  rdkafka and the topics' partitions and replication_factor, so both
  *  produce alike.
  */
-#ifndef BENCH_KAFKA_H
-#define BENCH_KAFKA_H
+#ifndef DLQ_BENCH_KAFKA_H
+#define DLQ_BENCH_KAFKA_H
 
 #include "bench_events.h"
 #include "bench_sink.h"

@@ -41,8 +41,8 @@
  *  batch.max_events and mongoc (the URI options, added to its URI), so
  *  both write alike.
  */
-#ifndef BENCH_MONGO_H
-#define BENCH_MONGO_H
+#ifndef DLQ_BENCH_MONGO_H
+#define DLQ_BENCH_MONGO_H
 
 #include "bench_events.h"
 #include "bench_sink.h"

@@ -1,8 +1,8 @@
 /*  bench_numbers — the numbers of a benchmark's command line and results:
  *  option values checked against their range, medians.
  */
-#ifndef BENCH_NUMBERS_H
-#define BENCH_NUMBERS_H
+#ifndef DLQ_BENCH_NUMBERS_H
+#define DLQ_BENCH_NUMBERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

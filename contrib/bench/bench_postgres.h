@@ -32,8 +32,8 @@
  *  contrib/scripts/pg-server.sh sets it) for the figures to mean
  *  durability.
  */
-#ifndef BENCH_POSTGRES_H
-#define BENCH_POSTGRES_H
+#ifndef DLQ_BENCH_POSTGRES_H
+#define DLQ_BENCH_POSTGRES_H
 
 #include "bench_events.h"
 

@@ -12,8 +12,8 @@
  *  days); it is timed from the restart (PING answered) until STATS shows
  *  the sink delivered = N, backlog 0, nothing retrying.
  */
-#ifndef BENCH_SINK_H
-#define BENCH_SINK_H
+#ifndef DLQ_BENCH_SINK_H
+#define DLQ_BENCH_SINK_H
 
 #include "bench_events.h"
 #include "dlq_buf.h"

@@ -10,8 +10,8 @@
  *  (one upsert per distinct stream in the transaction), so a row costs the
  *  reference what it costs the gateway's store.
  */
-#ifndef BENCH_SQLITE_H
-#define BENCH_SQLITE_H
+#ifndef DLQ_BENCH_SQLITE_H
+#define DLQ_BENCH_SQLITE_H
 
 #include "bench_events.h"
 

@@ -3,8 +3,8 @@
  *  to it with "#", so every persistent message the sink publishes is kept
  *  across the broker's restarts; at the end, every message of that queue.
  */
-#ifndef CHAOS_AMQP_H
-#define CHAOS_AMQP_H
+#ifndef DLQ_CHAOS_AMQP_H
+#define DLQ_CHAOS_AMQP_H
 
 #include <stdbool.h>
 #include <stddef.h>

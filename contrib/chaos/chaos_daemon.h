@@ -7,8 +7,8 @@
  *  it, so start, kill and stop it from the thread that lives longest (the
  *  chaos run's main thread). Not thread-safe.
  */
-#ifndef CHAOS_DAEMON_H
-#define CHAOS_DAEMON_H
+#ifndef DLQ_CHAOS_DAEMON_H
+#define DLQ_CHAOS_DAEMON_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  *  dlqd no byte to commit in, without touching any other filesystem;
  *  removing the ballast frees it again.
  */
-#ifndef CHAOS_DISK_H
-#define CHAOS_DISK_H
+#ifndef DLQ_CHAOS_DISK_H
+#define DLQ_CHAOS_DISK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,8 +15,8 @@
  *  The outcome fields are written by the one load client that owns the
  *  event while the load runs, and read by everyone after it is joined.
  */
-#ifndef CHAOS_EVENTS_H
-#define CHAOS_EVENTS_H
+#ifndef DLQ_CHAOS_EVENTS_H
+#define DLQ_CHAOS_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

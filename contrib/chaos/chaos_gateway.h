@@ -3,8 +3,8 @@
  *  STATS reply, waiting until every sink has drained, and the reply frames
  *  every part of the run reads.
  */
-#ifndef CHAOS_GATEWAY_H
-#define CHAOS_GATEWAY_H
+#ifndef DLQ_CHAOS_GATEWAY_H
+#define DLQ_CHAOS_GATEWAY_H
 
 #include <stdbool.h>
 #include <stddef.h>

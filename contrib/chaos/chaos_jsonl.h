@@ -2,8 +2,8 @@
  *  run: its rotated files (file.N ... file.1, oldest first) and the file
  *  itself, one event a line.
  */
-#ifndef CHAOS_JSONL_H
-#define CHAOS_JSONL_H
+#ifndef DLQ_CHAOS_JSONL_H
+#define DLQ_CHAOS_JSONL_H
 
 #include <stdbool.h>
 #include <stddef.h>

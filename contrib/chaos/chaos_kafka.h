@@ -11,8 +11,8 @@
  *  connections answer without Nagle's delay (socket.nagle.disable on the
  *  cluster's handle), as a real broker does.
  */
-#ifndef CHAOS_KAFKA_H
-#define CHAOS_KAFKA_H
+#ifndef DLQ_CHAOS_KAFKA_H
+#define DLQ_CHAOS_KAFKA_H
 
 #include <stdbool.h>
 #include <stddef.h>

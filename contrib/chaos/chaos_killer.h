@@ -8,8 +8,8 @@
  *  due while hold is set (the data_dir is full) waits until it is clear,
  *  so a full disk is met by a running gateway, not by one starting.
  */
-#ifndef CHAOS_KILLER_H
-#define CHAOS_KILLER_H
+#ifndef DLQ_CHAOS_KILLER_H
+#define DLQ_CHAOS_KILLER_H
 
 #include "chaos_daemon.h"
 #include "chaos_load.h"

@@ -20,8 +20,8 @@
  *  atomics the fault threads read while the load runs; everything else is
  *  read after chaos_load_join.
  */
-#ifndef CHAOS_LOAD_H
-#define CHAOS_LOAD_H
+#ifndef DLQ_CHAOS_LOAD_H
+#define DLQ_CHAOS_LOAD_H
 
 #include "chaos_events.h"
 

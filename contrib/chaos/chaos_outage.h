@@ -12,8 +12,8 @@
  *  to be freed, and for the gateway to take PUTs again, so that the
  *  recovery measured is the gateway's, not a restart's).
  */
-#ifndef CHAOS_OUTAGE_H
-#define CHAOS_OUTAGE_H
+#ifndef DLQ_CHAOS_OUTAGE_H
+#define DLQ_CHAOS_OUTAGE_H
 
 #include "chaos_load.h"
 #include "chaos_plan.h"

@@ -2,8 +2,8 @@
  *  run (libpq): every row's id and payload_text, and how many rows share
  *  an id with another.
  */
-#ifndef CHAOS_PG_H
-#define CHAOS_PG_H
+#ifndef DLQ_CHAOS_PG_H
+#define DLQ_CHAOS_PG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  *  a random moment of its slot and holds 2 to 6 s (at most half its slot),
  *  so every outage ends before the load stops.
  */
-#ifndef CHAOS_PLAN_H
-#define CHAOS_PLAN_H
+#ifndef DLQ_CHAOS_PLAN_H
+#define DLQ_CHAOS_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  *  kept open would go on accepting connections after its broker was taken
  *  down. Its stdout and stderr go where the caller says.
  */
-#ifndef CHAOS_PROC_H
-#define CHAOS_PROC_H
+#ifndef DLQ_CHAOS_PROC_H
+#define DLQ_CHAOS_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,8 +14,8 @@
  *  carried out (a server that would not come back, a sink that could not
  *  be read).
  */
-#ifndef CHAOS_REPORT_H
-#define CHAOS_REPORT_H
+#ifndef DLQ_CHAOS_REPORT_H
+#define DLQ_CHAOS_REPORT_H
 
 #include "chaos_gateway.h"
 #include "chaos_killer.h"

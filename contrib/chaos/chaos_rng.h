@@ -5,8 +5,8 @@
  *  one seed gives the same schedule and the same events whatever else the
  *  run draws. Not thread-safe: one generator per thread.
  */
-#ifndef CHAOS_RNG_H
-#define CHAOS_RNG_H
+#ifndef DLQ_CHAOS_RNG_H
+#define DLQ_CHAOS_RNG_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  *  a server even if the run dies without doing so. The scripts' stderr
  *  goes to a log file of the run.
  */
-#ifndef CHAOS_SERVER_H
-#define CHAOS_SERVER_H
+#ifndef DLQ_CHAOS_SERVER_H
+#define DLQ_CHAOS_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>

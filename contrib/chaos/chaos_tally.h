@@ -7,8 +7,8 @@
  *  stored (chaos_event_t.stored: GET found it) must be there, acknowledged
  *  or not, with exactly the bytes that were sent.
  */
-#ifndef CHAOS_TALLY_H
-#define CHAOS_TALLY_H
+#ifndef DLQ_CHAOS_TALLY_H
+#define DLQ_CHAOS_TALLY_H
 
 #include "chaos_events.h"
 

@@ -8,8 +8,8 @@
  *  return is lost. Each sink must then hold every stored event (at least
  *  once; postgres exactly once) with the same bytes.
  */
-#ifndef CHAOS_VERIFY_H
-#define CHAOS_VERIFY_H
+#ifndef DLQ_CHAOS_VERIFY_H
+#define DLQ_CHAOS_VERIFY_H
 
 #include "chaos_events.h"
 #include "chaos_kafka.h"

@@ -3,8 +3,8 @@
  *  protocol's order, tokens and metadata as the gateway's text), as
  *  labelled lines, and the records of CKPT.LIST pages as table rows.
  */
-#ifndef CKPT_VIEW_H
-#define CKPT_VIEW_H
+#ifndef DLQ_CKPT_VIEW_H
+#define DLQ_CKPT_VIEW_H
 
 #include "dlq_buf.h"
 #include "dlq_client.h"

@@ -10,8 +10,8 @@
  *  NOT_FOUND for get (exit 1); deleting one is not an error (exit 0,
  *  "nothing to delete").
  */
-#ifndef CMD_CKPT_H
-#define CMD_CKPT_H
+#ifndef DLQ_CMD_CKPT_H
+#define DLQ_CMD_CKPT_H
 
 #include "dlqctl.h"
 

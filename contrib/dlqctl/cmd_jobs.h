@@ -5,8 +5,8 @@
  *  (dlqctl.h); an unknown job or event is the gateway's NOT_FOUND, a move
  *  a job's state does not allow its INVALID_STATE (exit 1).
  */
-#ifndef CMD_JOBS_H
-#define CMD_JOBS_H
+#ifndef DLQ_CMD_JOBS_H
+#define DLQ_CMD_JOBS_H
 
 #include "dlqctl.h"
 

@@ -1,8 +1,8 @@
 /*  cmd_put — `dlqctl put [--no-ids] [FILE|-]`: store FailedEvents read one
  *  JSON object per line, sent pipelined through libdlq's async PUT.
  */
-#ifndef CMD_PUT_H
-#define CMD_PUT_H
+#ifndef DLQ_CMD_PUT_H
+#define DLQ_CMD_PUT_H
 
 #include "dlqctl.h"
 

@@ -2,8 +2,8 @@
  *  list, stats and ping. Each takes the command's own argv (argv[0] is
  *  the command name) and returns an exit status (dlqctl.h).
  */
-#ifndef CMD_QUERY_H
-#define CMD_QUERY_H
+#ifndef DLQ_CMD_QUERY_H
+#define DLQ_CMD_QUERY_H
 
 #include "dlqctl.h"
 

@@ -4,8 +4,8 @@
  *  command's own argv (argv[0] is "replay") and returns an exit status
  *  (dlqctl.h).
  */
-#ifndef CMD_REPLAY_H
-#define CMD_REPLAY_H
+#ifndef DLQ_CMD_REPLAY_H
+#define DLQ_CMD_REPLAY_H
 
 #include "dlqctl.h"
 

@@ -2,8 +2,8 @@
  *  redeliver command, the sinks table of `stats` and the deliveries table
  *  of `get`.
  */
-#ifndef CMD_SINKS_H
-#define CMD_SINKS_H
+#ifndef DLQ_CMD_SINKS_H
+#define DLQ_CMD_SINKS_H
 
 #include "dlqctl.h"
 #include "dlq_json.h"

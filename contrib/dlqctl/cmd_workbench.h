@@ -3,8 +3,8 @@
  *  is the command name) and returns an exit status (dlqctl.h); their
  *  filter options are list's (filter_args.h).
  */
-#ifndef CMD_WORKBENCH_H
-#define CMD_WORKBENCH_H
+#ifndef DLQ_CMD_WORKBENCH_H
+#define DLQ_CMD_WORKBENCH_H
 
 #include "dlqctl.h"
 

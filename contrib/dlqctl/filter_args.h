@@ -7,8 +7,8 @@
  *  FILTER_ARGS_LONG_OPTIONS, the page options it takes and
  *  DLQCTL_COMMON_LONG_OPTIONS, and has filter_args_parse read them.
  */
-#ifndef FILTER_ARGS_H
-#define FILTER_ARGS_H
+#ifndef DLQ_FILTER_ARGS_H
+#define DLQ_FILTER_ARGS_H
 
 #include "dlqctl.h"
 

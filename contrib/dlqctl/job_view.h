@@ -3,8 +3,8 @@
  *  with the members in the protocol's order), as one line, as labelled
  *  lines, and the jobs of REPLAY.STATUS as a table.
  */
-#ifndef JOB_VIEW_H
-#define JOB_VIEW_H
+#ifndef DLQ_JOB_VIEW_H
+#define DLQ_JOB_VIEW_H
 
 #include "dlq_buf.h"
 #include "dlq_client.h"

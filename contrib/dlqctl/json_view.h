@@ -5,8 +5,8 @@
  *  display text, the cells of a table row, tables of rows, and an
  *  indenting pretty-printer.
  */
-#ifndef JSON_VIEW_H
-#define JSON_VIEW_H
+#ifndef DLQ_JSON_VIEW_H
+#define DLQ_JSON_VIEW_H
 
 #include "dlq_buf.h"
 #include "dlq_json.h"

@@ -18,8 +18,8 @@
  *  done count into the rate shown: events per second over the last few
  *  seconds.
  */
-#ifndef PROGRESS_H
-#define PROGRESS_H
+#ifndef DLQ_PROGRESS_H
+#define DLQ_PROGRESS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  *  (one JSON line). Ctrl-C (SIGINT) stops following; the job goes on in
  *  the gateway.
  */
-#ifndef REPLAY_WATCH_H
-#define REPLAY_WATCH_H
+#ifndef DLQ_REPLAY_WATCH_H
+#define DLQ_REPLAY_WATCH_H
 
 #include "dlqctl.h"
 

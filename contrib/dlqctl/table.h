@@ -9,8 +9,8 @@
  *  known up front (the sinks of `stats`, the deliveries of `get`) can
  *  have their columns narrowed to what the cells need.
  */
-#ifndef TABLE_H
-#define TABLE_H
+#ifndef DLQ_TABLE_H
+#define DLQ_TABLE_H
 
 #include "dlq_buf.h"
 

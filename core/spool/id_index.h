@@ -12,8 +12,8 @@
  *
  *  Thread-safe: each call takes a read-write lock.
  */
-#ifndef ID_INDEX_H
-#define ID_INDEX_H
+#ifndef DLQ_ID_INDEX_H
+#define DLQ_ID_INDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -44,8 +44,8 @@
  *  The interface — append, sync, read from a position, release, tip — is
  *  all a consumer needs, so a replicated log could stand behind it.
  */
-#ifndef SPOOL_H
-#define SPOOL_H
+#ifndef DLQ_SPOOL_H
+#define DLQ_SPOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>

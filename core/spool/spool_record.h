@@ -12,8 +12,8 @@
  *  an all-zero header (a file's unwritten tail) never checks. Pure
  *  functions: no I/O, no allocation.
  */
-#ifndef SPOOL_RECORD_H
-#define SPOOL_RECORD_H
+#ifndef DLQ_SPOOL_RECORD_H
+#define DLQ_SPOOL_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  *  A segment is DIR/<position of its first byte, 20 decimal digits>.seg;
  *  nothing else in the directory is a segment.
  */
-#ifndef SPOOL_SEGMENT_H
-#define SPOOL_SEGMENT_H
+#ifndef DLQ_SPOOL_SEGMENT_H
+#define DLQ_SPOOL_SEGMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

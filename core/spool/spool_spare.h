@@ -27,8 +27,8 @@
  *  zeros, else deleted and made anew, and a kept segment (spare.old) is
  *  kept for the next one.
  */
-#ifndef SPOOL_SPARE_H
-#define SPOOL_SPARE_H
+#ifndef DLQ_SPOOL_SPARE_H
+#define DLQ_SPOOL_SPARE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  *  CKPT.PROCESSED as statements are each one upsert naming only their two
  *  columns (and updated_at): they never overwrite each other's fields.
  */
-#ifndef EMBEDDED_CHECKPOINTS_H
-#define EMBEDDED_CHECKPOINTS_H
+#ifndef DLQ_EMBEDDED_CHECKPOINTS_H
+#define DLQ_EMBEDDED_CHECKPOINTS_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

@@ -9,8 +9,8 @@
  *  lost the last ones, the position went back with them and the indexer
  *  reads those records again.
  */
-#ifndef EMBEDDED_INDEX_H
-#define EMBEDDED_INDEX_H
+#ifndef DLQ_EMBEDDED_INDEX_H
+#define DLQ_EMBEDDED_INDEX_H
 
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"

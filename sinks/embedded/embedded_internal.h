@@ -12,8 +12,8 @@
  *  scheduler_locks, replay_jobs); their short transactions of their own run
  *  on the writer's or an updater's connection.
  */
-#ifndef EMBEDDED_INTERNAL_H
-#define EMBEDDED_INTERNAL_H
+#ifndef DLQ_EMBEDDED_INTERNAL_H
+#define DLQ_EMBEDDED_INTERNAL_H
 
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"

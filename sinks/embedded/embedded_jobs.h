@@ -14,8 +14,8 @@
  *  when it finishes): the two never overwrite each other. Writes need a
  *  DLQ_EMBEDDED_WRITER or DLQ_EMBEDDED_UPDATER connection.
  */
-#ifndef EMBEDDED_JOBS_H
-#define EMBEDDED_JOBS_H
+#ifndef DLQ_EMBEDDED_JOBS_H
+#define DLQ_EMBEDDED_JOBS_H
 
 #include "embedded_store.h"
 

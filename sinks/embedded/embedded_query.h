@@ -17,8 +17,8 @@
  *  every event newest first, and read pages without sorting; the other
  *  filters are checked on the rows it walks.
  */
-#ifndef EMBEDDED_QUERY_H
-#define EMBEDDED_QUERY_H
+#ifndef DLQ_EMBEDDED_QUERY_H
+#define DLQ_EMBEDDED_QUERY_H
 
 #include "dlq_buf.h"
 #include "embedded_store.h"

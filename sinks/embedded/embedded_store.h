@@ -36,8 +36,8 @@
  *
  *  One object is used by one thread at a time.
  */
-#ifndef EMBEDDED_STORE_H
-#define EMBEDDED_STORE_H
+#ifndef DLQ_EMBEDDED_STORE_H
+#define DLQ_EMBEDDED_STORE_H
 
 #include "dlq_buf.h"
 #include "failed_event.h"

@@ -24,8 +24,8 @@
  *  writer per data directory; a reader of another store pauses a few ms
  *  for nothing at worst).
  */
-#ifndef EMBEDDED_WAL_H
-#define EMBEDDED_WAL_H
+#ifndef DLQ_EMBEDDED_WAL_H
+#define DLQ_EMBEDDED_WAL_H
 
 #include <sqlite3.h>
 #include <stdbool.h>

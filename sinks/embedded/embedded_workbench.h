@@ -16,8 +16,8 @@
  *  DLQ_EMBEDDED_WRITER or DLQ_EMBEDDED_UPDATER (embedded_store.h). Each is
  *  one short transaction; SQLite serialises it with the committer's.
  */
-#ifndef EMBEDDED_WORKBENCH_H
-#define EMBEDDED_WORKBENCH_H
+#ifndef DLQ_EMBEDDED_WORKBENCH_H
+#define DLQ_EMBEDDED_WORKBENCH_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

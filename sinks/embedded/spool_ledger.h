@@ -21,8 +21,8 @@
  *  transaction (dlq_embedded_commit), so ledger changes ride the same fsync
  *  as the next batch of events. Reads work on any connection.
  */
-#ifndef SPOOL_LEDGER_H
-#define SPOOL_LEDGER_H
+#ifndef DLQ_SPOOL_LEDGER_H
+#define DLQ_SPOOL_LEDGER_H
 
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"

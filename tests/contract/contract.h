@@ -14,8 +14,8 @@
  *  Events are built in canonical form: JSON written here, decoded and
  *  encoded by core's codec, and handed over as the dispatcher does.
  */
-#ifndef CONTRACT_H
-#define CONTRACT_H
+#ifndef DLQ_CONTRACT_H
+#define DLQ_CONTRACT_H
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"

@@ -11,8 +11,8 @@
  *    keeper  a store with the workbench calls, so it keeps replay state
  *            (schedules may name it; its calls fail too)
  */
-#ifndef FUZZ_SINKS_H
-#define FUZZ_SINKS_H
+#ifndef DLQ_FUZZ_SINKS_H
+#define DLQ_FUZZ_SINKS_H
 
 /* Make these the only sink types (call once, before any config is read). */
 void fuzz_sinks_link (void);

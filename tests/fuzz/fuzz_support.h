@@ -8,8 +8,8 @@
  *  message with FUZZ_US (0x1f, unit separator); both are in the
  *  dictionaries, so mutations move them like any other token.
  */
-#ifndef FUZZ_SUPPORT_H
-#define FUZZ_SUPPORT_H
+#ifndef DLQ_FUZZ_SUPPORT_H
+#define DLQ_FUZZ_SUPPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

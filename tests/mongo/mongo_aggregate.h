@@ -5,8 +5,8 @@
  *  constant or a field path with the accumulators of mongo_group.h. Any
  *  other stage or form is refused as NotImplemented.
  */
-#ifndef MONGO_AGGREGATE_H
-#define MONGO_AGGREGATE_H
+#ifndef DLQ_MONGO_AGGREGATE_H
+#define DLQ_MONGO_AGGREGATE_H
 
 #include "mongo_error.h"
 

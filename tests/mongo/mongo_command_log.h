@@ -8,8 +8,8 @@
  *  Thread-safe. Recording can be turned off (the standalone server, whose
  *  log nobody reads, does).
  */
-#ifndef MONGO_COMMAND_LOG_H
-#define MONGO_COMMAND_LOG_H
+#ifndef DLQ_MONGO_COMMAND_LOG_H
+#define DLQ_MONGO_COMMAND_LOG_H
 
 #include <bson/bson.h>
 

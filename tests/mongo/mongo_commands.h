@@ -22,8 +22,8 @@
  *
  *  Thread-safe (the store, cursors and faults are).
  */
-#ifndef MONGO_COMMANDS_H
-#define MONGO_COMMANDS_H
+#ifndef DLQ_MONGO_COMMANDS_H
+#define DLQ_MONGO_COMMANDS_H
 
 #include "mongo_faults.h"
 #include "mongo_store.h"

@@ -10,8 +10,8 @@
  *
  *  Thread-safe.
  */
-#ifndef MONGO_CURSORS_H
-#define MONGO_CURSORS_H
+#ifndef DLQ_MONGO_CURSORS_H
+#define DLQ_MONGO_CURSORS_H
 
 #include "mongo_error.h"
 

@@ -5,8 +5,8 @@
  *  module of the server that refuses something fills one of these; this one
  *  knows the code names and turns an error into reply fields.
  */
-#ifndef MONGO_ERROR_H
-#define MONGO_ERROR_H
+#ifndef DLQ_MONGO_ERROR_H
+#define DLQ_MONGO_ERROR_H
 
 #include <bson/bson.h>
 

@@ -9,8 +9,8 @@
  *
  *  Thread-safe.
  */
-#ifndef MONGO_FAULTS_H
-#define MONGO_FAULTS_H
+#ifndef DLQ_MONGO_FAULTS_H
+#define DLQ_MONGO_FAULTS_H
 
 #include "mongo_error.h"
 

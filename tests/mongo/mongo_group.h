@@ -20,8 +20,8 @@
  *  accumulators ($avg, $count, ...) and expression operators are refused
  *  as NotImplemented.
  */
-#ifndef MONGO_GROUP_H
-#define MONGO_GROUP_H
+#ifndef DLQ_MONGO_GROUP_H
+#define DLQ_MONGO_GROUP_H
 
 #include "mongo_error.h"
 

@@ -25,8 +25,8 @@
  *  null, an array by its smallest element ascending, its largest
  *  descending.
  */
-#ifndef MONGO_MATCH_H
-#define MONGO_MATCH_H
+#ifndef DLQ_MONGO_MATCH_H
+#define DLQ_MONGO_MATCH_H
 
 #include "mongo_error.h"
 

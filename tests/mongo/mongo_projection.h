@@ -7,8 +7,8 @@
  *  projection operators ($slice, $elemMatch, $meta) are refused as
  *  NotImplemented; mixing inclusion and exclusion as MongoDB refuses it.
  */
-#ifndef MONGO_PROJECTION_H
-#define MONGO_PROJECTION_H
+#ifndef DLQ_MONGO_PROJECTION_H
+#define DLQ_MONGO_PROJECTION_H
 
 #include "mongo_error.h"
 

@@ -16,8 +16,8 @@
  *
  *  Thread-safe: each thread keeps its last compiled expression.
  */
-#ifndef MONGO_REGEX_H
-#define MONGO_REGEX_H
+#ifndef DLQ_MONGO_REGEX_H
+#define DLQ_MONGO_REGEX_H
 
 #include "mongo_error.h"
 

@@ -30,8 +30,8 @@
  *  Every function is thread-safe. Strings and documents returned are
  *  copies the caller frees as each function says.
  */
-#ifndef MONGO_SERVER_H
-#define MONGO_SERVER_H
+#ifndef DLQ_MONGO_SERVER_H
+#define DLQ_MONGO_SERVER_H
 
 #include "mongo_command_log.h"
 

@@ -12,8 +12,8 @@
  *  Thread-safe: every call holds one lock for its whole duration, so each
  *  is atomic; results are copies the caller owns.
  */
-#ifndef MONGO_STORE_H
-#define MONGO_STORE_H
+#ifndef DLQ_MONGO_STORE_H
+#define DLQ_MONGO_STORE_H
 
 #include "mongo_error.h"
 

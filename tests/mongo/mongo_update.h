@@ -8,8 +8,8 @@
  *  of the update. Dotted paths, other operators and pipelines are refused
  *  as NotImplemented; changing _id as MongoDB refuses it (ImmutableField).
  */
-#ifndef MONGO_UPDATE_H
-#define MONGO_UPDATE_H
+#ifndef DLQ_MONGO_UPDATE_H
+#define DLQ_MONGO_UPDATE_H
 
 #include "mongo_error.h"
 

@@ -19,8 +19,8 @@
  *  removed legacy opcodes, a query on a collection, a malformed or
  *  oversized message) is refused: the caller closes the connection.
  */
-#ifndef MONGO_WIRE_H
-#define MONGO_WIRE_H
+#ifndef DLQ_MONGO_WIRE_H
+#define DLQ_MONGO_WIRE_H
 
 #include <bson/bson.h>
 
