@@ -5,15 +5,17 @@
  *  dlqc_ckpt.h).
  */
 #include "dlq_client.h"
+
+#include "dlq_alloc.h"
+#include "dlq_time.h"
+#include "dlq_uuid.h"
+#include "dlq_version.h"
 #include "dlqc_body.h"
 #include "dlqc_ckpt.h"
 #include "dlqc_engine.h"
 #include "dlqc_filter.h"
 #include "dlqc_json.h"
-#include "dlq_alloc.h"
 #include "dlqc_replay.h"
-#include "dlq_time.h"
-#include "dlq_uuid.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -1150,4 +1152,15 @@ dlq_client_result_name (dlq_client_result_t result)
         case DLQ_CLIENT_ERR_ARGS:        return "ARGS";
     }
     return "UNKNOWN";
+}
+
+void
+dlq_version (int *major, int *minor, int *patch)
+{
+    if (major)
+        *major = DLQ_VERSION_MAJOR;
+    if (minor)
+        *minor = DLQ_VERSION_MINOR;
+    if (patch)
+        *patch = DLQ_VERSION_PATCH;
 }

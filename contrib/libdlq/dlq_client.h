@@ -1,6 +1,10 @@
-/*  dlq_client — libdlq, the C client of the dlqd dead-letter gateway.
+/*  dlq_client — libdlq, the C client of the dlqd dead-letter gateway: the
+ *  client (this header), the workbench's filters (dlq_filter.h), the
+ *  replay receiver (dlq_replay_receiver.h) and what they share
+ *  (dlq_result.h). This header includes the other three; dlq.h includes
+ *  them all and says which version of libdlq they are.
  *
- *  Speaks wire protocol version 1 (README, "Wire protocol"): one ZeroMQ
+ *  Speaks wire protocol version 1 (docs/protocol.md): one ZeroMQ
  *  DEALER socket connected to the gateway's ROUTER, requests
  *  [verb][request-id][body], replies [status][request-id][body]. Request ids
  *  are made by the client (a per-client sequence number plus the slot of the
@@ -40,8 +44,8 @@
  *  stopping) is worth retrying, later.
  *
  *  Workers that process replayed events take them from the gateway's
- *  replay endpoint with a dlq_replay_receiver_t (a PULL socket; see
- *  "replay receiver" below) and report each outcome with
+ *  replay endpoint with a dlq_replay_receiver_t (a PULL socket;
+ *  dlq_replay_receiver.h) and report each outcome with
  *  dlq_client_resolve() or dlq_client_fail() on a client.
  *
  *  A resent PUT is only idempotent when the event carries its own "id":
@@ -71,18 +75,16 @@
 #ifndef DLQ_CLIENT_H
 #define DLQ_CLIENT_H
 
+#include "dlq_filter.h"
+#include "dlq_replay_receiver.h"
+#include "dlq_result.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#   define DLQ_CLIENT_EXPORT __attribute__ ((visibility ("default")))
-#else
-#   define DLQ_CLIENT_EXPORT
 #endif
 
 #define DLQ_CLIENT_PROTOCOL            1
@@ -93,24 +95,7 @@ extern "C" {
 #define DLQ_CLIENT_MAX_WINDOW          1000000
 #define DLQ_CLIENT_MAX_RETRIES         100
 
-/* Size of a buffer for an event id: 36 characters of UUID text plus NUL. */
-#define DLQ_CLIENT_ID_SIZE 37
-
-typedef enum {
-    DLQ_CLIENT_OK = 0,
-    DLQ_CLIENT_ERR_SERVER,          /* the gateway answered ERR: see code, message, field */
-    DLQ_CLIENT_ERR_TIMEOUT,         /* no reply within the timeout, after every retry */
-    DLQ_CLIENT_ERR_TRANSPORT,       /* no connection within the timeout, or ZeroMQ failed */
-    DLQ_CLIENT_ERR_PROTOCOL,        /* a reply that does not follow protocol version 1 */
-    DLQ_CLIENT_ERR_WINDOW_FULL,     /* non-blocking submit: the window is full, try later */
-    DLQ_CLIENT_ERR_ARGS             /* a NULL or out-of-range argument */
-} dlq_client_result_t;
-
 typedef struct dlq_client dlq_client_t;
-
-/* Which events a workbench query (dlq_client_list_filtered, _count,
- * _groups) is about: see "filters" below. */
-typedef struct dlq_client_filter dlq_client_filter_t;
 
 /* Where a replay job sends the events it replays. */
 typedef enum {
@@ -170,9 +155,6 @@ typedef struct {
     int64_t replay_count;               /* times replayed so far */
     char    retry_after [32];           /* when it is due again (ISO-8601); "" when not told */
 } dlq_client_event_state_t;
-
-/* A PULL socket on the gateway's replay endpoint: see "replay receiver". */
-typedef struct dlq_replay_receiver dlq_replay_receiver_t;
 
 /* What PING answered. */
 typedef struct {
@@ -309,9 +291,10 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_redeliver (dlq_client_t *self, 
  * calls above, blocks until the reply. A filter the gateway refuses (a
  * member of the wrong form, more than 16 metadata pairs, ...) is
  * ERR_SERVER with code "INVALID_REQUEST" and the member's name as the
- * field ("createdAfter", "metadata.shard", ...). A gateway whose primary
- * is a sink answers only dlq_client_list() for now: these calls are
- * INVALID_REQUEST there. */
+ * field ("createdAfter", "metadata.shard", ...). The embedded, postgres
+ * and mongo primaries answer them (and any sink store with the workbench
+ * calls); with another sink as the primary they are INVALID_REQUEST
+ * (dlq_client_list() still works). Filters: dlq_filter.h. */
 
 /* List the events that match filter, newest first, across streams unless
  * the filter names one. limit (1 to 1000; 0: the gateway's default, 100)
@@ -430,73 +413,6 @@ DLQ_CLIENT_EXPORT const char *dlq_client_error_message (const dlq_client_t *self
 /* The JSON path of the offending field of the last ERR_SERVER reply ("" if
  * none). Owned by the client, valid until the next call on it. */
 DLQ_CLIENT_EXPORT const char *dlq_client_error_field (const dlq_client_t *self);
-
-/* ---- filters ----------------------------------------------------------
- * A filter holds the members set so far; every member set must hold for
- * an event to match (AND). The gateway checks them when the filter is
- * used: the calls below only refuse what could not be sent at all
- * (ERR_ARGS: a NULL filter, key or value where one is needed, a number
- * that is not finite). Strings are copied. A filter is not tied to a
- * client: use it with any, and as often as you like; it is not
- * thread-safe to change one while another thread uses it. */
-
-/* A new filter that matches every event (destroy it with
- * dlq_client_filter_destroy). */
-DLQ_CLIENT_EXPORT dlq_client_filter_t *dlq_client_filter_new (void);
-
-/* Free a filter. Accepts NULL; sets *self_p to NULL. */
-DLQ_CLIENT_EXPORT void dlq_client_filter_destroy (dlq_client_filter_t **self_p);
-
-/* Unset every member: the filter matches every event again. */
-DLQ_CLIENT_EXPORT void dlq_client_filter_clear (dlq_client_filter_t *self);
-
-/* Members with a text value; NULL unsets the member. Sent as is (the
- * gateway refuses "" and more than 1024 bytes):
- *   stream         streamName is this (unset: every stream)
- *   status         status is this, exactly ("PENDING", "DLQ", ...)
- *   error_type     error.type is this, exactly
- *   fingerprint    the error fingerprint is this: 16 lowercase hex digits,
- *                  as dlq_client_groups() reports them
- *   message_contains  error.message contains this text, ASCII letters
- *                  compared without case
- *   created_after  createdAt is at or after this ISO-8601 instant
- *                  ("2026-06-09T14:00:00Z", "2026-06-09T16:00:00+02:00")
- *   created_before createdAt is before this instant (exclusive) */
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_stream (dlq_client_filter_t *self,
-                                                                    const char *stream_name);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_status (dlq_client_filter_t *self, const char *status);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_error_type (dlq_client_filter_t *self,
-                                                                        const char *error_type);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_fingerprint (dlq_client_filter_t *self,
-                                                                         const char *fingerprint);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_message_contains (dlq_client_filter_t *self,
-                                                                              const char *text);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_created_after (dlq_client_filter_t *self,
-                                                                           const char *iso_time);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_created_before (dlq_client_filter_t *self,
-                                                                            const char *iso_time);
-
-/* attempts is at least (min) or at most (max) this many; a negative
- * number unsets the member. */
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_attempts_min (dlq_client_filter_t *self, int attempts);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_attempts_max (dlq_client_filter_t *self, int attempts);
-
-/* metadata.KEY equals value: a string, a number (compared as a number:
- * 3 matches 3.0; not finite is ERR_ARGS) or a boolean. key is a top-level
- * metadata key (the gateway refuses "" and keys with '.' or '"'); setting
- * a key again replaces its value, a NULL string value removes the key
- * (whatever its type). The gateway takes 16 keys at most.
- *
- * A setter that answers ERR_ARGS (a NULL key, a number not finite) marks
- * the filter refused: every call given it answers ERR_ARGS, nothing sent,
- * until dlq_client_filter_clear() — a query never runs without a member
- * it was meant to have. */
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_string (dlq_client_filter_t *self,
-                                                                             const char *key, const char *value);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_number (dlq_client_filter_t *self,
-                                                                             const char *key, double value);
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_filter_set_metadata_bool (dlq_client_filter_t *self,
-                                                                           const char *key, bool value);
 
 /* ---- pipelined requests: PUT (checkpoint writes: see "checkpoints") ---- */
 
@@ -651,41 +567,6 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_checkpoint_read (const char *js
  * member (NULL). Accepts NULL, and a cleared checkpoint. */
 DLQ_CLIENT_EXPORT void dlq_client_checkpoint_clear (dlq_client_checkpoint_t *checkpoint);
 
-/* ---- replay receiver ----------------------------------------------------
- * The gateway binds a PUSH socket at replay.listen and sends each event a
- * job replays to that endpoint as one message of three frames: [job id,
- * or "schedule" for the scheduled passes] [event id] [event JSON, with
- * its lineage]. Messages go round-robin to the connected receivers; while
- * none is connected, jobs wait. A receiver is a PULL socket connected to
- * that endpoint (reconnecting by itself); it belongs to one thread at a
- * time. Process each event, then report the outcome with
- * dlq_client_resolve() or dlq_client_fail(): an event not reported is
- * due again once its lease (replay.lease_ms) runs out. */
-
-/* A receiver connected (asynchronously) to the replay endpoint, with its
- * own ZeroMQ context. NULL with errno set when endpoint is NULL or
- * malformed, or ZeroMQ cannot make the socket. */
-DLQ_CLIENT_EXPORT dlq_replay_receiver_t *dlq_replay_receiver_new (const char *endpoint);
-
-/* Wait up to timeout_ms (0: do not wait; -1: as long as it takes) for the
- * next replayed event. On OK, job_out and id_out (DLQ_CLIENT_ID_SIZE
- * bytes each) receive the job id (or "schedule") and the event id, and
- * *event_out the event JSON (NUL-terminated, owned by the caller: free()
- * it; its length in *len_out if not NULL). ERR_TIMEOUT when none came in
- * time; ERR_PROTOCOL when a message that is not three frames, or whose
- * ids do not fit, arrived (it is dropped: call again); ERR_TRANSPORT when
- * ZeroMQ failed (errno says why); ERR_ARGS for a NULL argument. */
-DLQ_CLIENT_EXPORT dlq_client_result_t dlq_replay_receiver_recv (dlq_replay_receiver_t *self, int timeout_ms,
-                                                                char job_out [DLQ_CLIENT_ID_SIZE],
-                                                                char id_out [DLQ_CLIENT_ID_SIZE],
-                                                                char **event_out, size_t *len_out);
-
-/* Close the socket (messages received by ZeroMQ but not yet taken are
- * dropped: the gateway sends those events again when their lease runs
- * out), terminate the context and free the receiver. Accepts NULL; sets
- * *self_p to NULL. */
-DLQ_CLIENT_EXPORT void dlq_replay_receiver_destroy (dlq_replay_receiver_t **self_p);
-
 /* ---- helpers ----------------------------------------------------------- */
 
 /* A job state ("RUNNING", "PAUSED", "CANCELLED", "DONE") or a target
@@ -704,10 +585,6 @@ DLQ_CLIENT_EXPORT void dlq_client_uuid_v7 (char out [DLQ_CLIENT_ID_SIZE]);
  * ids it never used, and messages that are not three frames. For
  * diagnostics. */
 DLQ_CLIENT_EXPORT uint64_t dlq_client_ignored_replies (const dlq_client_t *self);
-
-/* Stable upper-case name of a result, e.g. "TIMEOUT" for
- * DLQ_CLIENT_ERR_TIMEOUT; static storage. */
-DLQ_CLIENT_EXPORT const char *dlq_client_result_name (dlq_client_result_t result);
 
 #ifdef __cplusplus
 }
