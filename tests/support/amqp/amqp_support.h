@@ -1,6 +1,7 @@
 /*  amqp_support — a RabbitMQ node for the tests of the amqp sink, through
- *  contrib/scripts/rabbitmq-server.sh (no rabbitmq-c here: every test
- *  binary links this helper library; amqp_consumer is the AMQP client).
+ *  contrib/scripts/rabbitmq-server.sh (no rabbitmq-c here; amqp_consumer
+ *  is the AMQP client). Both are in dlq_test_amqp (tests/support/
+ *  CMakeLists.txt), for the suites of the amqp sink (DLQD_WITH_AMQP).
  *
  *  The node a test uses is the one contrib/scripts/test.sh started for the
  *  whole run (its URL in DLQD_TEST_AMQP_URL), or, when that is unset (ctest

@@ -8,8 +8,9 @@
  *
  *  Every function but mongo_db_close and mongo_db_try_insert fails the
  *  calling test (Criterion asserts) when the server does not answer as
- *  required. tests/CMakeLists.txt links the helper library with
- *  mongo-c-driver for this one.
+ *  required. It is dlq_test_mongo (tests/support/CMakeLists.txt), with
+ *  mongo-c-driver and the test server, for the mongo sink's suites
+ *  (DLQD_WITH_MONGO).
  */
 #ifndef MONGO_SUPPORT_H
 #define MONGO_SUPPORT_H

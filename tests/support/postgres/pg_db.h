@@ -6,8 +6,9 @@
  *
  *  Every function but pg_db_drop and pg_db_close fails the calling test
  *  (Criterion asserts) when the server does not answer as required.
- *  tests/CMakeLists.txt links the helper library with libpq and
- *  dlq_pg_format for this one.
+ *  It is in dlq_test_postgres (tests/support/CMakeLists.txt), with
+ *  pg_support, libpq and dlq_pg_format, for the postgres sink's suites
+ *  (DLQD_WITH_POSTGRES).
  */
 #ifndef PG_DB_H
 #define PG_DB_H
