@@ -707,6 +707,7 @@ sink_dlqd (const options_t *o)
 }
 #endif
 
+#if defined DLQD_BENCH_POSTGRES || defined DLQD_BENCH_AMQP || defined DLQD_BENCH_KAFKA || defined DLQD_BENCH_MONGO
 /* A sink comparison starts its own dlqds: not with --endpoint. */
 static bool
 own_dlqd (const options_t *o, const char *label)
@@ -715,6 +716,7 @@ own_dlqd (const options_t *o, const char *label)
         printf ("%-16s: skipped (--endpoint: the comparison starts its own dlqd)\n", label);
     return !o->endpoint;
 }
+#endif
 
 /* The postgres sink vs. raw COPY vs. naive INSERTs, when asked for. */
 static void
