@@ -11,7 +11,9 @@
  *
  *  With postgres and no DLQD_TEST_PG_CONNINFO, the run starts one server
  *  of its own for every test (before the first, in the runner process)
- *  and removes it after the last.
+ *  and removes it after the last. A build without a backend
+ *  (DLQD_WITH_POSTGRES, DLQD_WITH_MONGO 0) leaves out its primary: asked
+ *  for it, every test fails at its setup.
  *
  *  The contract:
  *    - SAVE is a full upsert: it creates, replaces every member, and a
@@ -40,9 +42,13 @@
 #include "dlq_client.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
-#include "mongo_server.h"
-#include "pg_support.h"
 #include "test_support.h"
+#if DLQD_WITH_MONGO
+#include "mongo_server.h"
+#endif
+#if DLQD_WITH_POSTGRES
+#include "pg_support.h"
+#endif
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -61,35 +67,45 @@
 #define DUAL_FIRST_MS   INT64_C (1781000000000)
 
 static test_dlqd_t d;
+#if DLQD_WITH_POSTGRES
 static pg_server_t pg;
 static pg_server_t run_pg;             /* the run's own server (runner process) */
+#endif
+#if DLQD_WITH_MONGO
 static mongo_server_t *mongo;
+#endif
 static const char *primary;
 
 /* The sinks section, primary and chain for the chosen primary into extra. */
 static void
 primary_config (char *extra, size_t len)
 {
-    char table [64], database [64];
     extra [0] = '\0';
+#if DLQD_WITH_POSTGRES
     if (strcmp (primary, "postgres") == 0) {
+        char table [64];
         cr_assert (pg_server_shared (&pg), "no PostgreSQL server");
         pg_table_name (table, sizeof table);
         snprintf (extra, len,
                   "sinks: { sql: { type = \"postgres\"; conninfo = \"%s\"; table = \"%s\"; }; };\n"
                   "primary = \"sql\";\ndefaults: { chain = [\"sql\"]; };\n", pg.conninfo, table);
+        return;
     }
-    else
+#endif
+#if DLQD_WITH_MONGO
     if (strcmp (primary, "mongo") == 0) {
+        char database [64];
         mongo = mongo_server_new (0);
         cr_assert_not_null (mongo, "the MongoDB test server does not start");
         snprintf (database, sizeof database, "dlqd_ckpt_%llx", (unsigned long long) (test_random_u64 () >> 24));
         snprintf (extra, len,
                   "sinks: { docs: { type = \"mongo\"; uri = \"%s\"; database = \"%s\"; }; };\n"
                   "primary = \"docs\";\ndefaults: { chain = [\"docs\"]; };\n", mongo_server_uri (mongo), database);
+        return;
     }
-    else
-        cr_assert_str_eq (primary, "embedded", PRIMARY_ENV " is embedded, postgres or mongo");
+#endif
+    cr_assert_str_eq (primary, "embedded", PRIMARY_ENV " is embedded, postgres or mongo"
+                      " (each in a build with it: DLQD_WITH_POSTGRES, DLQD_WITH_MONGO)");
 }
 
 static void
@@ -97,7 +113,9 @@ setup (void)
 {
     char extra [2048];
     memset (&d, 0, sizeof d);
+#if DLQD_WITH_POSTGRES
     memset (&pg, 0, sizeof pg);
+#endif
     test_tmpdir (d.dir);
     primary = getenv (PRIMARY_ENV);
     if (!primary || !*primary)
@@ -110,12 +128,17 @@ static void
 teardown (void)
 {
     test_dlqd_cleanup (&d);
+#if DLQD_WITH_POSTGRES
     pg_server_stop (&pg);
+#endif
+#if DLQD_WITH_MONGO
     mongo_server_destroy (&mongo);
+#endif
 }
 
 TestSuite (ckpt_contract, .init = setup, .fini = teardown, .timeout = 300);
 
+#if DLQD_WITH_POSTGRES
 ReportHook (PRE_ALL) (struct criterion_test_set *tests)
 {
     const char *chosen = getenv (PRIMARY_ENV), *conninfo = getenv (PG_CONNINFO_ENV);
@@ -129,6 +152,7 @@ ReportHook (POST_ALL) (struct criterion_global_stats *stats)
 {
     pg_server_stop (&run_pg);
 }
+#endif
 
 /* ---- requests ------------------------------------------------------------ */
 
