@@ -12,19 +12,6 @@
 #define LIST_LIMIT_DEFAULT 100
 #define LIST_LIMIT_MAX 1000
 
-bool
-dlq_ckpt_verb (dlq_verb_t verb)
-{
-    return verb == DLQ_VERB_CKPT_GET || verb == DLQ_VERB_CKPT_LIST || dlq_ckpt_verb_writes (verb);
-}
-
-bool
-dlq_ckpt_verb_writes (dlq_verb_t verb)
-{
-    return verb == DLQ_VERB_CKPT_SAVE || verb == DLQ_VERB_CKPT_SEEN || verb == DLQ_VERB_CKPT_PROCESSED
-        || verb == DLQ_VERB_CKPT_DELETE;
-}
-
 static dlq_sink_ckpt_write_t
 kind_of (dlq_verb_t verb)
 {

@@ -21,10 +21,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Is verb a CKPT verb; one that writes? */
-bool dlq_ckpt_verb (dlq_verb_t verb);
-bool dlq_ckpt_verb_writes (dlq_verb_t verb);
-
 /* Read the body (len bytes) of write verb into value (cleared first) and
  * *remove (CKPT.DELETE). DLQ_OK, or the error to answer (EMPTY_BODY,
  * INVALID_JSON, INVALID_REQUEST, INVALID_TIMESTAMP, ...). */

@@ -22,6 +22,7 @@
 #include "failed_event.h"
 #include "protocol.h"
 #include "request_params.h"
+#include "verb_table.h"
 #include "ledger_channel.h"
 #include "checkpoint_verbs.h"
 #include "query_service.h"
@@ -62,6 +63,7 @@ struct dlq_gateway {
     dlq_commit_batch_t   *spare;        /* the other batch, when not in the committer */
     bool                  committing;   /* a batch is in the committer */
     int64_t               gather_started_ms;
+    dlq_buf_t             verb_names;   /* every verb, for the UNKNOWN_VERB message */
 };
 
 /* Send [identity][status][request id][body]; identity and request id move
@@ -367,26 +369,33 @@ refuse_frames (dlq_gateway_t *self, zmq_msg_t frames [5], int count)
     zmq_msg_close (&empty);
 }
 
-/* Hand a request of a known verb to its handler, or to the query threads. */
+/* Hand a request of a known verb to its lane (verb_table.h). */
 static void
-dispatch (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
+dispatch (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [4])
 {
-    if (verb == DLQ_VERB_PUT)
+    switch (spec->lane) {
+    case DLQ_LANE_INGEST:
         handle_put (self, frames);
-    else
-    if (verb == DLQ_VERB_PING)
+        break;
+    case DLQ_LANE_FRONT:
         handle_ping (self, frames);
-    else
-    if (verb == DLQ_VERB_REDELIVER)
+        break;
+    case DLQ_LANE_DELIVERY:
         handle_redeliver (self, frames);
-    else
-    if (dlq_ckpt_verb_writes (verb) && !self->config->primary_sink)
-        handle_ckpt_write (self, verb, frames);
-    else
-    if (dlq_ckpt_verb_writes (verb))            /* a sink primary's: in order per client */
-        dlq_query_service_submit_keyed (self->queries, frames, identity_key (&frames [0]));
-    else
+        break;
+    case DLQ_LANE_CHECKPOINT_WRITE:
+        if (!self->config->primary_sink)
+            handle_ckpt_write (self, spec->verb, frames);
+        else                                    /* a sink primary's: in order per client */
+            dlq_query_service_submit_keyed (self->queries, frames, identity_key (&frames [0]));
+        break;
+    case DLQ_LANE_QUERY:
+    case DLQ_LANE_CHECKPOINT_READ:
+    case DLQ_LANE_REPLAY:
+    case DLQ_LANE_COUNT:
         dlq_query_service_submit (self->queries, frames);
+        break;
+    }
 }
 
 /* Read and answer (or queue) one request; false when none was waiting. */
@@ -400,18 +409,16 @@ handle_request (dlq_gateway_t *self)
     if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX)
         refuse_frames (self, frames, count);
     else {
-        dlq_verb_t verb = dlq_verb_parse (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
-        if (verb == DLQ_VERB_UNKNOWN) {
+        const dlq_verb_spec_t *spec = dlq_verb_table_find (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
+        if (!spec) {
             dlq_error_t err;
-            dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected PUT, GET, "
-                           "LIST, COUNT, GROUPS, STATS, PING, REDELIVER, REPLAY, REPLAY.STATUS, REPLAY.PAUSE, "
-                           "REPLAY.RESUME, REPLAY.CANCEL, RESOLVE, FAIL or CKPT.SAVE / SEEN / PROCESSED / GET / "
-                           "LIST / DELETE (upper case)");
+            dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected %s (upper case)",
+                           self->verb_names.data);
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
         if (!refuse_too_large (self, frames))
-            dispatch (self, verb, frames);
+            dispatch (self, spec, frames);
     }
     for (int i = 0; i < 5; i++)
         zmq_msg_close (&frames [i]);
@@ -615,6 +622,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->config = config;
     self->ctx = zmq_ctx_new ();
     self->counters = dlq_counters_new ();
+    dlq_verb_table_names (&self->verb_names);
     self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     char err [512] = "", tip [64], spool_tip [64];
@@ -682,6 +690,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     dlq_commit_batch_destroy (&self->gathering);
     dlq_commit_batch_destroy (&self->spare);
     dlq_counters_destroy (&self->counters);
+    dlq_buf_free (&self->verb_names);
     zmq_ctx_term (self->ctx);
     free (self);
     *self_p = NULL;

@@ -5,49 +5,6 @@
 
 #include <string.h>
 
-static const struct {
-    const char *name;
-    dlq_verb_t  verb;
-} verbs [] = {
-    { "PUT",   DLQ_VERB_PUT },
-    { "GET",   DLQ_VERB_GET },
-    { "LIST",  DLQ_VERB_LIST },
-    { "STATS", DLQ_VERB_STATS },
-    { "PING",  DLQ_VERB_PING },
-    { "REDELIVER", DLQ_VERB_REDELIVER },
-    { "COUNT", DLQ_VERB_COUNT },
-    { "GROUPS", DLQ_VERB_GROUPS },
-    { "REPLAY", DLQ_VERB_REPLAY },
-    { "REPLAY.STATUS", DLQ_VERB_REPLAY_STATUS },
-    { "REPLAY.PAUSE", DLQ_VERB_REPLAY_PAUSE },
-    { "REPLAY.RESUME", DLQ_VERB_REPLAY_RESUME },
-    { "REPLAY.CANCEL", DLQ_VERB_REPLAY_CANCEL },
-    { "RESOLVE", DLQ_VERB_RESOLVE },
-    { "FAIL", DLQ_VERB_FAIL },
-    { "CKPT.SAVE", DLQ_VERB_CKPT_SAVE },
-    { "CKPT.SEEN", DLQ_VERB_CKPT_SEEN },
-    { "CKPT.PROCESSED", DLQ_VERB_CKPT_PROCESSED },
-    { "CKPT.GET", DLQ_VERB_CKPT_GET },
-    { "CKPT.LIST", DLQ_VERB_CKPT_LIST },
-    { "CKPT.DELETE", DLQ_VERB_CKPT_DELETE },
-};
-
-dlq_verb_t
-dlq_verb_parse (const void *frame, size_t len)
-{
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs [0]; i++)
-        if (strlen (verbs [i].name) == len && memcmp (verbs [i].name, frame, len) == 0)
-            return verbs [i].verb;
-    return DLQ_VERB_UNKNOWN;
-}
-
-bool
-dlq_verb_body_optional (dlq_verb_t verb)
-{
-    return verb == DLQ_VERB_PING || verb == DLQ_VERB_STATS || verb == DLQ_VERB_COUNT || verb == DLQ_VERB_GROUPS
-        || verb == DLQ_VERB_REPLAY_STATUS || verb == DLQ_VERB_CKPT_LIST;
-}
-
 void
 dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err)
 {

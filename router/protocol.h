@@ -1,5 +1,5 @@
-/*  protocol — wire protocol version 1: verbs, frame limits and the pure
- *  formatters of reply bodies. docs/protocol.md, "Wire protocol", is the contract.
+/*  protocol — wire protocol version 1: the verbs (their properties are in
+ *  verb_table.h), frame limits and the pure formatters of reply bodies. docs/protocol.md, "Wire protocol", is the contract.
  */
 #ifndef DLQ_PROTOCOL_H
 #define DLQ_PROTOCOL_H
@@ -37,12 +37,6 @@ typedef enum {
     DLQ_VERB_CKPT_LIST,
     DLQ_VERB_CKPT_DELETE
 } dlq_verb_t;
-
-/* The verb named by len bytes of frame, or DLQ_VERB_UNKNOWN. Pure. */
-dlq_verb_t dlq_verb_parse (const void *frame, size_t len);
-
-/* True when the verb takes no body (an empty one or {} is accepted). */
-bool dlq_verb_body_optional (dlq_verb_t verb);
 
 /* {"code":...,"message":...,"field":...} for err into out. Pure. */
 void dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err);

@@ -22,6 +22,7 @@
 #include "request_params.h"
 #include "spool_ledger.h"
 #include "thread_priority.h"
+#include "verb_table.h"
 
 #include <errno.h>
 #include <time.h>
@@ -503,51 +504,56 @@ do_stats (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     return DLQ_OK;
 }
 
-/* Answer one request: fill out with the OK body, or return an error code. */
+typedef dlq_code_t (query_fn) (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err);
+
+/* The handlers of the query lane (verb_table.h). */
+static const struct {
+    dlq_verb_t verb;
+    query_fn  *fn;
+} query_handlers [] = {
+    { DLQ_VERB_GET, do_get },
+    { DLQ_VERB_LIST, do_list },
+    { DLQ_VERB_COUNT, do_count },
+    { DLQ_VERB_GROUPS, do_groups },
+    { DLQ_VERB_STATS, do_stats },
+};
+
+/* Answer one request of verb spec: fill out with the OK body, or return an
+ * error code. */
 static dlq_code_t
-answer (worker_t *w, const zmq_msg_t *verb_frame, const zmq_msg_t *body, dlq_buf_t *out, dlq_error_t *err)
+answer (worker_t *w, const dlq_verb_spec_t *spec, const zmq_msg_t *body, dlq_buf_t *out, dlq_error_t *err)
 {
-    dlq_verb_t verb = dlq_verb_parse (zmq_msg_data ((zmq_msg_t *) verb_frame), zmq_msg_size (verb_frame));
     request_t req;
-    dlq_code_t code = parse_body (body, dlq_verb_body_optional (verb), &req, err);
-    if (code == DLQ_OK) {
-        if (dlq_ckpt_verb (verb))
-            code = dlq_ckpt_verbs_answer (w->primary, w->config->primary_sink ? NULL
-                                          : dlq_committer_checkpoints (w->service->committer), verb, req.root,
-                                          out, err);
-        else
-        if (dlq_replay_verbs_handles (verb))
-            code = dlq_replay_verbs_answer (w->replay, verb, req.root, out, err);
-        else
-        if (verb == DLQ_VERB_GET)
-            code = do_get (w, &req, out, err);
-        else
-        if (verb == DLQ_VERB_LIST)
-            code = do_list (w, &req, out, err);
-        else
-        if (verb == DLQ_VERB_COUNT)
-            code = do_count (w, &req, out, err);
-        else
-        if (verb == DLQ_VERB_GROUPS)
-            code = do_groups (w, &req, out, err);
-        else
-            code = do_stats (w, &req, out, err);
+    dlq_code_t code = parse_body (body, spec->body_optional, &req, err);
+    if (code != DLQ_OK)
+        return code;
+    if (spec->lane == DLQ_LANE_CHECKPOINT_READ || spec->lane == DLQ_LANE_CHECKPOINT_WRITE)
+        code = dlq_ckpt_verbs_answer (w->primary, w->config->primary_sink ? NULL
+                                      : dlq_committer_checkpoints (w->service->committer), spec->verb, req.root,
+                                      out, err);
+    else
+    if (spec->lane == DLQ_LANE_REPLAY)
+        code = dlq_replay_verbs_answer (w->replay, spec->verb, req.root, out, err);
+    else {
+        code = dlq_error_set (err, DLQ_ERR_INTERNAL, NULL, "%s is not served by the query threads", spec->name);
+        for (size_t i = 0; i < sizeof query_handlers / sizeof query_handlers [0]; i++)
+            if (query_handlers [i].verb == spec->verb)
+                code = query_handlers [i].fn (w, &req, out, err);
     }
     dlq_json_doc_destroy (&req.doc);
     return code;
 }
 
 /* Let the embedded store catch up with every write acknowledged before
- * this request (the spool's tip now), for at most QUERY_CATCH_UP_MS: a
- * query then sees what its client was told is stored, unless the indexer
- * is further behind than that (STATS shows by how much). GET needs no wait
- * (it reads the spool), CKPT.* none (the checkpoint table, or a sink
- * primary), PING none. */
+ * this request (the spool's tip now), for at most QUERY_CATCH_UP_MS, when
+ * its verb says so (verb_table.h: GET reads the spool, CKPT.* the
+ * checkpoint table or a sink primary): a query then sees what its client
+ * was told is stored, unless the indexer is further behind than that
+ * (STATS shows by how much). */
 static void
-catch_up (worker_t *w, const zmq_msg_t *verb)
+catch_up (worker_t *w, const dlq_verb_spec_t *spec)
 {
-    dlq_verb_t v = dlq_verb_parse (zmq_msg_data ((zmq_msg_t *) verb), zmq_msg_size (verb));
-    if (v == DLQ_VERB_GET || v == DLQ_VERB_PING || dlq_ckpt_verb (v))
+    if (!spec->catch_up)
         return;
     uint64_t tip = dlq_spool_tip (w->service->spool);
     int64_t deadline = dlq_time_mono_ms () + QUERY_CATCH_UP_MS;
@@ -560,10 +566,17 @@ catch_up (worker_t *w, const zmq_msg_t *verb)
 static void
 reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
 {
-    catch_up (w, &frames [1]);
+    /* the front end only sends known verbs */
+    const dlq_verb_spec_t *spec = dlq_verb_table_find (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_error_t err = { DLQ_OK, "", "" };
-    dlq_code_t code = answer (w, &frames [1], &frames [3], &out, &err);
+    dlq_code_t code;
+    if (!spec)
+        code = dlq_error_set (&err, DLQ_ERR_INTERNAL, NULL, "a query thread was given an unknown verb");
+    else {
+        catch_up (w, spec);
+        code = answer (w, spec, &frames [3], &out, &err);
+    }
     if (code != DLQ_OK) {
         dlq_counters_error (w->counters, code);
         dlq_buf_reset (&out);

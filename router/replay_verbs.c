@@ -48,14 +48,6 @@ dlq_replay_verbs_destroy (dlq_replay_verbs_t **self_p)
     *self_p = NULL;
 }
 
-bool
-dlq_replay_verbs_handles (dlq_verb_t verb)
-{
-    return verb == DLQ_VERB_REPLAY || verb == DLQ_VERB_REPLAY_STATUS || verb == DLQ_VERB_REPLAY_PAUSE
-        || verb == DLQ_VERB_REPLAY_RESUME || verb == DLQ_VERB_REPLAY_CANCEL
-        || verb == DLQ_VERB_RESOLVE || verb == DLQ_VERB_FAIL;
-}
-
 static dlq_code_t
 unavailable (const char *what, const char *why, dlq_error_t *err)
 {

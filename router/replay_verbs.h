@@ -29,9 +29,6 @@ dlq_replay_verbs_t *dlq_replay_verbs_new (const dlqd_config_t *config, dlq_prima
                                           dlq_replay_control_t *control);
 void dlq_replay_verbs_destroy (dlq_replay_verbs_t **self_p);
 
-/* Is verb one of these? */
-bool dlq_replay_verbs_handles (dlq_verb_t verb);
-
 /* Answer verb with request root (NULL for an empty body): the OK body into
  * out, or an error code with err. */
 dlq_code_t dlq_replay_verbs_answer (dlq_replay_verbs_t *self, dlq_verb_t verb, const dlq_json_value_t *root,

@@ -32,6 +32,7 @@
 #include "gateway.h"
 #include "protocol.h"
 #include "stream_policy.h"
+#include "verb_table.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -177,7 +178,7 @@ decode_here (request_t *q)
         dlq_event_destroy (&event);
     }
     else
-    if (dlq_ckpt_verb_writes (q->verb)) {
+    if (q->verb != DLQ_VERB_UNKNOWN && dlq_verb_table_get (q->verb)->lane == DLQ_LANE_CHECKPOINT_WRITE) {
         dlq_checkpoint_t value;
         bool remove;
         q->decoded = true;
@@ -296,7 +297,7 @@ fits (const request_t *q, bool ok, dlq_code_t code, char *why, size_t len)
         return snprintf (why, len, "UNKNOWN_VERB for a known verb") < 0;
     if (q->body_len > MAX_MESSAGE_BYTES)
         return expect (q, ok, code, DLQ_ERR_TOO_LARGE, "a body over max_message_bytes", why, len);
-    if (only_whitespace (q->body, q->body_len) && !dlq_verb_body_optional (q->verb) && q->verb != DLQ_VERB_PING)
+    if (only_whitespace (q->body, q->body_len) && !dlq_verb_table_get (q->verb)->body_optional)
         return expect (q, ok, code, DLQ_ERR_EMPTY_BODY, "an empty body", why, len);
     if (!dlq_utf8_valid ((const char *) q->body, q->body_len, NULL))
         return expect (q, ok, code, DLQ_ERR_INVALID_UTF8, "a body that is not UTF-8", why, len);
@@ -556,7 +557,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             q->id_len = frames [id_frame].len;
         }
         if (!q->malformed) {
-            q->verb = dlq_verb_parse (frames [0].data, frames [0].len);
+            const dlq_verb_spec_t *spec = dlq_verb_table_find (frames [0].data, frames [0].len);
+            q->verb = spec ? spec->verb : DLQ_VERB_UNKNOWN;
             q->verb_text = frames [0].data;
             q->verb_len = frames [0].len;
             q->body = frames [2].data;
