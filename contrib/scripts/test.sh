@@ -61,6 +61,14 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0
 echo "== unit + integration tests"
 (cd "$root/build" && ctest --output-on-failure -j2) || status=1
+echo "== build and test with every backend OFF (the embedded store only, build-min/)"
+# (no postgres, amqp, kafka nor mongo sink, nor their suites: no server needed)
+if contrib/scripts/build.sh "$root/build-min" -DDLQD_WITH_POSTGRES=OFF -DDLQD_WITH_AMQP=OFF \
+     -DDLQD_WITH_KAFKA=OFF -DDLQD_WITH_MONGO=OFF > "$root/build-min.log" 2>&1; then
+  (cd "$root/build-min" && ctest --output-on-failure -j2) || status=1
+else
+  tail -50 "$root/build-min.log"; status=1
+fi
 echo "== the out-of-tree example plugin, built against the installed headers"
 contrib/scripts/test-plugins.sh "$root/build" || status=1
 echo "== every test again under ASan + UBSan"
