@@ -91,6 +91,17 @@ ckpt_value (dlq_sink_ckpt_write_t kind, const char *stream, dlq_checkpoint_t *ou
     dlq_json_doc_destroy (&doc);
 }
 
+/* Holds nothing: no string of its own, no field of the record set. */
+static bool
+ckpt_is_empty (const dlq_checkpoint_t *c)
+{
+    for (size_t i = 0; i < sizeof c->owned / sizeof c->owned [0]; i++)
+        if (c->owned [i])
+            return false;
+    const dlq_sink_checkpoint_t *r = &c->record;
+    return !r->stream_name && !r->instance_id && !r->last_seen_token && !r->last_processed_token && !r->metadata;
+}
+
 static void
 add_ckpt (dlq_commit_batch_t *b, dlq_sink_ckpt_write_t kind, const char *stream, bool remove, int64_t now,
           const char *identity, const char *rid)
@@ -101,8 +112,7 @@ add_ckpt (dlq_commit_batch_t *b, dlq_sink_ckpt_write_t kind, const char *stream,
     msg_of (&id, identity);
     msg_of (&req, rid);
     dlq_commit_batch_add_ckpt (b, &value, remove, now, &id, &req);
-    static const dlq_checkpoint_t empty;
-    cr_expect (memcmp (&value, &empty, sizeof value) == 0, "the value moved in: left empty");
+    cr_expect (ckpt_is_empty (&value), "the value moved in: left empty");
     cr_expect_eq (zmq_msg_size (&id), 0);
     cr_expect_eq (zmq_msg_size (&req), 0);
     zmq_msg_close (&id);
