@@ -1,11 +1,18 @@
-/*  dlqd_config — load dlqd.conf and validate it against the schema below.
+/*  dlqd_config — load dlqd.conf and validate it against the settings
+ *  table below.
  *
- *  The schema tables are the single source of truth for setting names,
- *  types, bounds and the one-line descriptions used in error messages.
+ *  The table is the one source of truth for every setting of the file but
+ *  a sink section's (sink_config.c has the gateway's, the plugin the
+ *  rest): its name, type, bounds, default, one-line description, where its
+ *  value is kept and its entry in the configuration reference. Reading,
+ *  checking, defaults, `dlqd --config-reference` and the docs come from it
+ *  (test_config holds docs/configuration.md and config/dlqd.conf to it).
+ *  What a row cannot say is code below: the settings read by code of their
+ *  own (listen, chains, routes, streams, sinks) and the checks across
+ *  settings.
  */
 #include "dlqd_config.h"
 
-#include "config_schema.h"
 #include "config_text.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
@@ -15,65 +22,198 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define MIB (1024LL * 1024)
+#define DAY_MS 86400000LL
 
-static const dlq_setting_spec_t top_schema [] = {
-    { "gateway",  DLQ_SETTING_GROUP, 0, 0, "the gateway's sockets, data directory and limits" },
-    { "primary",  DLQ_SETTING_STRING, 1, 64, "the store that answers queries: \"embedded\" or a sink that can" },
-    { "defaults", DLQ_SETTING_GROUP, 0, 0, "the stream policy of every stream not listed in streams" },
-    { "streams",  DLQ_SETTING_LIST, 0, 0, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )" },
-    { "sinks",    DLQ_SETTING_GROUP, 0, 0, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }" },
-    { "replay",   DLQ_SETTING_GROUP, 0, 0, "replay: listen, rate, max_replays, backoff_ms, backoff_max_ms, lease_ms, owner" },
-    { NULL }
+#define HOME_CONFIG DLQD_HOME_CONFIG
+#define HOME_POLICY DLQD_HOME_POLICY
+#define HOME_SCHEDULE DLQD_HOME_SCHEDULE
+
+#define SETTING(path, type, def, min, max, desc, home, offset, type_docs, default_docs, docs) \
+    { { path, DLQ_SINK_SETTING_##type, def, min, max, false, desc }, DLQ_SHAPE_VALUE, home, offset, \
+      type_docs, default_docs, docs }
+#define SHAPED(path, shape, desc, default_docs, docs) \
+    { { path, DLQ_SINK_SETTING_STRING, NULL, 0, 0, false, desc }, DLQ_SHAPE_##shape, DLQ_HOME_CODE, 0, \
+      NULL, default_docs, docs }
+
+static const dlq_setting_t rows [] = {
+    SETTING ("gateway.listen", STRING_LIST, NULL, 1, 1024,
+             "ZeroMQ endpoints to bind, e.g. [\"tcp://127.0.0.1:5560\"]",
+             DLQ_HOME_CODE, 0, NULL, "`[\"tcp://127.0.0.1:5560\"]`",
+             "ZeroMQ endpoints the ROUTER socket binds (`tcp://`, `ipc://`); at least one"),
+    SETTING ("gateway.data_dir", STRING, "./var", 1, 4096,
+             "directory of the embedded store",
+             HOME_CONFIG, offsetof (dlqd_config_t, data_dir), NULL, NULL,
+             "directory of the embedded store, created if missing (relative to the working directory)"),
+    SETTING ("gateway.max_message_bytes", INT, "1048576", 1024, 64 * MIB,
+             "largest request body accepted",
+             HOME_CONFIG, offsetof (dlqd_config_t, max_message_bytes), NULL, NULL,
+             "largest request body; a larger one is answered `TOO_LARGE`"),
+    SETTING ("gateway.max_frame_bytes", INT, NULL, 1024, 1024 * MIB,
+             "largest frame the transport reads; bigger drops the connection",
+             HOME_CONFIG, offsetof (dlqd_config_t, max_frame_bytes), "integer `max_message_bytes`–1073741824 (1 GiB)", "4 × `max_message_bytes` + 65536",
+             "largest frame the transport reads at all (`ZMQ_MAXMSGSIZE`); a bigger one drops the sender's connection without a reply, so a huge frame cannot exhaust memory"),
+    SETTING ("gateway.query_threads", INT, "2", 1, 64,
+             "threads answering GET, LIST and STATS",
+             HOME_CONFIG, offsetof (dlqd_config_t, query_threads), NULL, NULL,
+             "threads answering `GET`, `LIST`, `STATS`, each with its own read-only store connection"),
+    SETTING ("gateway.query_nice", INT, "19", 0, 19,
+             "how much lower the query threads' priority is (nice increment)",
+             HOME_CONFIG, offsetof (dlqd_config_t, query_nice), NULL, NULL,
+             "how much lower the query threads' scheduling priority is than the rest of dlqd (a nice increment, per thread; 19 is the lowest priority): when the CPUs are busy, the threads that acknowledge PUTs are scheduled first, and queries get what is left (a COUNT beside 2,000 PUTs/s on two busy cores: the acks' p99 1.8–2.2× the quiet one at 10, 0.9–2.0× at 19: [Benchmark](benchmarks.md))"),
+    SETTING ("gateway.index_nice", INT, "19", 0, 19,
+             "how much lower the indexer thread's priority is (nice increment)",
+             HOME_CONFIG, offsetof (dlqd_config_t, index_nice), NULL, NULL,
+             "how much lower the indexer thread's scheduling priority is (a nice increment, as `query_nice`): in a storm the acks go first and the store catches up once the CPUs have time, so LIST / COUNT / GROUPS trail further (STATS `spool.indexLagEvents`) while the time until everything is queryable stays the same. Measured side by side (`dlqd_bench --events 300000`, three runs each): 69.4–71.6k acks/s at 19 against 57.6–62.7k at 0, everything queryable 7.3–7.7 s after the first PUT at both. The sinks' ledger updates ride the indexer's commits, so on a host whose CPUs stay busy, a sink's delivery waits for them too: 0 puts the indexer level with the ingest threads"),
+    SETTING ("gateway.max_connections", INT, NULL, 1, 1000000,
+             "most client connections at once; more are closed as they come",
+             HOME_CONFIG, offsetof (dlqd_config_t, max_connections), NULL, "the open-files limit less 256",
+             "most client connections at once; a new one past it is closed at once ([Limits](protocol.md#limits))"),
+    SETTING ("gateway.request_hwm", INT, NULL, 1, 1000000,
+             "requests ZeroMQ queues per connection before the gateway reads them",
+             HOME_CONFIG, offsetof (dlqd_config_t, request_hwm), NULL, "16 MiB / `max_message_bytes`, from 8 to 1000",
+             "requests ZeroMQ reads from one connection ahead of the gateway (`ZMQ_RCVHWM`)"),
+    SETTING ("gateway.reply_hwm", INT, "10000", 1, 10000000,
+             "replies queued per connection; past that they are dropped",
+             HOME_CONFIG, offsetof (dlqd_config_t, reply_hwm), NULL, NULL,
+             "replies queued for one client (`ZMQ_SNDHWM`); past it they are dropped and counted in STATS `repliesDropped`"),
+    SETTING ("gateway.max_checkpoint_bytes", INT, "268435456", MIB, 1024 * 1024 * MIB,
+             "memory the checkpoints may take; a write past it is refused",
+             HOME_CONFIG, offsetof (dlqd_config_t, max_checkpoint_bytes), NULL, NULL,
+             "memory the embedded primary's checkpoints may take (each: its strings and 72 bytes); a checkpoint write that would take them past it is answered `UNAVAILABLE` naming the setting and changes nothing, while a write that does not grow them (a `CKPT.DELETE`, a token of the same length) is always taken"),
+    SETTING ("gateway.spool_preallocate", BOOL, "true", 0, 0,
+             "start each spool segment from a zeroed file made ahead (off on copy-on-write filesystems)",
+             HOME_CONFIG, offsetof (dlqd_config_t, spool_preallocate), NULL, NULL,
+             "start each new spool segment from a *spare*, a file of zeros one segment long written ahead of time on a thread of its own, so a group commit writes into allocated blocks and its fdatasync has no metadata to journal ([Operations](operations.md#the-spool): the spool); turn it off on a copy-on-write filesystem (btrfs, ZFS), where overwriting zeros allocates new blocks anyway"),
+    SETTING ("gateway.commit.max_batch", INT, "4096", 1, 100000,
+             "most events in one transaction",
+             HOME_CONFIG, offsetof (dlqd_config_t, commit_max_batch), NULL, NULL,
+             "most events in one transaction"),
+    SETTING ("gateway.commit.max_batch_bytes", INT, "16777216", 65536, 1024 * MIB,
+             "most bytes of events (canonical JSON) in one transaction",
+             HOME_CONFIG, offsetof (dlqd_config_t, commit_max_batch_bytes), NULL, NULL,
+             "most bytes of events (their canonical JSON) in one transaction; a batch always takes one event"),
+    SETTING ("gateway.commit.max_delay_ms", INT, "0", 0, 1000,
+             "extra wait for a batch to fill before committing",
+             HOME_CONFIG, offsetof (dlqd_config_t, commit_max_delay_ms), NULL, NULL,
+             "how long a batch may wait to fill while the store is idle; 0 commits at once (batches still grow under load)"),
+    SETTING ("gateway.sweep.interval_ms", INT, "60000", 100, 86400000,
+             "how often expired events are deleted",
+             HOME_CONFIG, offsetof (dlqd_config_t, sweep_interval_ms), NULL, NULL,
+             "how often expired events are deleted"),
+    SETTING ("gateway.sweep.batch", INT, "1000", 1, 1000000,
+             "most events deleted per transaction",
+             HOME_CONFIG, offsetof (dlqd_config_t, sweep_batch), NULL, NULL,
+             "most events deleted per sweep transaction (a sweep repeats until none are left)"),
+    SETTING ("gateway.sink_dir", STRING, NULL, 1, 4096,
+             "where built-in sink plugins are found (':'-separated)",
+             HOME_CONFIG, offsetof (dlqd_config_t, sink_search), NULL, "see its meaning",
+             "`:`-separated directories where built-in sink plugins (`libdlq_sink_<type>.so`) are looked up. Default: `<dir of dlqd>/../plugins` (the build tree), then `<prefix>/lib/dlqd/sinks` (installed)"),
+    SETTING ("primary", STRING, "embedded", 1, 64,
+             "the store that answers queries: \"embedded\" or a sink that can",
+             HOME_CONFIG, offsetof (dlqd_config_t, primary), NULL, NULL,
+             "the store that answers `GET`, `LIST` and `STATS`: `\"embedded\"` (the spool itself) or the name of a sink that can serve queries (a `postgres` or `mongo` sink, or an `embedded` sink writing to another directory). Delivery state always comes from the spool. A sink primary holds only what its sink was delivered: an event from its delivery on (not from the `PUT`'s ack: see [PUT](protocol.md#put--store-one-failedevent)), and only of streams whose chain names it. **Name a sink primary in every stream's chain** (`defaults.chain` and each stream's own `chain`): the events of a stream whose chain leaves it out are acknowledged and kept in the spool but never reach the primary, so `GET` answers `NOT_FOUND` and `LIST`, `COUNT` and replays never see them (adding the primary to the chain later does not send them: its dispatcher has passed them). `dlqd` and `--check-config` warn of such a chain (the file is still valid): `dlqd: warning: FILE: stream \"X\": its chain leaves out the primary \"P\": its events are acknowledged but never found by GET, LIST or a replay` (or `defaults.chain leaves out the primary \"P\": ...`). A sink primary's expired events are deleted by the gateway every `sweep.interval_ms`, `sweep.batch` at a time (a `mongo` primary's by its TTL index)"),
+    SETTING ("defaults.retention_days", INT, "30", 0, DLQ_RETENTION_DAYS_MAX,
+             "days an event is kept; 0 = forever",
+             HOME_POLICY, offsetof (dlq_policy_t, retention_days), NULL, NULL,
+             "days an event is kept after `createdAt`; 0 = forever"),
+    SETTING ("defaults.include_original_document", BOOL, "true", 0, 0,
+             "keep fullDocument",
+             HOME_POLICY, offsetof (dlq_policy_t, include_original_document), NULL, NULL,
+             "keep `fullDocument`"),
+    SETTING ("defaults.include_stack_trace", BOOL, "true", 0, 0,
+             "keep error.stackTrace",
+             HOME_POLICY, offsetof (dlq_policy_t, include_stack_trace), NULL, NULL,
+             "keep `error.stackTrace`"),
+    SETTING ("defaults.chain", STRING_LIST, NULL, 0, 0,
+             "the sinks (names in sinks) events go to, in order",
+             DLQ_HOME_CODE, 0, "array of sink names", "`[]`",
+             "the sinks every event is delivered to (each name must be in `sinks`)"),
+    SETTING ("defaults.replay_route", STRING, NULL, 1, 255,
+             "where replays go: \"endpoint\" or a sink's name",
+             DLQ_HOME_CODE, 0, NULL, NULL,
+             "where replays of a stream go: `\"endpoint\"` (the replay endpoint) or the name of a sink in `sinks` that delivers (e.g. a `kafka` sink with `topic_prefix = \"retry.\"`, or an `amqp` sink with the exchange the workers consume; it need not be in any chain). A replay of a stream without one counts its events `failed`. `\"endpoint\"` (on a stream or in `defaults`) needs `replay.listen`: without it `dlqd` and `--check-config` refuse the file, naming the setting (`streams.[i].replay_route` or `defaults.replay_route`)"),
+    SHAPED ("streams", LIST, "per-stream policy overrides, ( { name = \"...\"; ... }, ... )", "`()`",
+            "per-stream policy: each `{ name = \"...\"; }` plus any of the `defaults` settings, which override "
+            "the defaults for that stream (including `chain`), plus a group named after a sink with that sink's "
+            "per-stream settings; a stream listed twice is an error"),
+    SETTING ("streams.[i].name", STRING, NULL, 1, 255,
+             "the stream name",
+             DLQ_HOME_CODE, 0, NULL, "required",
+             "the stream's name, as events carry it in `streamName` (any characters, dots too: that is why "
+             "streams are a list with names rather than settings named after them)"),
+    SETTING ("streams.[i].schedule.enabled", BOOL, "true", 0, 0,
+             "run scheduled passes for the stream",
+             HOME_SCHEDULE, offsetof (dlq_schedule_t, enabled), NULL, "true (when the group is there)",
+             "run scheduled passes for the stream (needs its `replay_route`; streams only, not `defaults`)"),
+    SETTING ("streams.[i].schedule.max_retries", INT, "240", 1, 1000000,
+             "events with this many FAILs are left alone",
+             HOME_SCHEDULE, offsetof (dlq_schedule_t, max_retries), NULL, NULL,
+             "events with this many `FAIL`s are left alone"),
+    SETTING ("streams.[i].schedule.batch_size", INT, "50", 1, 100000,
+             "events replayed per pass, at most",
+             HOME_SCHEDULE, offsetof (dlq_schedule_t, batch_size), NULL, NULL,
+             "events per pass, at most"),
+    SETTING ("streams.[i].schedule.interval_ms", INT, "21600000", 100, 365 * DAY_MS,
+             "time between passes",
+             HOME_SCHEDULE, offsetof (dlq_schedule_t, interval_ms), NULL, NULL,
+             "time between passes (and how long a pass holds the stream's lock)"),
+    SETTING ("replay.listen", STRING, NULL, 1, 1024,
+             "the ZeroMQ replay endpoint workers connect to (PULL)",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.listen), NULL, NULL,
+             "the ZeroMQ replay endpoint (`PUSH`) workers connect to; without it, `REPLAY` with `target` `\"endpoint\"` is refused and `replay_route = \"endpoint\"` is a configuration error"),
+    SETTING ("replay.rate", INT, "100", 1, 100000,
+             "events per second of a replay job unless it says",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.rate), NULL, NULL,
+             "events per second of a `REPLAY` job that does not say"),
+    SETTING ("replay.max_replays", INT, "10", 0, 1000000,
+             "replays of one event before it is QUARANTINED",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.max_replays), NULL, NULL,
+             "the loop guard: an event replayed this many times is `QUARANTINED` instead of being replayed again"),
+    SETTING ("replay.backoff_ms", INT, "60000", 0, 30 * DAY_MS,
+             "FAIL: the first retry delay, doubled per retry",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.backoff_ms), NULL, NULL,
+             "`FAIL`: `retryAfter` = now + `backoff_ms` × 2^(retryCount − 1), at most `backoff_max_ms`"),
+    SETTING ("replay.backoff_max_ms", INT, "21600000", 0, 365 * DAY_MS,
+             "FAIL: the longest retry delay",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.backoff_max_ms), "integer `backoff_ms`–31536000000 (365 days)", NULL,
+             "the longest `FAIL` delay; below `backoff_ms` is an error (`replay.backoff_max_ms: expected at least backoff_ms (60000)`, with the file's `backoff_ms`; without `backoff_max_ms` in the file, a `backoff_ms` above its default is `replay.backoff_ms: expected at most backoff_max_ms (21600000, its default)`)"),
+    SETTING ("replay.lease_ms", INT, "600000", 0, 365 * DAY_MS,
+             "a replayed event is not due for a scheduled pass for this long",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.lease_ms), NULL, NULL,
+             "after a replay, the event is not due for a scheduled pass for this long (the worker's time to answer)"),
+    SETTING ("replay.owner", STRING, NULL, 1, 255,
+             "this instance's name in scheduler locks",
+             HOME_CONFIG, offsetof (dlqd_config_t, replay.owner), NULL, "`\"<hostname>:<pid>\"`",
+             "this gateway's name in the scheduler's lock rows"),
+    SHAPED ("sinks", GROUP, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }", "`{}`",
+            "the sinks, each a group `NAME: { type = \"...\"; ... }` with the settings below"),
 };
 
-static const dlq_setting_spec_t gateway_schema [] = {
-    { "listen",            DLQ_SETTING_STRING_LIST, 1, 1024, "ZeroMQ endpoints to bind, e.g. [\"tcp://127.0.0.1:5560\"]" },
-    { "data_dir",          DLQ_SETTING_STRING, 1, 4096, "directory of the embedded store" },
-    { "max_message_bytes", DLQ_SETTING_INT, 1024, 64 * MIB, "largest request body accepted" },
-    { "max_frame_bytes",   DLQ_SETTING_INT, 1024, 1024 * MIB, "largest frame the transport reads; bigger drops the connection" },
-    { "commit",            DLQ_SETTING_GROUP, 0, 0, "group commit: max_batch, max_batch_bytes, max_delay_ms" },
-    { "max_connections",   DLQ_SETTING_INT, 1, 1000000, "most client connections at once; more are closed as they come" },
-    { "request_hwm",       DLQ_SETTING_INT, 1, 1000000, "requests ZeroMQ queues per connection before the gateway reads them" },
-    { "reply_hwm",         DLQ_SETTING_INT, 1, 10000000, "replies queued per connection; past that they are dropped" },
-    { "max_checkpoint_bytes", DLQ_SETTING_INT, MIB, 1024 * 1024 * MIB, "memory the checkpoints may take; a write past it is refused" },
-    { "spool_preallocate", DLQ_SETTING_BOOL, 0, 0, "start each spool segment from a zeroed file made ahead (off on copy-on-write filesystems)" },
-    { "query_threads",     DLQ_SETTING_INT, 1, 64, "threads answering GET, LIST and STATS" },
-    { "query_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the query threads' priority is (nice increment)" },
-    { "index_nice",        DLQ_SETTING_INT, 0, 19, "how much lower the indexer thread's priority is (nice increment)" },
-    { "sweep",             DLQ_SETTING_GROUP, 0, 0, "expired-event sweep: interval_ms, batch" },
-    { "sink_dir",          DLQ_SETTING_STRING, 1, 4096, "where built-in sink plugins are found (':'-separated)" },
-    { NULL }
-};
+#define ROW_COUNT (sizeof rows / sizeof rows [0])
 
-static const dlq_setting_spec_t commit_schema [] = {
-    { "max_batch",    DLQ_SETTING_INT, 1, 100000, "most events in one transaction" },
-    { "max_batch_bytes", DLQ_SETTING_INT, 65536, 1024 * MIB, "most bytes of events (canonical JSON) in one transaction" },
-    { "max_delay_ms", DLQ_SETTING_INT, 0, 1000, "extra wait for a batch to fill before committing" },
-    { NULL }
-};
+const dlq_setting_t *
+dlqd_config_rows (size_t *count_out)
+{
+    *count_out = ROW_COUNT;
+    return rows;
+}
 
-static const dlq_setting_spec_t sweep_schema [] = {
-    { "interval_ms", DLQ_SETTING_INT, 100, 86400000, "how often expired events are deleted" },
-    { "batch",       DLQ_SETTING_INT, 1, 1000000, "most events deleted per transaction" },
-    { NULL }
-};
-
-static const dlq_setting_spec_t policy_schema [] = {
-    { "name",                      DLQ_SETTING_STRING, 1, 255, "the stream name" },
-    { "retention_days",            DLQ_SETTING_INT, 0, DLQ_RETENTION_DAYS_MAX, "days an event is kept; 0 = forever" },
-    { "include_original_document", DLQ_SETTING_BOOL, 0, 0, "keep fullDocument" },
-    { "include_stack_trace",       DLQ_SETTING_BOOL, 0, 0, "keep error.stackTrace" },
-    { "chain",                     DLQ_SETTING_STRING_LIST, 0, 0, "the sinks (names in sinks) events go to, in order" },
-    { "replay_route",              DLQ_SETTING_STRING, 1, 255, "where replays go: \"endpoint\" or a sink's name" },
-    { "schedule",                  DLQ_SETTING_GROUP, 0, 0, "scheduled replay: enabled, max_retries, batch_size, interval_ms" },
-    { NULL }
-};
+void
+dlqd_config_reference (dlq_buf_t *out)
+{
+    size_t sink_count = 0;
+    const dlq_setting_t *sink_rows = dlq_sink_config_rows (&sink_count);
+    const dlq_setting_t *tables [] = { rows, sink_rows };
+    size_t counts [] = { ROW_COUNT, sink_count };
+    dlq_config_format_reference (tables, counts, 2, out);
+}
 
 int64_t
 dlqd_config_request_hwm (int64_t max_message_bytes)
@@ -82,90 +222,58 @@ dlqd_config_request_hwm (int64_t max_message_bytes)
     return hwm < 8 ? 8 : hwm > 1000 ? 1000 : hwm;
 }
 
-static void
+/* The table's defaults, and the one made at start: replay.owner is this
+ * host and process. false when a default of the table does not parse. */
+static bool
 set_defaults (dlqd_config_t *c)
 {
-    c->data_dir = dlq_strdup ("./var");
-    c->max_message_bytes = MIB;
-    c->max_frame_bytes = 0;             /* derived from max_message_bytes below */
-    c->commit_max_batch = 4096;
-    c->commit_max_batch_bytes = 16 * MIB;
-    c->max_connections = 0;             /* derived from the open-files limit at start */
-    c->request_hwm = 0;                 /* derived from max_message_bytes below */
-    c->reply_hwm = 10000;
-    c->max_checkpoint_bytes = 256 * MIB;
-    c->spool_preallocate = true;
-    c->commit_max_delay_ms = 0;
-    c->query_threads = 2;
-    c->query_nice = 19;
-    c->index_nice = 19;
-    c->sweep_interval_ms = 60000;
-    c->sweep_batch = 1000;
-    c->primary = dlq_strdup ("embedded");
-    c->defaults = (dlq_policy_t) { .retention_days = 30, .include_original_document = true, .include_stack_trace = true };
-    dlq_replay_config_defaults (&c->replay);
+    char host [256] = "dlqd";
+    gethostname (host, sizeof host - 1);
+    host [sizeof host - 1] = '\0';
+    char owner [300];
+    snprintf (owner, sizeof owner, "%s:%ld", host, (long) getpid ());
+    c->replay.owner = dlq_strdup (owner);
+    return dlq_config_set_defaults (rows, ROW_COUNT, "", HOME_CONFIG, c)
+        && dlq_config_set_defaults (rows, ROW_COUNT, "defaults.", HOME_POLICY, &c->defaults);
 }
 
-static bool
-read_listen (const config_setting_t *gateway, dlqd_config_t *c)
+static void
+read_listen (const config_setting_t *root, dlqd_config_t *c)
 {
-    const config_setting_t *listen = gateway ? config_setting_get_member (gateway, "listen") : NULL;
+    const config_setting_t *listen = config_setting_lookup ((config_setting_t *) root, "gateway.listen");
     if (!listen) {
         c->listen = dlq_calloc (1, sizeof (char *));
         c->listen [0] = dlq_strdup ("tcp://127.0.0.1:5560");
         c->listen_count = 1;
-        return true;
+        return;
     }
     c->listen_count = (size_t) config_setting_length (listen);
     c->listen = dlq_calloc (c->listen_count ? c->listen_count : 1, sizeof (char *));
     for (size_t i = 0; i < c->listen_count; i++)
         c->listen [i] = dlq_strdup (config_setting_get_string_elem (listen, (int) i));
-    return true;
 }
 
+/* What one setting may not be given the others. */
 static bool
-read_gateway (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *err)
+check_across (const config_setting_t *root, const dlqd_config_t *c, dlq_config_error_t *err)
 {
-    if (!g)
-        return read_listen (NULL, c);
-    char *data_dir = NULL;
-    bool ok = dlq_config_check_group (g, gateway_schema, err)
-           && read_listen (g, c)
-           && dlq_config_string (g, gateway_schema, "data_dir", &data_dir, err)
-           && dlq_config_int (g, gateway_schema, "max_message_bytes", &c->max_message_bytes, err)
-           && dlq_config_int (g, gateway_schema, "max_frame_bytes", &c->max_frame_bytes, err)
-           && dlq_config_int (g, gateway_schema, "query_threads", &c->query_threads, err)
-           && dlq_config_int (g, gateway_schema, "query_nice", &c->query_nice, err)
-           && dlq_config_int (g, gateway_schema, "index_nice", &c->index_nice, err)
-           && dlq_config_int (g, gateway_schema, "max_connections", &c->max_connections, err)
-           && dlq_config_int (g, gateway_schema, "request_hwm", &c->request_hwm, err)
-           && dlq_config_int (g, gateway_schema, "reply_hwm", &c->reply_hwm, err)
-           && dlq_config_int (g, gateway_schema, "max_checkpoint_bytes", &c->max_checkpoint_bytes, err)
-           && dlq_config_bool (g, "spool_preallocate", &c->spool_preallocate)
-           && dlq_config_string (g, gateway_schema, "sink_dir", &c->sink_search, err);
-    if (data_dir) {
-        free (c->data_dir);
-        c->data_dir = data_dir;
+    if (c->listen_count == 0)
+        return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "gateway.listen"),
+                                "expected at least one endpoint");
+    if (c->max_frame_bytes && c->max_frame_bytes < c->max_message_bytes)
+        return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "gateway.max_frame_bytes"),
+                                "expected at least max_message_bytes (%lld)", (long long) c->max_message_bytes);
+    /* the error names the setting the file has: backoff_max_ms, or, when
+     * it is left at its default, backoff_ms */
+    const dlqd_replay_config_t *r = &c->replay;
+    if (r->backoff_max_ms < r->backoff_ms) {
+        const config_setting_t *max = config_setting_lookup ((config_setting_t *) root, "replay.backoff_max_ms");
+        return max ? dlq_config_fail (err, max, "expected at least backoff_ms (%lld)", (long long) r->backoff_ms)
+                   : dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "replay.backoff_ms"),
+                                      "expected at most backoff_max_ms (%lld, its default)",
+                                      (long long) r->backoff_max_ms);
     }
-    if (ok && c->listen_count == 0)
-        ok = dlq_config_fail (err, config_setting_get_member (g, "listen"),
-                              "expected at least one endpoint");
-    const config_setting_t *commit = config_setting_get_member (g, "commit");
-    if (ok && commit)
-        ok = dlq_config_check_group (commit, commit_schema, err)
-          && dlq_config_int (commit, commit_schema, "max_batch", &c->commit_max_batch, err)
-          && dlq_config_int (commit, commit_schema, "max_batch_bytes", &c->commit_max_batch_bytes, err)
-          && dlq_config_int (commit, commit_schema, "max_delay_ms", &c->commit_max_delay_ms, err);
-    const config_setting_t *sweep = config_setting_get_member (g, "sweep");
-    if (ok && sweep)
-        ok = dlq_config_check_group (sweep, sweep_schema, err)
-          && dlq_config_int (sweep, sweep_schema, "interval_ms", &c->sweep_interval_ms, err)
-          && dlq_config_int (sweep, sweep_schema, "batch", &c->sweep_batch, err);
-    if (ok && c->max_frame_bytes && c->max_frame_bytes < c->max_message_bytes)
-        ok = dlq_config_fail (err, config_setting_get_member (g, "max_frame_bytes"),
-                              "expected at least max_message_bytes (%lld)",
-                              (long long) c->max_message_bytes);
-    return ok;
+    return true;
 }
 
 /* The chain of a policy group: sink names into a bit set. */
@@ -187,62 +295,60 @@ read_chain (const config_setting_t *g, const dlqd_config_t *c, uint64_t *chain, 
 }
 
 /* Read retention, include flags, chain and replay settings of a policy
- * group over base; stream is NULL for the defaults. */
+ * group over what policy holds; stream is NULL for the defaults. */
 static bool
 read_policy (const config_setting_t *g, dlqd_config_t *c, const char *stream, dlq_policy_t *policy,
              dlq_config_error_t *err)
 {
-    int64_t days = policy->retention_days;
-    bool ok = dlq_config_int (g, policy_schema, "retention_days", &days, err)
-           && dlq_config_bool (g, "include_original_document", &policy->include_original_document)
-           && dlq_config_bool (g, "include_stack_trace", &policy->include_stack_trace)
-           && read_chain (g, c, &policy->chain, err)
-           && dlq_replay_policy_read (g, c, stream, policy, stream != NULL, err);
-    policy->retention_days = (int) days;
-    return ok;
+    dlq_replay_read_t replay = { rows, ROW_COUNT, HOME_SCHEDULE, c->sinks, c->sink_count, c->replay.listen != NULL };
+    if (!dlq_config_read (g, rows, ROW_COUNT, "defaults.", HOME_POLICY, policy, err)
+    ||  !read_chain (g, c, &policy->chain, err)
+    ||  !dlq_replay_policy_read (g, &replay, stream != NULL, policy, err))
+        return false;
+    if (policy->schedule.enabled) {
+        dlqd_replay_config_t *r = &c->replay;
+        r->scheduled = dlq_realloc (r->scheduled, (r->scheduled_count + 1) * sizeof (char *));
+        r->scheduled [r->scheduled_count++] = dlq_strdup (stream);
+    }
+    return true;
 }
 
 static bool
 read_defaults (const config_setting_t *g, dlqd_config_t *c, dlq_config_error_t *err)
 {
-    if (!g)
-        return true;
-    if (config_setting_get_member (g, "name"))
-        return dlq_config_fail (err, config_setting_get_member (g, "name"),
-                                "unknown setting; the defaults apply to every stream and have no name");
-    return dlq_config_check_group (g, policy_schema, err) && read_policy (g, c, NULL, &c->defaults, err);
+    return !g || read_policy (g, c, NULL, &c->defaults, err);
 }
 
-/* Check a streams entry: policy settings plus, for each sink, a group of
- * that sink's per-stream settings (the member named after the sink). */
+/* The members of a streams entry: its name, the policy settings, its
+ * schedule and, for each sink, a group of that sink's per-stream settings
+ * (the member named after the sink). */
 static bool
-check_stream_entry (const config_setting_t *s, dlqd_config_t *c, dlq_config_error_t *err)
+check_stream_entry (const config_setting_t *s, const dlqd_config_t *c, dlq_config_error_t *err)
 {
-    for (int i = 0; i < config_setting_length (s); i++) {
-        const config_setting_t *m = config_setting_get_elem (s, (unsigned) i);
-        const char *name = config_setting_name (m);
-        dlq_sink_config_t *sink = name ? dlqd_config_sink (c, name) : NULL;
-        const char *stream = NULL;
-        config_setting_lookup_string (s, "name", &stream);
-        if (sink && !dlq_sink_config_add_stream (sink, stream ? stream : "", m, err))
+    const char *also [3 + DLQ_SINKS_MAX] = { "name", "schedule" };
+    for (size_t i = 0; i < c->sink_count; i++)
+        also [2 + i] = dlq_sink_config_name (c->sinks [i]);
+    if (!dlq_config_check_group (s, rows, ROW_COUNT, "defaults.", also, err))
+        return false;
+    const char *own [] = { "name", "schedule" };
+    for (size_t i = 0; i < 2; i++) {
+        const config_setting_t *m = config_setting_get_member (s, own [i]);
+        if (m && dlq_config_check_member (m, rows, ROW_COUNT, "streams.[i].", err) != DLQ_MEMBER_OK)
             return false;
     }
     return true;
 }
 
-/* The policy members of a stream entry, without the per-sink groups. */
+/* Each sink's per-stream group of a streams entry. */
 static bool
-check_policy_members (const config_setting_t *s, dlqd_config_t *c, dlq_config_error_t *err)
+read_stream_sinks (const config_setting_t *s, const char *stream, dlqd_config_t *c, dlq_config_error_t *err)
 {
-    dlq_setting_spec_t schema [16 + DLQ_SINKS_MAX];
-    size_t n = 0;
-    for (; policy_schema [n].name; n++)
-        schema [n] = policy_schema [n];
-    for (size_t i = 0; i < c->sink_count; i++)
-        schema [n++] = (dlq_setting_spec_t) { dlq_sink_config_name (c->sinks [i]), DLQ_SETTING_GROUP, 0, 0,
-                                              "this sink's settings for the stream" };
-    schema [n] = (dlq_setting_spec_t) { NULL };
-    return dlq_config_check_group (s, schema, err);
+    for (size_t i = 0; i < c->sink_count; i++) {
+        const config_setting_t *m = config_setting_get_member (s, dlq_sink_config_name (c->sinks [i]));
+        if (m && !dlq_sink_config_add_stream (c->sinks [i], stream, m, err))
+            return false;
+    }
+    return true;
 }
 
 static bool
@@ -253,25 +359,23 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
         const config_setting_t *s = config_setting_get_elem (list, (unsigned) i);
         if (config_setting_type (s) != CONFIG_TYPE_GROUP)
             return dlq_config_fail (err, s, "expected a group { name = \"...\"; ... }");
-        char *name = NULL;
+        const config_setting_t *m = config_setting_get_member (s, "name");
+        dlq_setting_value_t name = { 0 };
         dlq_policy_t policy = c->defaults;
-        bool ok = check_policy_members (s, c, err)
-               && dlq_config_string (s, policy_schema, "name", &name, err)
-               && name
-               && read_policy (s, c, name, &policy, err);
-        if (!name && !err->text)
+        bool ok = check_stream_entry (s, c, err);
+        if (ok && !m)
             ok = dlq_config_fail (err, s, "expected a name = \"stream name\"; setting");
-        if (ok && dlq_policy_table_has (c->policies, name))
-            ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name);
-        if (ok)
-            ok = check_stream_entry (s, c, err);
+        ok = ok && dlq_setting_value_read (m, &dlq_config_row (rows, ROW_COUNT, "streams.[i].name")->spec, &name, err);
+        if (ok && dlq_policy_table_has (c->policies, name.s))
+            ok = dlq_config_fail (err, s, "stream \"%s\" is listed twice", name.s);
+        ok = ok && read_policy (s, c, name.s, &policy, err) && read_stream_sinks (s, name.s, c, err);
         if (ok) {
-            dlq_policy_table_set (c->policies, name, &policy);
+            dlq_policy_table_set (c->policies, name.s, &policy);
             for (size_t k = 0; k < c->sink_count; k++)
                 if (policy.chain & (1ULL << k))
-                    dlq_sink_config_route_stream (c->sinks [k], name);
+                    dlq_sink_config_route_stream (c->sinks [k], name.s);
         }
-        free (name);
+        dlq_setting_value_free (&name);
         if (!ok)
             return false;
     }
@@ -360,45 +464,64 @@ warn_chains_without_primary (const config_setting_t *streams, dlqd_config_t *c)
     }
 }
 
+/* primary names "embedded" or a sink that can answer what is asked of it. */
+static bool
+check_primary (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    if (strcmp (c->primary, "embedded") == 0)
+        return true;
+    const config_setting_t *at = config_setting_get_member (root, "primary");
+    c->primary_sink = dlqd_config_sink (c, c->primary);
+    if (!c->primary_sink)
+        return dlq_config_fail (err, at, "expected \"embedded\" or the name of a sink in sinks, got \"%s\"",
+                                c->primary);
+    const dlq_sink_ops_t *ops = dlq_sink_config_ops (c->primary_sink);
+    if (!ops->store)
+        return dlq_config_fail (err, at, "sink \"%s\" (type %s) cannot answer queries", c->primary, ops->type);
+    if (c->replay.scheduled_count && !dlq_replay_primary_keeps_state (ops))
+        return dlq_config_fail (err, at, "stream \"%s\" has a schedule, but sink \"%s\" (type %s) keeps no replay "
+                                "state: use \"embedded\" or a postgres or mongo sink", c->replay.scheduled [0],
+                                c->primary, ops->type);
+    return true;
+}
+
+/* The defaults group holds what every stream's entry may, but no name and
+ * no schedule, which are a stream's own. */
+static bool
+check_defaults (const config_setting_t *root, dlq_config_error_t *err)
+{
+    const config_setting_t *g = config_setting_get_member (root, "defaults");
+    if (!g || config_setting_type (g) != CONFIG_TYPE_GROUP)
+        return true;                    /* none, or the type check says it */
+    if (config_setting_get_member (g, "name"))
+        return dlq_config_fail (err, config_setting_get_member (g, "name"),
+                                "unknown setting; the defaults apply to every stream and have no name");
+    if (config_setting_get_member (g, "schedule"))
+        return dlq_config_fail (err, config_setting_get_member (g, "schedule"),
+                                "a schedule belongs to a stream in streams, not to the defaults");
+    return true;
+}
+
 static bool
 read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
 {
-    char *primary = NULL;
-    bool ok = dlq_config_check_group (root, top_schema, err)
-           && read_gateway (config_setting_get_member (root, "gateway"), c, err)
-           && read_sinks (config_setting_get_member (root, "sinks"), c, err)
-           && dlq_replay_config_read (config_setting_get_member (root, "replay"), &c->replay, err)
-           && dlq_config_string (root, top_schema, "primary", &primary, err)
-           && read_defaults (config_setting_get_member (root, "defaults"), c, err)
-           && read_streams (config_setting_get_member (root, "streams"), c, err);
-    if (primary) {
-        free (c->primary);
-        c->primary = primary;
-        if (ok && strcmp (primary, "embedded") != 0) {
-            c->primary_sink = dlqd_config_sink (c, primary);
-            if (!c->primary_sink)
-                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
-                                      "expected \"embedded\" or the name of a sink in sinks, got \"%s\"",
-                                      primary);
-            else
-            if (!dlq_sink_config_ops (c->primary_sink)->store)
-                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
-                                      "sink \"%s\" (type %s) cannot answer queries", primary,
-                                      dlq_sink_config_ops (c->primary_sink)->type);
-            else
-            if (c->replay.scheduled_count && !dlq_replay_primary_keeps_state (dlq_sink_config_ops (c->primary_sink)))
-                ok = dlq_config_fail (err, config_setting_get_member (root, "primary"),
-                                      "stream \"%s\" has a schedule, but sink \"%s\" (type %s) keeps no replay "
-                                      "state: use \"embedded\" or a postgres or mongo sink", c->replay.scheduled [0],
-                                      primary, dlq_sink_config_ops (c->primary_sink)->type);
-        }
-    }
+    const config_setting_t *streams = config_setting_get_member (root, "streams");
+    bool ok = check_defaults (root, err)
+           && dlq_config_check_group (root, rows, ROW_COUNT, "", NULL, err)
+           && dlq_config_read (root, rows, ROW_COUNT, "", HOME_CONFIG, c, err);
+    if (ok)
+        read_listen (root, c);
+    ok = ok && check_across (root, c, err)
+            && read_sinks (config_setting_get_member (root, "sinks"), c, err)
+            && read_defaults (config_setting_get_member (root, "defaults"), c, err)
+            && read_streams (streams, c, err)
+            && check_primary (root, c, err);
     if (ok && c->max_frame_bytes == 0)
         c->max_frame_bytes = 4 * c->max_message_bytes + 65536;
     if (ok && c->request_hwm == 0)
         c->request_hwm = dlqd_config_request_hwm (c->max_message_bytes);
     if (ok && c->primary_sink)
-        warn_chains_without_primary (config_setting_get_member (root, "streams"), c);
+        warn_chains_without_primary (streams, c);
     return ok;
 }
 
@@ -450,9 +573,10 @@ dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
     free (text);
     config_setting_set_hook (config_root_setting (&cf), (void *) path);     /* names the file in errors */
     dlqd_config_t *c = dlq_calloc (1, sizeof *c);
-    set_defaults (c);
     dlq_config_error_t err = { NULL };
-    if (!read_top (config_root_setting (&cf), c, &err)) {
+    if (!set_defaults (c))
+        dlq_config_fail (&err, NULL, "%s: a default of the settings table does not parse (a bug)", path);
+    if (err.text || !read_top (config_root_setting (&cf), c, &err)) {
         *err_p = err.text;
         dlqd_config_destroy (&c);
         rc = DLQD_CONFIG_ERR_INVALID;
@@ -474,14 +598,14 @@ dlqd_config_destroy (dlqd_config_t **config_p)
     for (size_t i = 0; i < c->listen_count; i++)
         free (c->listen [i]);
     free (c->listen);
-    free (c->data_dir);
-    free (c->primary);
-    free (c->sink_search);
+    dlq_config_free_values (rows, ROW_COUNT, HOME_CONFIG, c);
     for (size_t i = 0; i < c->sink_count; i++)
         dlq_sink_config_destroy (&c->sinks [i]);
     free (c->sinks);
     dlq_policy_table_destroy (&c->policies);
-    dlq_replay_config_free (&c->replay);
+    for (size_t i = 0; i < c->replay.scheduled_count; i++)
+        free (c->replay.scheduled [i]);
+    free (c->replay.scheduled);
     for (size_t i = 0; i < c->warning_count; i++)
         free (c->warnings [i]);
     free (c->warnings);

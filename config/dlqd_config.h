@@ -1,11 +1,13 @@
 /*  dlqd_config — the daemon's configuration file (libconfig syntax):
- *  loading, validation against the schema, defaults.
- *
- *  See docs/configuration.md, "Configuration reference", for every setting.
+ *  loading, validation against the settings table, defaults, and the
+ *  configuration reference made from the table (docs/configuration.md,
+ *  `dlqd --config-reference`).
  */
 #ifndef DLQD_CONFIG_H
 #define DLQD_CONFIG_H
 
+#include "config_schema.h"
+#include "dlq_buf.h"
 #include "sink_config.h"
 #include "stream_policy.h"
 
@@ -84,6 +86,22 @@ int64_t dlqd_config_request_hwm (int64_t max_message_bytes);
  * "plugins" directory beside the running program's directory (the build
  * tree) and the installed plugin directory. */
 const char *dlqd_config_default_sink_search (void);
+
+/* Where the settings table's rows keep their values (dlq_setting_t.home). */
+enum {
+    DLQD_HOME_CONFIG = 0,       /* dlqd_config_t */
+    DLQD_HOME_POLICY,           /* dlq_policy_t: defaults.* and each streams entry */
+    DLQD_HOME_SCHEDULE          /* dlq_schedule_t: a streams entry's schedule */
+};
+
+/* The settings table of the file (a sink section's gateway settings are
+ * sink_config.h's, the rest of it the plugin's); *count_out its rows. */
+const dlq_setting_t *dlqd_config_rows (size_t *count_out);
+
+/* The configuration reference: every row of the table and of the sink
+ * sections' gateway settings, as the Markdown table docs/configuration.md
+ * holds ("Every setting"), into out. */
+void dlqd_config_reference (dlq_buf_t *out);
 
 /* The configured sink called name, or NULL. */
 dlq_sink_config_t *dlqd_config_sink (const dlqd_config_t *config, const char *name);

@@ -16,16 +16,8 @@
 #include <string.h>
 
 typedef struct {
-    bool     set;
-    int64_t  i;                 /* INT, BOOL */
-    char    *s;                 /* STRING */
-    char   **list;              /* STRING_LIST */
-    size_t   count;
-} value_t;
-
-typedef struct {
     char    *stream;
-    value_t *values;            /* one per schema entry; only set ones count */
+    dlq_setting_value_t *values;            /* one per schema entry; only set ones count */
 } stream_values_t;
 
 typedef struct {
@@ -42,7 +34,7 @@ struct dlq_sink_config {
     const dlq_sink_ops_t *ops;
     dlq_sink_dispatch_t  dispatch;
     size_t               settings;      /* entries in ops->settings */
-    value_t             *section;       /* section value or default, per entry */
+    dlq_setting_value_t             *section;       /* section value or default, per entry */
     stream_values_t     *streams;
     size_t               stream_count;
     char               **routed;        /* configured streams whose chain names the sink */
@@ -50,76 +42,75 @@ struct dlq_sink_config {
     counters_t          *counters;
 };
 
-/* Keys of a sink section that belong to the gateway, not the plugin. */
-static const dlq_setting_spec_t gateway_keys [] = {
-    { "type",       DLQ_SETTING_STRING, 1, 64, "the sink type: a built-in (\"noop\", ...) or \"plugin\"" },
-    { "path",       DLQ_SETTING_STRING, 1, 4096, "the plugin file, with type = \"plugin\"" },
-    { "retry",      DLQ_SETTING_GROUP, 0, 0, "max_attempts, backoff_ms, backoff_max_ms, multiplier" },
-    { "batch",      DLQ_SETTING_GROUP, 0, 0, "max_events, linger_ms" },
-    { "timeout_ms", DLQ_SETTING_INT, 1, 3600000, "a deliver call taking longer is retried" },
-    { "circuit",    DLQ_SETTING_GROUP, 0, 0, "failures: consecutive failed batches that open the circuit" },
-    { "max_backlog_bytes", DLQ_SETTING_INT, 0, INT64_MAX,
-      "spool bytes kept for the sink's backlog before PUTs answer UNAVAILABLE; 0 = no limit" },
-    { NULL }
+/* The gateway's settings of a sink section (the rest of a section is the
+ * plugin's own, checked against the schema it declares). */
+#define DISPATCH 0      /* the home of the rows that keep a value: a dlq_sink_dispatch_t */
+#define SETTING(path, type, def, min, max, desc, home, offset, type_docs, default_docs, docs) \
+    { { path, DLQ_SINK_SETTING_##type, def, min, max, false, desc }, DLQ_SHAPE_VALUE, home, offset, \
+      type_docs, default_docs, docs }
+
+static const dlq_setting_t rows [] = {
+    { { "sinks.NAME", DLQ_SINK_SETTING_STRING, NULL, 0, 0, false, "one sink" }, DLQ_SHAPE_GROUP, DLQ_HOME_CODE, 0,
+      NULL, "", "one sink; `NAME` is how chains, `STATS`, `GET` and `REDELIVER` call it (any name but `embedded`). "
+      "Its settings are the gateway's, below, and the plugin's own, checked against the schema it declares "
+      "(see each sink)" },
+    SETTING ("sinks.NAME.type", STRING, NULL, 1, 64,
+             "the sink type: a built-in (\"noop\", ...) or \"plugin\"",
+             DLQ_HOME_CODE, 0, NULL, "required",
+             "a built-in type (`noop`, ...) found in `sink_dir`, or `\"plugin\"` with `path`"),
+    SETTING ("sinks.NAME.path", STRING, NULL, 1, 4096,
+             "the plugin file, with type = \"plugin\"",
+             DLQ_HOME_CODE, 0, NULL, NULL,
+             "with `type = \"plugin\"`: the plugin file"),
+    SETTING ("sinks.NAME.retry.max_attempts", INT, "10", 0, 1000000,
+             "deliveries tried per event; 0 = forever",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, max_attempts), NULL, NULL,
+             "deliveries tried per event before it is `failed`; 0 = retry forever"),
+    SETTING ("sinks.NAME.retry.backoff_ms", INT, "200", 1, 86400000,
+             "ceiling of the first retry delay",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, backoff_ms), NULL, NULL,
+             "ceiling of the delay before the first retry"),
+    SETTING ("sinks.NAME.retry.backoff_max_ms", INT, "30000", 1, 86400000,
+             "cap of the retry delay",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, backoff_max_ms), "integer `backoff_ms`–86400000 (1 day)", NULL,
+             "cap of the delay ceiling"),
+    SETTING ("sinks.NAME.retry.multiplier", FLOAT, "2.0", 1, 100,
+             "growth of the delay ceiling per attempt",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, multiplier), NULL, NULL,
+             "growth of the ceiling per attempt; the delay is drawn uniformly from [0, ceiling] (full jitter)"),
+    SETTING ("sinks.NAME.batch.max_events", INT, "1000", 1, 100000,
+             "events per deliver call, at most",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, batch_max), NULL, NULL,
+             "events per delivery call, at most (a plugin may lower it)"),
+    SETTING ("sinks.NAME.batch.linger_ms", INT, "0", 0, 60000,
+             "wait for a batch to fill",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, linger_ms), NULL, NULL,
+             "how long a partial batch waits to fill; 0 sends at once"),
+    SETTING ("sinks.NAME.timeout_ms", INT, "30000", 1, 3600000,
+             "a deliver call taking longer is retried",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, timeout_ms), NULL, NULL,
+             "a delivery call that takes longer has all its events retried"),
+    SETTING ("sinks.NAME.max_backlog_bytes", INT, "10737418240", 0, INT64_MAX,
+             "spool bytes kept for the sink's backlog before PUTs answer UNAVAILABLE; 0 = no limit",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, max_backlog_bytes), NULL, NULL,
+             "the spool the sink's backlog may hold (from its cursor's next event, or its oldest retry, to the tip); past it every PUT is answered `UNAVAILABLE` naming the sink until it catches up; 0: no limit"),
+    SETTING ("sinks.NAME.circuit.failures", INT, "5", 1, 1000000,
+             "consecutive failed batches that open the circuit",
+             DISPATCH, offsetof (dlq_sink_dispatch_t, circuit_failures), NULL, NULL,
+             "consecutive failed batches (every event `RETRY`) that open the circuit"),
 };
 
-static const dlq_setting_spec_t retry_keys [] = {
-    { "max_attempts",   DLQ_SETTING_INT, 0, 1000000, "deliveries tried per event; 0 = forever" },
-    { "backoff_ms",     DLQ_SETTING_INT, 1, 86400000, "ceiling of the first retry delay" },
-    { "backoff_max_ms", DLQ_SETTING_INT, 1, 86400000, "cap of the retry delay" },
-    { "multiplier",     DLQ_SETTING_FLOAT, 1, 100, "growth of the delay ceiling per attempt" },
-    { NULL }
-};
+#define ROW_COUNT (sizeof rows / sizeof rows [0])
+#define PREFIX "sinks.NAME."
 
-static const dlq_setting_spec_t batch_keys [] = {
-    { "max_events", DLQ_SETTING_INT, 1, 100000, "events per deliver call, at most" },
-    { "linger_ms",  DLQ_SETTING_INT, 0, 60000, "wait for a batch to fill" },
-    { NULL }
-};
-
-static const dlq_setting_spec_t circuit_keys [] = {
-    { "failures", DLQ_SETTING_INT, 1, 1000000, "consecutive failed batches that open the circuit" },
-    { NULL }
-};
-
-static const dlq_sink_dispatch_t dispatch_defaults = {
-    .max_attempts = 10, .backoff_ms = 200, .backoff_max_ms = 30000, .multiplier = 2.0,
-    .batch_max = 1000, .linger_ms = 0, .timeout_ms = 30000, .circuit_failures = 5,
-    .max_backlog_bytes = 10LL << 30,
-};
+const dlq_setting_t *
+dlq_sink_config_rows (size_t *count_out)
+{
+    *count_out = ROW_COUNT;
+    return rows;
+}
 
 /* ---- schema ------------------------------------------------------------ */
-
-static dlq_setting_type_t
-setting_type (dlq_sink_setting_type_t type)
-{
-    switch (type) {
-        case DLQ_SINK_SETTING_INT:  return DLQ_SETTING_INT;
-        case DLQ_SINK_SETTING_BOOL: return DLQ_SETTING_BOOL;
-        case DLQ_SINK_SETTING_STRING: return DLQ_SETTING_STRING;
-        default: return DLQ_SETTING_STRING_LIST;
-    }
-}
-
-/* The plugin's schema plus the gateway's keys, as a config_schema table. */
-static dlq_setting_spec_t *
-full_schema (const dlq_sink_ops_t *ops, bool per_stream_only)
-{
-    size_t n = 0;
-    while (ops->settings && ops->settings [n].name)
-        n++;
-    dlq_setting_spec_t *schema = dlq_calloc (n + 8, sizeof *schema);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const dlq_sink_setting_t *s = &ops->settings [i];
-        if (per_stream_only && !s->per_stream)
-            continue;
-        schema [k++] = (dlq_setting_spec_t) { s->name, setting_type (s->type), s->min, s->max, s->description };
-    }
-    for (size_t i = 0; !per_stream_only && gateway_keys [i].name; i++)
-        schema [k++] = gateway_keys [i];
-    return schema;
-}
 
 static int
 spec_index (const dlq_sink_config_t *self, const char *name)
@@ -132,89 +123,53 @@ spec_index (const dlq_sink_config_t *self, const char *name)
 
 /* ---- values ------------------------------------------------------------ */
 
-static void
-value_free (value_t *v)
-{
-    free (v->s);
-    for (size_t i = 0; i < v->count; i++)
-        free (v->list [i]);
-    free (v->list);
-    memset (v, 0, sizeof *v);
-}
-
-/* The schema default of entry s into v (an INT or BOOL default that does not
- * parse is a plugin bug: reported as a config error). */
-static bool
-value_default (const dlq_sink_setting_t *s, value_t *v)
-{
-    memset (v, 0, sizeof *v);
-    if (!s->default_value)
-        return true;
-    v->set = true;
-    switch (s->type) {
-        case DLQ_SINK_SETTING_INT: {
-            char *end;
-            errno = 0;
-            v->i = strtoll (s->default_value, &end, 10);
-            return errno == 0 && *end == '\0';
-        }
-        case DLQ_SINK_SETTING_BOOL:
-            v->i = strcmp (s->default_value, "true") == 0;
-            return v->i || strcmp (s->default_value, "false") == 0;
-        case DLQ_SINK_SETTING_STRING:
-            v->s = dlq_strdup (s->default_value);
-            return true;
-        default:
-            v->set = false;     /* lists have no text default */
-            return true;
-    }
-}
-
-/* Read setting member (of the entry's type, already checked) into v. */
-static bool
-value_read (const config_setting_t *member, const dlq_sink_setting_t *s, value_t *v,
-            dlq_config_error_t *err)
-{
-    value_free (v);
-    v->set = true;
-    switch (s->type) {
-        case DLQ_SINK_SETTING_INT:
-            v->i = config_setting_get_int64 (member);
-            if (v->i < s->min || v->i > s->max)
-                return dlq_config_fail (err, member, "expected an integer from %lld to %lld (%s), got %lld",
-                                        (long long) s->min, (long long) s->max, s->description,
-                                        (long long) v->i);
-            return true;
-        case DLQ_SINK_SETTING_BOOL:
-            v->i = config_setting_get_bool (member);
-            return true;
-        case DLQ_SINK_SETTING_STRING: {
-            const char *text = config_setting_get_string (member);
-            int64_t len = (int64_t) strlen (text);
-            if (len < s->min || (s->max > 0 && len > s->max))
-                return dlq_config_fail (err, member, "expected a string of %lld to %lld characters (%s)",
-                                        (long long) s->min, (long long) s->max, s->description);
-            v->s = dlq_strdup (text);
-            return true;
-        }
-        default:
-            v->count = (size_t) config_setting_length (member);
-            v->list = dlq_calloc (v->count ? v->count : 1, sizeof (char *));
-            for (size_t i = 0; i < v->count; i++)
-                v->list [i] = dlq_strdup (config_setting_get_string_elem (member, (int) i));
-            return true;
-    }
-}
-
 /* Read every plugin setting present in group into values. */
 static bool
-read_values (const dlq_sink_config_t *self, const config_setting_t *group, value_t *values,
+read_values (const dlq_sink_config_t *self, const config_setting_t *group, dlq_setting_value_t *values,
              dlq_config_error_t *err)
 {
     for (size_t i = 0; i < self->settings; i++) {
         const config_setting_t *m = config_setting_get_member (group, self->ops->settings [i].name);
-        if (m && !value_read (m, &self->ops->settings [i], &values [i], err))
+        if (m && !dlq_setting_value_read (m, &self->ops->settings [i], &values [i], err))
             return false;
+    }
+    return true;
+}
+
+/* Check the members of group: the plugin's settings (only those it lets a
+ * stream override, when per_stream) and, for a sink section, the
+ * gateway's (the rows above). */
+static bool
+check_members (const dlq_sink_config_t *self, const config_setting_t *group, bool per_stream,
+               dlq_config_error_t *err)
+{
+    for (int k = 0; k < config_setting_length (group); k++) {
+        const config_setting_t *m = config_setting_get_elem (group, (unsigned) k);
+        int i = config_setting_name (m) ? spec_index (self, config_setting_name (m)) : -1;
+        const dlq_sink_setting_t *spec = i >= 0 ? &self->ops->settings [i] : NULL;
+        dlq_member_result_t rc = DLQ_MEMBER_UNKNOWN;
+        if (spec && (!per_stream || spec->per_stream))
+            rc = dlq_setting_type_matches (m, spec->type) ? DLQ_MEMBER_OK
+               : (dlq_setting_type_fail (m, spec, err), DLQ_MEMBER_BAD);
+        else
+        if (!per_stream)
+            rc = dlq_config_check_member (m, rows, ROW_COUNT, PREFIX, err);
+        if (rc == DLQ_MEMBER_BAD)
+            return false;
+        if (rc == DLQ_MEMBER_UNKNOWN) {
+            dlq_buf_t known = DLQ_BUF_INIT;
+            for (size_t j = 0; j < self->settings; j++)
+                if (!per_stream || self->ops->settings [j].per_stream)
+                    dlq_buf_printf (&known, "%s%s", known.len ? ", " : "", self->ops->settings [j].name);
+            if (!per_stream) {
+                if (known.len)
+                    dlq_buf_puts (&known, ", ");
+                dlq_config_member_names (rows, ROW_COUNT, PREFIX, &known);
+            }
+            dlq_config_fail (err, m, "unknown setting; expected one of: %s", known.data ? known.data : "(none)");
+            dlq_buf_free (&known);
+            return false;
+        }
     }
     return true;
 }
@@ -222,37 +177,17 @@ read_values (const dlq_sink_config_t *self, const config_setting_t *group, value
 /* ---- dispatch settings ---------------------------------------------------- */
 
 static bool
-read_group (const config_setting_t *section, const char *name, const dlq_setting_spec_t *keys,
-            const config_setting_t **group, dlq_config_error_t *err)
-{
-    *group = config_setting_get_member (section, name);
-    return !*group || dlq_config_check_group (*group, keys, err);
-}
-
-static bool
 read_dispatch (const config_setting_t *section, dlq_sink_dispatch_t *d, dlq_config_error_t *err)
 {
-    *d = dispatch_defaults;
-    const config_setting_t *retry, *batch, *circuit;
-    bool ok = dlq_config_int (section, gateway_keys, "timeout_ms", &d->timeout_ms, err)
-           && dlq_config_int (section, gateway_keys, "max_backlog_bytes", &d->max_backlog_bytes, err)
-           && read_group (section, "retry", retry_keys, &retry, err)
-           && read_group (section, "batch", batch_keys, &batch, err)
-           && read_group (section, "circuit", circuit_keys, &circuit, err);
-    if (ok && retry)
-        ok = dlq_config_int (retry, retry_keys, "max_attempts", &d->max_attempts, err)
-          && dlq_config_int (retry, retry_keys, "backoff_ms", &d->backoff_ms, err)
-          && dlq_config_int (retry, retry_keys, "backoff_max_ms", &d->backoff_max_ms, err)
-          && dlq_config_float (retry, retry_keys, "multiplier", &d->multiplier, err);
-    if (ok && retry && d->backoff_max_ms < d->backoff_ms)
-        ok = dlq_config_fail (err, retry, "expected backoff_max_ms (%lld) >= backoff_ms (%lld)",
-                              (long long) d->backoff_max_ms, (long long) d->backoff_ms);
-    if (ok && batch)
-        ok = dlq_config_int (batch, batch_keys, "max_events", &d->batch_max, err)
-          && dlq_config_int (batch, batch_keys, "linger_ms", &d->linger_ms, err);
-    if (ok && circuit)
-        ok = dlq_config_int (circuit, circuit_keys, "failures", &d->circuit_failures, err);
-    return ok;
+    if (!dlq_config_set_defaults (rows, ROW_COUNT, PREFIX, DISPATCH, d))
+        return dlq_config_fail (err, section, "a default of the sink settings table does not parse (a bug)");
+    if (!dlq_config_read (section, rows, ROW_COUNT, PREFIX, DISPATCH, d, err))
+        return false;
+    const config_setting_t *retry = config_setting_get_member (section, "retry");
+    if (retry && d->backoff_max_ms < d->backoff_ms)
+        return dlq_config_fail (err, retry, "expected backoff_max_ms (%lld) >= backoff_ms (%lld)",
+                                (long long) d->backoff_max_ms, (long long) d->backoff_ms);
+    return true;
 }
 
 /* ---- the plugin ---------------------------------------------------------- */
@@ -292,13 +227,21 @@ load_plugin (const config_setting_t *section, const char *search, dlq_config_err
     return plugin;
 }
 
+/* The plugin's defaults; a setting of a type this gateway does not know
+ * (from a newer ABI) or a default that does not parse is refused. */
 static bool
-check_defaults (dlq_sink_config_t *self, const config_setting_t *section, dlq_config_error_t *err)
+plugin_defaults (dlq_sink_config_t *self, const config_setting_t *section, dlq_config_error_t *err)
 {
-    for (size_t i = 0; i < self->settings; i++)
-        if (!value_default (&self->ops->settings [i], &self->section [i]))
+    for (size_t i = 0; i < self->settings; i++) {
+        const dlq_sink_setting_t *spec = &self->ops->settings [i];
+        if (!dlq_setting_type_known (spec->type))
+            return dlq_config_fail (err, section, "sink plugin %s declares %s of a type this dlqd does not know "
+                                    "(%d): a newer plugin than the gateway", dlq_sink_plugin_path (self->plugin),
+                                    spec->name, (int) spec->type);
+        if (!dlq_setting_value_default (spec, &self->section [i]))
             return dlq_config_fail (err, section, "sink plugin %s declares a bad default for %s",
-                                    dlq_sink_plugin_path (self->plugin), self->ops->settings [i].name);
+                                    dlq_sink_plugin_path (self->plugin), spec->name);
+    }
     return true;
 }
 
@@ -316,15 +259,13 @@ dlq_sink_config_new (const config_setting_t *section, int index, const char *sea
     self->ops = dlq_sink_plugin_ops (plugin);
     while (self->ops->settings && self->ops->settings [self->settings].name)
         self->settings++;
-    self->section = dlq_calloc (self->settings + 1, sizeof (value_t));
+    self->section = dlq_calloc (self->settings + 1, sizeof (dlq_setting_value_t));
     self->counters = dlq_calloc (1, sizeof (counters_t));
     pthread_mutex_init (&self->counters->lock, NULL);
-    dlq_setting_spec_t *schema = full_schema (self->ops, false);
-    bool ok = dlq_config_check_group (section, schema, err)
-           && check_defaults (self, section, err)
+    bool ok = plugin_defaults (self, section, err)
+           && check_members (self, section, false, err)
            && read_values (self, section, self->section, err)
            && read_dispatch (section, &self->dispatch, err);
-    free (schema);
     if (!ok)
         dlq_sink_config_destroy (&self);
     return self;
@@ -336,15 +277,12 @@ dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
 {
     if (config_setting_type (group) != CONFIG_TYPE_GROUP)
         return dlq_config_fail (err, group, "expected a group of %s's per-stream settings", self->name);
-    dlq_setting_spec_t *schema = full_schema (self->ops, true);
-    bool ok = dlq_config_check_group (group, schema, err);
-    free (schema);
-    if (!ok)
+    if (!check_members (self, group, true, err))
         return false;
     self->streams = dlq_realloc (self->streams, (self->stream_count + 1) * sizeof (stream_values_t));
     stream_values_t *sv = &self->streams [self->stream_count++];
     sv->stream = dlq_strdup (stream);
-    sv->values = dlq_calloc (self->settings + 1, sizeof (value_t));
+    sv->values = dlq_calloc (self->settings + 1, sizeof (dlq_setting_value_t));
     return read_values (self, group, sv->values, err);
 }
 
@@ -373,11 +311,11 @@ dlq_sink_config_destroy (dlq_sink_config_t **self_p)
         free (self->routed [i]);
     free (self->routed);
     for (size_t i = 0; i < self->settings; i++)
-        value_free (&self->section [i]);
+        dlq_setting_value_free (&self->section [i]);
     free (self->section);
     for (size_t s = 0; s < self->stream_count; s++) {
         for (size_t i = 0; i < self->settings; i++)
-            value_free (&self->streams [s].values [i]);
+            dlq_setting_value_free (&self->streams [s].values [i]);
         free (self->streams [s].values);
         free (self->streams [s].stream);
     }
@@ -402,7 +340,7 @@ const dlq_sink_ops_t *dlq_sink_config_ops (const dlq_sink_config_t *self) { retu
 const dlq_sink_dispatch_t *dlq_sink_config_dispatch (const dlq_sink_config_t *self) { return &self->dispatch; }
 
 /* The value of setting name for stream, following the precedence. */
-static const value_t *
+static const dlq_setting_value_t *
 lookup (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
     int i = spec_index (self, name);
@@ -417,21 +355,28 @@ lookup (const dlq_sink_config_t *self, const char *stream, const char *name)
 int64_t
 dlq_sink_config_int (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
-    const value_t *v = lookup (self, stream, name);
+    const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set ? v->i : 0;
+}
+
+double
+dlq_sink_config_float (const dlq_sink_config_t *self, const char *stream, const char *name)
+{
+    const dlq_setting_value_t *v = lookup (self, stream, name);
+    return v && v->set ? v->f : 0;
 }
 
 bool
 dlq_sink_config_bool (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
-    const value_t *v = lookup (self, stream, name);
+    const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set && v->i;
 }
 
 const char *
 dlq_sink_config_string (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
-    const value_t *v = lookup (self, stream, name);
+    const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set ? v->s : NULL;
 }
 
@@ -439,7 +384,7 @@ size_t
 dlq_sink_config_list (const dlq_sink_config_t *self, const char *stream, const char *name,
                       const char *const **items)
 {
-    const value_t *v = lookup (self, stream, name);
+    const dlq_setting_value_t *v = lookup (self, stream, name);
     *items = v && v->set ? (const char *const *) v->list : NULL;
     return v && v->set ? v->count : 0;
 }

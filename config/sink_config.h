@@ -32,6 +32,11 @@ typedef struct {
     int64_t max_backlog_bytes;  /* spool bytes its backlog may hold before PUTs are refused; 0: no limit */
 } dlq_sink_dispatch_t;
 
+/* The gateway's settings of a sink section, as rows of the settings table
+ * (config_schema.h; named "sinks.NAME.retry.max_attempts", ...); *count_out
+ * their number. */
+const dlq_setting_t *dlq_sink_config_rows (size_t *count_out);
+
 /* Read sink `section` (a group named after the sink) of a config file:
  * type (or type = "plugin" with path), dispatch settings, the plugin's own
  * settings. search is the plugin directory search path. index is the sink's
@@ -62,6 +67,7 @@ const dlq_sink_dispatch_t *dlq_sink_config_dispatch (const dlq_sink_config_t *se
 
 /* Setting values, as the host table gives them to the plugin. */
 int64_t dlq_sink_config_int (const dlq_sink_config_t *self, const char *stream, const char *name);
+double dlq_sink_config_float (const dlq_sink_config_t *self, const char *stream, const char *name);
 bool dlq_sink_config_bool (const dlq_sink_config_t *self, const char *stream, const char *name);
 const char *dlq_sink_config_string (const dlq_sink_config_t *self, const char *stream, const char *name);
 size_t dlq_sink_config_list (const dlq_sink_config_t *self, const char *stream, const char *name,

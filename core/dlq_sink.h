@@ -71,7 +71,12 @@ typedef enum {
     DLQ_SINK_SETTING_INT,
     DLQ_SINK_SETTING_BOOL,
     DLQ_SINK_SETTING_STRING,
-    DLQ_SINK_SETTING_STRING_LIST    /* ["a", "b"]: e.g. driver options "key=value" */
+    DLQ_SINK_SETTING_STRING_LIST,   /* ["a", "b"]: e.g. driver options "key=value" */
+    /* Added after the first release of version 1. Read it with
+     * host->config_float; a gateway without DLQ_SINK_HOST_HAS (host,
+     * config_float) predates it (it checks such a setting as a
+     * STRING_LIST): fail init there. */
+    DLQ_SINK_SETTING_FLOAT          /* a number, integer or not (2, 2.5); bounds: min / max */
 } dlq_sink_setting_type_t;
 
 /* One setting of the sink's config section. The array ends with an entry
@@ -81,8 +86,8 @@ typedef enum {
 typedef struct {
     const char              *name;
     dlq_sink_setting_type_t  type;
-    const char              *default_value; /* text form ("5672", "true", "x"), NULL = none */
-    int64_t                  min;           /* INT: value bounds; STRING: length bounds */
+    const char              *default_value; /* text form ("5672", "true", "x", "2.5"), NULL = none */
+    int64_t                  min;           /* INT, FLOAT: value bounds; STRING: length bounds */
     int64_t                  max;
     bool                     per_stream;    /* may be overridden per stream */
     const char              *description;   /* one line, for errors and docs */
@@ -161,6 +166,10 @@ typedef struct {
      * streams may come too, via the default chain). *names lives as long
      * as the config. */
     size_t      (*streams) (const dlq_sink_config_t *config, const char *const **names);
+    /* Added after the first release of version 1 (DLQ_SINK_HOST_HAS (host,
+     * config_float)): a DLQ_SINK_SETTING_FLOAT setting's value, as
+     * config_int gives an INT's. */
+    double      (*config_float) (const dlq_sink_config_t *config, const char *stream, const char *name);
 } dlq_sink_host_t;
 
 /* Does this host table have member (added after version 1's first release)? */

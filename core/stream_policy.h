@@ -24,13 +24,13 @@ typedef enum {
 /* The scheduled replay of a stream (dlq.retry of the dlq_events replay job). */
 typedef struct {
     bool     enabled;
-    int32_t  max_retries;               /* events with retry_count >= this are left alone */
-    int32_t  batch_size;                /* events per pass, at most */
+    int64_t  max_retries;               /* events with retry_count >= this are left alone */
+    int64_t  batch_size;                /* events per pass, at most */
     int64_t  interval_ms;               /* time between passes */
 } dlq_schedule_t;
 
 typedef struct {
-    int      retention_days;            /* 0 = keep forever */
+    int64_t  retention_days;            /* 0 = keep forever */
     bool     include_original_document;
     bool     include_stack_trace;
     uint64_t chain;                     /* bit i: sink i delivers this stream's events */

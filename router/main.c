@@ -2,6 +2,8 @@
  *
  *  dlqd [-c FILE]             serve with FILE (default config/dlqd.conf)
  *  dlqd --check-config FILE   validate FILE and exit 0 (valid) or 1
+ *  dlqd --config-reference    print every setting (the settings table) as
+ *                             docs/configuration.md has it
  */
 #include "dlq_log.h"
 #include "dlqd_config.h"
@@ -37,6 +39,7 @@ usage (FILE *out, int code)
     fprintf (out,
              "usage: dlqd [-c FILE] [--log-level debug|info|warn|error]\n"
              "       dlqd --check-config FILE\n"
+             "       dlqd --config-reference\n"
              "       dlqd --version\n"
              "Serves the dead-letter gateway described by FILE (default %s).\n"
              "SIGTERM or SIGINT: answer every request already received, then exit 0.\n",
@@ -120,6 +123,13 @@ main (int argc, char **argv)
             return usage (stdout, 0);
         if (strcmp (arg, "--version") == 0) {
             printf ("dlqd %s (wire protocol 1)\n", DLQD_VERSION);
+            return 0;
+        }
+        if (strcmp (arg, "--config-reference") == 0) {
+            dlq_buf_t reference = DLQ_BUF_INIT;
+            dlqd_config_reference (&reference);
+            fwrite (reference.data, 1, reference.len, stdout);
+            dlq_buf_free (&reference);
             return 0;
         }
         if (strcmp (arg, "--check-config") == 0 && i + 1 < argc) {

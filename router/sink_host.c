@@ -47,6 +47,7 @@ static const dlq_sink_host_t host = {
     .config_list   = dlq_sink_config_list,
     .append        = host_append,
     .streams       = dlq_sink_config_streams,
+    .config_float  = dlq_sink_config_float,
 };
 
 const dlq_sink_host_t *dlq_sink_host (void) { return &host; }
