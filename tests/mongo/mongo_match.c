@@ -3,14 +3,13 @@
  */
 #include "mongo_match.h"
 
+#include "dlq_hash.h"
 #include "mongo_regex.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FNV_OFFSET 1469598103934665603ULL
-#define FNV_PRIME  1099511628211ULL
 
 /* ------------------------------------------------------------------ */
 /*  Comparing values                                                    */
@@ -253,30 +252,21 @@ mongo_value_equal (const bson_value_t *a, const bson_value_t *b)
 }
 
 static uint64_t
-hash_bytes (uint64_t h, const void *bytes, size_t len)
-{
-    const unsigned char *p = bytes;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p [i]) * FNV_PRIME;
-    return h;
-}
-
-static uint64_t
 hash_number (const bson_value_t *v)
 {
     if (is_integer_type (v->value_type)) {
         int64_t i = integer_of (v);
-        return hash_bytes (FNV_OFFSET, &i, sizeof i);
+        return dlq_hash_fnv64 (&i, sizeof i);
     }
     long double x = number_of (v);
     if (isnan (x))
-        return FNV_OFFSET;
+        return DLQ_HASH_FNV64_OFFSET;
     if (x == floorl (x) && x >= -9223372036854775808.0L && x < 9223372036854775808.0L) {
         int64_t i = (int64_t) x;        /* integral: hashes as the integer */
-        return hash_bytes (FNV_OFFSET, &i, sizeof i);
+        return dlq_hash_fnv64 (&i, sizeof i);
     }
     double d = (double) x;
-    return hash_bytes (FNV_OFFSET, &d, sizeof d);
+    return dlq_hash_fnv64 (&d, sizeof d);
 }
 
 uint64_t
@@ -289,15 +279,15 @@ mongo_value_hash (const bson_value_t *value)
         return hash_number (value);
     case BSON_TYPE_UTF8: case BSON_TYPE_SYMBOL:
         string_of (value, &s, &len);
-        return hash_bytes (FNV_OFFSET, s, len);
+        return dlq_hash_fnv64 (s, len);
     case BSON_TYPE_OID:
-        return hash_bytes (FNV_OFFSET, value->value.v_oid.bytes, sizeof value->value.v_oid.bytes);
+        return dlq_hash_fnv64 (value->value.v_oid.bytes, sizeof value->value.v_oid.bytes);
     case BSON_TYPE_DATE_TIME:
-        return hash_bytes (FNV_OFFSET, &value->value.v_datetime, sizeof value->value.v_datetime);
+        return dlq_hash_fnv64 (&value->value.v_datetime, sizeof value->value.v_datetime);
     case BSON_TYPE_BOOL:
-        return FNV_OFFSET + value->value.v_bool;
+        return DLQ_HASH_FNV64_OFFSET + value->value.v_bool;
     default:                    /* equal values of other types share a class */
-        return FNV_OFFSET * (uint64_t) (mongo_value_type_class (value->value_type) + 1);
+        return DLQ_HASH_FNV64_OFFSET * (uint64_t) (mongo_value_type_class (value->value_type) + 1);
     }
 }
 
