@@ -4,7 +4,8 @@
  *  own thread with the other end of a ZeroMQ PAIR pipe, says when it is
  *  ready (or that it could not start), serves messages from the pipe, and
  *  returns when it reads the stop message. Every long-lived thread of the
- *  daemon (committer, query workers, later the sink dispatchers) is one.
+ *  daemon is one: the committer, the indexer, the query workers, the sink
+ *  dispatchers and the replayer.
  */
 #ifndef DLQ_ACTOR_H
 #define DLQ_ACTOR_H

@@ -1,10 +1,17 @@
-/*  query_service — the threads that answer GET, LIST and STATS, each with
- *  its own read-only connection to the store, so a slow query never delays
- *  the ingest path (SQLite WAL lets readers run beside the writer).
+/*  query_service — the query threads: they answer the verbs of the query,
+ *  checkpoint-read and replay lanes (verb_table.h: GET, LIST, COUNT,
+ *  GROUPS, STATS, CKPT.GET / LIST, REPLAY and its job controls, RESOLVE,
+ *  FAIL) and a sink primary's checkpoint writes, each thread with its own
+ *  connections to the embedded store and to the primary, at a lower
+ *  priority (gateway.query_nice), so a slow query never delays the acks.
+ *  A verb that waits for the index is answered once the indexer has what
+ *  was acknowledged before it; GET reads an event not indexed yet from the
+ *  spool (spool_lookup.h).
  *
  *  The front end forwards a request as [identity][verb][request-id][body]
- *  to a worker and later reads the finished reply [identity][status]
- *  [request-id][body] from that worker's socket, to send on as is.
+ *  to a worker (round robin, or keyed by client where order matters) and
+ *  later reads the finished reply [identity][status][request-id][body]
+ *  from that worker's socket, to send on as is.
  */
 #ifndef DLQ_QUERY_SERVICE_H
 #define DLQ_QUERY_SERVICE_H

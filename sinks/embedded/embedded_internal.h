@@ -4,10 +4,11 @@
  *  statement tables, the error / statement helpers and the SQL that derives
  *  the routing columns of schema version 3 from a stored body.
  *  embedded_store.c owns the connection, the schema, the events and
- *  stream_counts tables and the one write transaction (dlq_embedded_commit);
+ *  stream_counts tables; embedded_index.c the indexer's write transaction
+ *  (dlq_embedded_index: the events read from the spool, the ledger updates
+ *  and the checkpoint writes, and the spool position, in one commit);
  *  spool_ledger.c owns the tables of schema version 2 (sink_state,
- *  deliveries) and the spool reads a dispatcher makes, and adds its part to
- *  that transaction. embedded_workbench.c and embedded_jobs.c own the
+ *  deliveries) and adds its part to that transaction. embedded_workbench.c and embedded_jobs.c own the
  *  statements of schema version 5 (the replay state of events,
  *  scheduler_locks, replay_jobs); their short transactions of their own run
  *  on the writer's or an updater's connection.

@@ -1,12 +1,17 @@
-/*  embedded_store — the SQLite spool and default primary store.
+/*  embedded_store — the SQLite store behind the spool: the default primary
+ *  (its events, workbench indexes and running group counts), the delivery
+ *  ledger, replay jobs and checkpoints.
  *
- *  One SQLite database file (WAL mode, synchronous=FULL) in data_dir holds
- *  every accepted event. The writer connection appends batches in one
- *  transaction each (group commit: one fsync for many events); reader
- *  connections (one per query thread) answer GET / LIST / STATS concurrently
- *  with the writer, which WAL allows. Updater connections make the
- *  workbench's small writes (replay state, replay jobs) in short
- *  transactions of their own, which SQLite serialises with the writer's.
+ *  One SQLite database file (WAL mode) in data_dir. The acks do not wait
+ *  for it: they wait for the spool (core/spool), and the indexer's writer
+ *  connection takes the spool's records in large transactions behind them
+ *  (embedded_index.h: synchronous=NORMAL, with a durable commit now and
+ *  then that lets the spool release what it covers). Reader connections
+ *  (one per query thread) answer queries concurrently with the writer,
+ *  which WAL allows. Updater connections make the workbench's small writes
+ *  (replay state, replay jobs) in short transactions of their own, which
+ *  SQLite serialises with the writer's. dlq_embedded_append is the same
+ *  store written directly, as the embedded sink plugin and the tests do.
  *
  *  Schema (version 5; the meta table records it):
  *    events(seq INTEGER PRIMARY KEY AUTOINCREMENT  -- spool offset; never reused,
