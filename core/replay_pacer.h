@@ -18,18 +18,18 @@ typedef struct {
     double   rate;          /* events per second, > 0 */
     int64_t  start_ms;      /* when event 0 of this run is due */
     uint64_t sent;          /* events of this run sent so far */
-} dlq_pacer_t;
+} dlq_replay_pacer_t;
 
 /* Start a run at now_ms (also after a pause: the time paused is not owed). */
-void dlq_pacer_start (dlq_pacer_t *self, double rate, int64_t now_ms);
+void dlq_replay_pacer_start (dlq_replay_pacer_t *self, double rate, int64_t now_ms);
 
 /* When the next event is due (ms). */
-int64_t dlq_pacer_due (const dlq_pacer_t *self);
+int64_t dlq_replay_pacer_due (const dlq_replay_pacer_t *self);
 
 /* How many events may go at now_ms, at most max: those due by now. */
-size_t dlq_pacer_allow (dlq_pacer_t *self, int64_t now_ms, size_t max);
+size_t dlq_replay_pacer_allow (dlq_replay_pacer_t *self, int64_t now_ms, size_t max);
 
 /* Count n events as sent. */
-void dlq_pacer_sent (dlq_pacer_t *self, size_t n);
+void dlq_replay_pacer_sent (dlq_replay_pacer_t *self, size_t n);
 
 #endif

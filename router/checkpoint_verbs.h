@@ -15,7 +15,7 @@
 #include "dlq_buf.h"
 #include "dlq_code.h"
 #include "dlq_json.h"
-#include "primary_store.h"
+#include "primary.h"
 #include "protocol.h"
 
 #include <stdbool.h>

@@ -29,7 +29,7 @@
 #ifndef DLQ_CIRCUIT_H
 #define DLQ_CIRCUIT_H
 
-#include "retry_policy.h"
+#include "retry.h"
 
 #include <stdbool.h>
 #include <stdint.h>

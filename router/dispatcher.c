@@ -20,7 +20,7 @@
 #include "spool_kinds.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
-#include "retry_policy.h"
+#include "retry.h"
 #include "retry_queue.h"
 #include "sink_host.h"
 #include "spool_ledger.h"

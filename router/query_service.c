@@ -15,7 +15,7 @@
 #include "dlq_uuid.h"
 #include "embedded_store.h"
 #include "failed_event.h"
-#include "primary_store.h"
+#include "primary.h"
 #include "checkpoint_verbs.h"
 #include "protocol.h"
 #include "replay_verbs.h"

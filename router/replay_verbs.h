@@ -14,7 +14,7 @@
 #include "dlq_json.h"
 #include "dlq_sink.h"
 #include "dlqd_config.h"
-#include "primary_store.h"
+#include "primary.h"
 #include "protocol.h"
 #include "replay_control.h"
 

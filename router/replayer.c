@@ -11,7 +11,7 @@
 #include "dlq_uuid.h"
 #include "embedded_jobs.h"
 #include "embedded_store.h"
-#include "primary_store.h"
+#include "primary.h"
 #include "replay_job.h"
 #include "replay_lineage.h"
 #include "replay_pacer.h"
@@ -35,7 +35,7 @@
 typedef struct {
     dlq_replay_job_t  job;              /* its row: counters, cursor ("k|page cursor") */
     dlq_replay_plan_t plan;
-    dlq_pacer_t       pacer;
+    dlq_replay_pacer_t       pacer;
     char             *page_cursor;      /* where the current page starts ("" = the first) */
     size_t            page_done;        /* events of the page handled */
     char              last_id [64];     /* the last of them ("" : none yet) */
@@ -221,7 +221,7 @@ run_new (dlq_replay_job_t *job)
     if (bar2 && (size_t) (bar2 - bar - 1) < sizeof run->last_id)
         snprintf (run->last_id, sizeof run->last_id, "%.*s", (int) (bar2 - bar - 1), bar + 1);
     run->page_cursor = dlq_strdup (bar2 ? bar2 + 1 : "");
-    dlq_pacer_start (&run->pacer, (double) run->plan.rate, dlq_time_mono_ms ());
+    dlq_replay_pacer_start (&run->pacer, (double) run->plan.rate, dlq_time_mono_ms ());
     return run;
 }
 
@@ -337,7 +337,7 @@ step_job (replayer_t *r, run_t *run)
     int64_t mono = dlq_time_mono_ms ();
     if (mono < run->wait_until)
         return false;
-    size_t allowed = dlq_pacer_allow (&run->pacer, mono, STEP_MAX), sent = 0;
+    size_t allowed = dlq_replay_pacer_allow (&run->pacer, mono, STEP_MAX), sent = 0;
     bool finished = false, changed = false;
     char why [512] = "";
     while (sent < allowed && dlq_replay_control_requested (r->control) == r->handled) {
@@ -375,7 +375,7 @@ step_job (replayer_t *r, run_t *run)
         sent++;
         changed = true;
     }
-    dlq_pacer_sent (&run->pacer, sent);
+    dlq_replay_pacer_sent (&run->pacer, sent);
     sent_flush (r);
     if (changed || finished)
         save_progress (r, run);
@@ -599,7 +599,7 @@ sleep_ms (replayer_t *r, int64_t mono)
     for (size_t i = 0; i < r->config->replay.scheduled_count; i++)
         until = r->next_pass [i] < until ? r->next_pass [i] : until;
     for (size_t i = 0; i < r->run_count; i++) {
-        int64_t due = dlq_pacer_due (&r->runs [i]->pacer);
+        int64_t due = dlq_replay_pacer_due (&r->runs [i]->pacer);
         due = r->runs [i]->wait_until > due ? r->runs [i]->wait_until : due;
         until = due < until ? due : until;
     }

@@ -1,10 +1,10 @@
-/*  primary_store — the store that answers GET / LIST / STATS: the embedded
+/*  primary — the store that answers GET / LIST / STATS: the embedded
  *  spool itself (primary = "embedded"), or a sink that can serve queries
  *  (primary = "<sink name>"), through its plugin's store calls on an
  *  instance opened in QUERY mode. One per query thread, used on it only.
  */
-#ifndef DLQ_PRIMARY_STORE_H
-#define DLQ_PRIMARY_STORE_H
+#ifndef DLQ_PRIMARY_H
+#define DLQ_PRIMARY_H
 
 #include "dlq_buf.h"
 #include "dlqd_config.h"

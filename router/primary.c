@@ -1,5 +1,5 @@
-/*  primary_store — queries on the spool or on a query-capable sink. */
-#include "primary_store.h"
+/*  primary — queries on the spool or on a query-capable sink. */
+#include "primary.h"
 
 #include "embedded_query.h"
 #include "embedded_checkpoints.h"

@@ -1,10 +1,10 @@
-/*  retry_policy — capped exponential backoff with jitter, and a small RNG.
+/*  retry — capped exponential backoff with jitter.
  *
  *  The router, not the sink, owns retry: when a delivery fails, the sink's
  *  dispatcher asks this module when to try again. Everything here is pure
  *  arithmetic on values passed in. Times are ms on the monotonic clock
- *  (dlq_time_mono_ms); there is no I/O and no sleeping, except that
- *  dlq_rng_seed reads the kernel's entropy once.
+ *  (dlq_time_mono_ms); there is no I/O and no sleeping. The jitter is drawn
+ *  from the caller's dlq_rng_t (dlq_rng.h).
  *
  *  The schedule: the attempt-th failure (1-based) has the ceiling
  *      min (backoff_max_ms, backoff_ms * multiplier^(attempt - 1))
@@ -13,11 +13,11 @@
  *  together. dlq_retry_delay_equal draws from the upper half instead
  *  ("equal jitter"), for callers that must never come back at once.
  *
- *  The RNG is xoshiro256** (Blackman and Vigna). It has no lock: each
- *  dispatcher thread owns its own dlq_rng_t.
  */
-#ifndef DLQ_RETRY_POLICY_H
-#define DLQ_RETRY_POLICY_H
+#ifndef DLQ_RETRY_H
+#define DLQ_RETRY_H
+
+#include "dlq_rng.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,11 +32,6 @@ typedef struct {
 /* 10 tries; ceilings 200, 400, 800 ... ms, capped at 30 s. */
 #define DLQ_RETRY_CONFIG_DEFAULT { 10, 200, 30000, 2.0 }
 
-/* xoshiro256** state. Owned by one thread; never all zero once seeded. */
-typedef struct {
-    uint64_t s [4];
-} dlq_rng_t;
-
 /* The delay ceiling in ms after the attempt-th failure (1-based; 0 counts
  * as 1): min (backoff_max_ms, backoff_ms * multiplier^(attempt - 1)),
  * rounded to the nearest ms. Saturates at the cap for any attempt, with no
@@ -44,22 +39,6 @@ typedef struct {
  * backoff_ms and backoff_max_ms below 1 as 1, a multiplier below 1.0 (or
  * NaN) as 1.0. Always >= 1. */
 int64_t dlq_retry_ceiling (const dlq_retry_config_t *c, uint32_t attempt);
-
-/* Seed from getrandom(2); if that fails, from /dev/urandom; if that fails
- * too, from the monotonic and wall clocks mixed with the pid. */
-void dlq_rng_seed (dlq_rng_t *r);
-
-/* Seed deterministically (the seed is expanded with splitmix64): the same
- * seed always gives the same sequence. For tests. */
-void dlq_rng_seed_with (dlq_rng_t *r, uint64_t seed);
-
-/* The next 64 random bits. */
-uint64_t dlq_rng_next (dlq_rng_t *r);
-
-/* A uniform integer in [lo, hi], both inclusive, without modulo bias
- * (rejection sampling). Any range works, INT64_MIN..INT64_MAX included;
- * hi < lo returns lo. */
-int64_t dlq_rng_uniform (dlq_rng_t *r, int64_t lo, int64_t hi);
 
 /* The delay in ms before retrying after the attempt-th failure, with full
  * jitter: uniform in [0, dlq_retry_ceiling (c, attempt)]. */
