@@ -1037,3 +1037,14 @@ dlq_json_write (dlq_buf_t *out, const dlq_json_value_t *v)
     }
     put_char (out, is_object ? '}' : ']');
 }
+
+size_t
+dlq_utf8_prefix (const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char) s [n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}

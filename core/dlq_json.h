@@ -127,4 +127,9 @@ void dlq_json_write_string (dlq_buf_t *out, const char *s, size_t len);
  * the first bad byte. */
 bool dlq_utf8_valid (const char *s, size_t len, size_t *bad_offset);
 
+/* How many of the len bytes of UTF-8 s fit in max bytes without cutting a
+ * character: len when len <= max, else max moved back to the start of the
+ * character it would split. Pure. */
+size_t dlq_utf8_prefix (const char *s, size_t len, size_t max);
+
 #endif

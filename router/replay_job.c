@@ -62,10 +62,13 @@ dlq_replay_plan_read (const char *json, size_t len, dlq_replay_plan_t *plan)
     const dlq_json_value_t *rate = dlq_json_get (root, "rate");
     const dlq_json_value_t *filter = dlq_json_get (root, "filter");
     const dlq_json_value_t *ids = dlq_json_get (root, "ids");
-    bool ok = target && target->type == DLQ_JSON_STRING && rate && dlq_json_as_int64 (rate, &plan->rate)
-           && plan->rate > 0 && (filter || ids);
+    bool endpoint = target && target->type == DLQ_JSON_STRING && target->len == 8
+                 && memcmp (target->str, "endpoint", 8) == 0;
+    bool route = target && target->type == DLQ_JSON_STRING && target->len == 5 && memcmp (target->str, "route", 5) == 0;
+    bool ok = (endpoint || route) && rate && dlq_json_as_int64 (rate, &plan->rate) && plan->rate > 0
+           && (filter || ids);
     if (ok) {
-        plan->to_endpoint = strcmp (target->str, "endpoint") == 0;
+        plan->to_endpoint = endpoint;
         ok = ids ? dlq_replay_plan_read_ids (ids, plan)
                  : filter->type == DLQ_JSON_OBJECT && dlq_event_filter_parse (filter, &plan->filter, NULL) == DLQ_OK;
     }

@@ -52,7 +52,9 @@ void
 dlq_sink_health_set_error (dlq_sink_health_t *self, const char *error, int64_t at_ms)
 {
     pthread_mutex_lock (&self->lock);
-    snprintf (self->last_error, sizeof self->last_error, "%s", error);
+    size_t n = dlq_utf8_prefix (error, strlen (error), sizeof self->last_error - 1);     /* never half a character */
+    memcpy (self->last_error, error, n);
+    self->last_error [n] = '\0';
     self->last_error_at = at_ms;
     pthread_mutex_unlock (&self->lock);
 }

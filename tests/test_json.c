@@ -812,3 +812,17 @@ Test (json, number_valid_is_the_grammar)
         cr_expect_not (dlq_json_number_valid (bad [i], strlen (bad [i])), "%s", bad [i]);
     cr_expect_not (dlq_json_number_valid ("12\0garbage", 10), "a NUL ends no number");
 }
+
+Test (utf8, a_prefix_never_cuts_a_character)
+{
+    const char *text = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";    /* a, é (2), € (3), 😀 (4): 10 bytes */
+    size_t len = strlen (text);
+    cr_expect_eq (dlq_utf8_prefix (text, len, 100), len, "what fits is whole");
+    cr_expect_eq (dlq_utf8_prefix (text, len, len), len);
+    static const size_t want [] = { 0, 1, 1, 3, 3, 3, 6, 6, 6, 6 };
+    for (size_t max = 0; max < len; max++) {
+        size_t n = dlq_utf8_prefix (text, len, max);
+        cr_expect_eq (n, want [max], "max %zu: %zu", max, n);
+        cr_expect (dlq_utf8_valid (text, n, NULL), "max %zu: the prefix is UTF-8", max);
+    }
+}
