@@ -1,5 +1,5 @@
 /*  itest_ckpt_log — checkpoint writes on the embedded primary go through
- *  the spool (router/committer.c, core/checkpoint_record): a write is read
+ *  the spool (router/ingest/committer.c, core/checkpoint_record): a write is read
  *  back the moment it is acknowledged; every acknowledged write survives
  *  SIGKILL at once after its ack and is indexed into the store behind;
  *  writes pipelined into one group commit see each other (SEEN keeps what

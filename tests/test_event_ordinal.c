@@ -1,5 +1,5 @@
 /*  test_event_ordinal — event counts from the ordinals of event records
- *  (router/event_ordinal): the newest ordinal of a log, and the ordinal
+ *  (router/ingest/event_ordinal): the newest ordinal of a log, and the ordinal
  *  through any position (at an event, between events, below the oldest
  *  segment kept, at the tip), across segments and after a release.
  */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DOCS_BEGIN "<!-- verb table: made by dlq_verb_table_format_docs (router/verb_table.c); test_verb_table checks it -->\n"
+#define DOCS_BEGIN "<!-- verb table: made by dlq_verb_table_format_docs (router/frontend/verb_table.c); test_verb_table checks it -->\n"
 #define DOCS_END "<!-- end of the verb table -->\n"
 
 Test (verb_table, every_verb_has_exactly_one_row)
@@ -88,7 +88,7 @@ Test (verb_table, the_docs_verb_table_is_the_table)
                DOCS_BEGIN, DOCS_END, want.data);
     begin += strlen (DOCS_BEGIN);
     cr_expect (want.len == (size_t) (end - begin) && memcmp (want.data, begin, want.len) == 0,
-               "docs/protocol.md's verb table differs from router/verb_table.c; it should be:\n%s", want.data);
+               "docs/protocol.md's verb table differs from router/frontend/verb_table.c; it should be:\n%s", want.data);
     dlq_buf_free (&want);
     free (docs);
 }

@@ -1,5 +1,5 @@
 /*  fuzz_checkpoint — the bodies of the checkpoint writes as the gateway
- *  reads them (router/checkpoint_verbs: CKPT.SAVE, CKPT.SEEN,
+ *  reads them (router/checkpoints/checkpoint_verbs: CKPT.SAVE, CKPT.SEEN,
  *  CKPT.PROCESSED, CKPT.DELETE) and the records and tokens they carry
  *  (core/checkpoint).
  *

@@ -1,6 +1,6 @@
 /*  fuzz_params — the parameters of every verb's body that is not PUT
- *  (router/request_params) and the workbench's filters (core/event_filter)
- *  and a replay job's stored request (router/replay_job).
+ *  (router/frontend/request_params) and the workbench's filters (core/event_filter)
+ *  and a replay job's stored request (router/replay/replay_job).
  *
  *  Input: one byte choosing a verb of the table below, then its body. The
  *  body is read as that verb reads it (dlq_params_parse_body: one object,

@@ -1,5 +1,5 @@
 /*  fuzz_wire — the wire frames of every verb, through the real gateway
- *  (router/gateway.c, query_service.c, the replay and checkpoint verbs)
+ *  (router/frontend/gateway.c, query_service.c, the replay and checkpoint verbs)
  *  running in this process on a scratch embedded store, with two linked
  *  sinks in its chains, a replay endpoint and a scheduled stream.
  *

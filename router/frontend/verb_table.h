@@ -2,8 +2,8 @@
  *  name, whether its body may be empty, the lane that serves it, whether a
  *  query thread lets the index catch up before answering it, the roles
  *  that may call it and a line of docs. The front end dispatches on the
- *  lane (router/gateway.c), the query threads on the lane and then the
- *  verb (router/query_service.c); docs/protocol.md's verb table is
+ *  lane (router/frontend/gateway.c), the query threads on the lane and then the
+ *  verb (router/query/query_service.c); docs/protocol.md's verb table is
  *  dlq_verb_table_format_docs () and test_verb_table holds it to that.
  *  Adding a verb is a row here and its handler in its lane. Pure.
  */
