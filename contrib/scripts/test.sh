@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — install what is missing, build, and run every test: all suites
-# in a normal build, then all of them again under ASan + UBSan, then the
-# fuzz harnesses (a clang build, build-fuzz/) over their seed corpora plus
+# in a normal build, then the build with every backend OFF (build-min/:
+# the embedded store only, whose suites need no server), then all of them
+# again under ASan + UBSan, then the fuzz harnesses (a clang build, build-fuzz/) over their seed corpora plus
 # a bounded number of new inputs (ctest -L fuzz: about a minute). One throwaway
 # PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
 # tests of both runs (DLQD_TEST_PG_CONNINFO), one throwaway RabbitMQ node
