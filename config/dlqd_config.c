@@ -2,7 +2,7 @@
  *  table below.
  *
  *  The table is the one source of truth for every setting of the file but
- *  a sink section's (sink_config.c has the gateway's, the plugin the
+ *  a sink section's (plugin_config.c has the gateway's, the plugin the
  *  rest): its name, type, bounds, default, one-line description, where its
  *  value is kept and its entry in the configuration reference. Reading,
  *  checking, defaults, `dlqd --config-reference` and the docs come from it
@@ -209,7 +209,7 @@ void
 dlqd_config_reference (dlq_buf_t *out)
 {
     size_t sink_count = 0;
-    const dlq_setting_t *sink_rows = dlq_sink_config_rows (&sink_count);
+    const dlq_setting_t *sink_rows = dlq_plugin_config_rows (&sink_count);
     const dlq_setting_t *tables [] = { rows, sink_rows };
     size_t counts [] = { ROW_COUNT, sink_count };
     dlq_config_format_reference (tables, counts, 2, out);
@@ -289,7 +289,7 @@ read_chain (const config_setting_t *g, const dlqd_config_t *c, uint64_t *chain, 
         const dlq_sink_config_t *sink = dlqd_config_sink (c, name);
         if (!sink)
             return dlq_config_fail (err, list, "names sink \"%s\", which is not in sinks", name);
-        *chain |= 1ULL << dlq_sink_config_index (sink);
+        *chain |= 1ULL << dlq_plugin_config_index (sink);
     }
     return true;
 }
@@ -327,7 +327,7 @@ check_stream_entry (const config_setting_t *s, const dlqd_config_t *c, dlq_confi
 {
     const char *also [3 + DLQ_SINKS_MAX] = { "name", "schedule" };
     for (size_t i = 0; i < c->sink_count; i++)
-        also [2 + i] = dlq_sink_config_name (c->sinks [i]);
+        also [2 + i] = dlq_plugin_config_name (c->sinks [i]);
     if (!dlq_config_check_group (s, rows, ROW_COUNT, "defaults.", also, err))
         return false;
     const char *own [] = { "name", "schedule" };
@@ -344,8 +344,8 @@ static bool
 read_stream_sinks (const config_setting_t *s, const char *stream, dlqd_config_t *c, dlq_config_error_t *err)
 {
     for (size_t i = 0; i < c->sink_count; i++) {
-        const config_setting_t *m = config_setting_get_member (s, dlq_sink_config_name (c->sinks [i]));
-        if (m && !dlq_sink_config_add_stream (c->sinks [i], stream, m, err))
+        const config_setting_t *m = config_setting_get_member (s, dlq_plugin_config_name (c->sinks [i]));
+        if (m && !dlq_plugin_config_add_stream (c->sinks [i], stream, m, err))
             return false;
     }
     return true;
@@ -373,7 +373,7 @@ read_streams (const config_setting_t *list, dlqd_config_t *c, dlq_config_error_t
             dlq_policy_table_set (c->policies, name.s, &policy);
             for (size_t k = 0; k < c->sink_count; k++)
                 if (policy.chain & (1ULL << k))
-                    dlq_sink_config_route_stream (c->sinks [k], name.s);
+                    dlq_plugin_config_route_stream (c->sinks [k], name.s);
         }
         dlq_setting_value_free (&name);
         if (!ok)
@@ -399,7 +399,7 @@ read_sinks (const config_setting_t *group, dlqd_config_t *c, dlq_config_error_t 
         if (strcmp (config_setting_name (s), "embedded") == 0)
             return dlq_config_fail (err, s, "\"embedded\" is the name of the built-in store; "
                                     "name this sink otherwise");
-        c->sinks [i] = dlq_sink_config_new (s, i, search, err);
+        c->sinks [i] = dlq_plugin_config_new (s, i, search, err);
         if (!c->sinks [i])
             return false;
         c->sink_count++;
@@ -425,7 +425,7 @@ dlq_sink_config_t *
 dlqd_config_sink (const dlqd_config_t *config, const char *name)
 {
     for (size_t i = 0; i < config->sink_count; i++)
-        if (strcmp (dlq_sink_config_name (config->sinks [i]), name) == 0)
+        if (strcmp (dlq_plugin_config_name (config->sinks [i]), name) == 0)
             return config->sinks [i];
     return NULL;
 }
@@ -451,7 +451,7 @@ add_warning (dlqd_config_t *c, const char *format, ...)
 static void
 warn_chains_without_primary (const config_setting_t *streams, dlqd_config_t *c)
 {
-    uint64_t bit = 1ULL << dlq_sink_config_index (c->primary_sink);
+    uint64_t bit = 1ULL << dlq_plugin_config_index (c->primary_sink);
     if (!(c->defaults.chain & bit))
         add_warning (c, "defaults.chain leaves out the primary \"%s\": events of streams not listed in streams "
                      "are acknowledged but never found by GET, LIST or a replay", c->primary);
@@ -475,7 +475,7 @@ check_primary (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_
     if (!c->primary_sink)
         return dlq_config_fail (err, at, "expected \"embedded\" or the name of a sink in sinks, got \"%s\"",
                                 c->primary);
-    const dlq_sink_ops_t *ops = dlq_sink_config_ops (c->primary_sink);
+    const dlq_sink_ops_t *ops = dlq_plugin_config_ops (c->primary_sink);
     if (!ops->store)
         return dlq_config_fail (err, at, "sink \"%s\" (type %s) cannot answer queries", c->primary, ops->type);
     if (c->replay.scheduled_count && !dlq_replay_primary_keeps_state (ops))
@@ -600,7 +600,7 @@ dlqd_config_destroy (dlqd_config_t **config_p)
     free (c->listen);
     dlq_config_free_values (rows, ROW_COUNT, HOME_CONFIG, c);
     for (size_t i = 0; i < c->sink_count; i++)
-        dlq_sink_config_destroy (&c->sinks [i]);
+        dlq_plugin_config_destroy (&c->sinks [i]);
     free (c->sinks);
     dlq_policy_table_destroy (&c->policies);
     for (size_t i = 0; i < c->replay.scheduled_count; i++)

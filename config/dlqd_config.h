@@ -8,7 +8,7 @@
 
 #include "config_schema.h"
 #include "dlq_buf.h"
-#include "sink_config.h"
+#include "plugin_config.h"
 #include "stream_policy.h"
 
 #include <stddef.h>
@@ -95,7 +95,7 @@ enum {
 };
 
 /* The settings table of the file (a sink section's gateway settings are
- * sink_config.h's, the rest of it the plugin's); *count_out its rows. */
+ * plugin_config.h's, the rest of it the plugin's); *count_out its rows. */
 const dlq_setting_t *dlqd_config_rows (size_t *count_out);
 
 /* The configuration reference: every row of the table and of the sink

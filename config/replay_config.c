@@ -20,9 +20,9 @@ read_route (const config_setting_t *g, const dlq_replay_read_t *ctx, dlq_policy_
         return true;
     }
     for (size_t i = 0; i < ctx->sink_count; i++)
-        if (strcmp (dlq_sink_config_name (ctx->sinks [i]), name) == 0 && dlq_sink_config_ops (ctx->sinks [i])->deliver) {
+        if (strcmp (dlq_plugin_config_name (ctx->sinks [i]), name) == 0 && dlq_plugin_config_ops (ctx->sinks [i])->deliver) {
             policy->replay_route = DLQ_REPLAY_ROUTE_SINK;
-            policy->replay_sink = (uint32_t) dlq_sink_config_index (ctx->sinks [i]);
+            policy->replay_sink = (uint32_t) dlq_plugin_config_index (ctx->sinks [i]);
             return true;
         }
     return dlq_config_fail (err, s, "expected \"endpoint\" or the name of a sink in sinks that delivers, "

@@ -8,7 +8,7 @@
 #define DLQ_REPLAY_CONFIG_H
 
 #include "config_schema.h"
-#include "sink_config.h"
+#include "plugin_config.h"
 #include "stream_policy.h"
 
 #include <libconfig.h>

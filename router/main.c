@@ -8,8 +8,8 @@
 #include "dlq_log.h"
 #include "dlqd_config.h"
 #include "gateway.h"
-#include "sink_config.h"
-#include "sink_host.h"
+#include "plugin_config.h"
+#include "plugin_host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,13 +52,13 @@ static bool
 check_sinks (const char *path, const dlqd_config_t *config)
 {
     for (size_t i = 0; i < config->sink_count; i++) {
-        const dlq_sink_ops_t *ops = dlq_sink_config_ops (config->sinks [i]);
+        const dlq_sink_ops_t *ops = dlq_plugin_config_ops (config->sinks [i]);
         char why [512] = "";
         if (!DLQ_SINK_OPS_HAS (ops, check) || !ops->check
-            || ops->check (dlq_sink_host (), config->sinks [i], why, sizeof why) == DLQ_SINK_STATUS_OK)
+            || ops->check (dlq_plugin_host (), config->sinks [i], why, sizeof why) == DLQ_SINK_STATUS_OK)
             continue;
         fprintf (stderr, "dlqd: config error: %s: sinks.%s: %s\n", path,
-                 dlq_sink_config_name (config->sinks [i]), why [0] ? why : "refused by its plugin");
+                 dlq_plugin_config_name (config->sinks [i]), why [0] ? why : "refused by its plugin");
         return false;
     }
     return true;

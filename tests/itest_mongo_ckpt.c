@@ -41,7 +41,7 @@
 #include "dlq_buf.h"
 #include "mongo_support.h"
 #include "plugin_checkpoints.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -310,14 +310,14 @@ Test (mongo_ckpt, a_token_libbson_cannot_read_fails_the_write_with_why)
     for (size_t i = 0; i < 2; i++) {
         dlq_sink_checkpoint_t bad = plugin_ckpt_token (DLQ_SINK_CKPT_SEEN, "orders", unreadable [i], NOW + 1);
         dlq_buf_t out = DLQ_BUF_INIT;
-        cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SEEN, &bad, NOW + 1, dlq_sink_buf (&out)),
+        cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SEEN, &bad, NOW + 1, dlq_plugin_host_buf (&out)),
                       DLQ_SINK_STATUS_ERROR, "%s", unreadable [i]);
         cr_expect_eq (out.len, 0, "nothing answered");
         cr_expect_not_null (strstr (last_error (ck.reader), "lastSeenToken"), "%s", last_error (ck.reader));
         cr_expect_not_null (strstr (last_error (ck.reader), "libbson"), "%s", last_error (ck.reader));
         dlq_buf_free (&out);
         bad = plugin_ckpt_token (DLQ_SINK_CKPT_PROCESSED, "fresh", unreadable [i], NOW + 1);
-        cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_PROCESSED, &bad, NOW + 1, dlq_sink_buf (&out)),
+        cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_PROCESSED, &bad, NOW + 1, dlq_plugin_host_buf (&out)),
                       DLQ_SINK_STATUS_ERROR);
         dlq_buf_free (&out);
     }
@@ -397,7 +397,7 @@ Test (mongo_ckpt, list_of_an_empty_collection_is_an_empty_page)
 {
     open_plugin ();
     dlq_buf_t page = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    cr_assert_eq (ckpt ()->list (ck.reader, "", 100, NULL, dlq_sink_buf (&page), dlq_sink_buf (&next)),
+    cr_assert_eq (ckpt ()->list (ck.reader, "", 100, NULL, dlq_plugin_host_buf (&page), dlq_plugin_host_buf (&next)),
                   DLQ_SINK_STATUS_OK, "%s", last_error (ck.reader));
     dlq_buf_putc (&page, '\0');
     cr_expect_str_eq (page.data, "[]");
@@ -435,7 +435,7 @@ racer (void *arg)
         snprintf (stream, sizeof stream, "race-%04d", i);
         dlq_sink_checkpoint_t c = plugin_ckpt_token (r->kind, stream, "{\"_data\":\"1\"}", NOW);
         dlq_buf_reset (&out);
-        if (ckpt ()->write (r->instance, r->kind, &c, NOW, dlq_sink_buf (&out)) != DLQ_SINK_STATUS_OK
+        if (ckpt ()->write (r->instance, r->kind, &c, NOW, dlq_plugin_host_buf (&out)) != DLQ_SINK_STATUS_OK
             && r->errors++ == 0)
             snprintf (r->error, sizeof r->error, "%s: %s", stream, last_error (r->instance));
     }
@@ -486,7 +486,7 @@ Test (mongo_ckpt, a_duplicate_key_is_tried_once_more)
 
     mongo_server_fail_command (mongo.server, "findAndModify", 2, 11000, NULL, "E11000 duplicate key (injected)", NULL);
     dlq_buf_t out = DLQ_BUF_INIT;
-    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SEEN, &seen, NOW, dlq_sink_buf (&out)), DLQ_SINK_STATUS_ERROR);
+    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SEEN, &seen, NOW, dlq_plugin_host_buf (&out)), DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "duplicate key"), "%s", last_error (ck.reader));
     cr_expect_eq (out.len, 0);
     dlq_buf_free (&out);
@@ -501,14 +501,14 @@ Test (mongo_ckpt, the_servers_failures_are_errors_with_its_words)
     dlq_buf_t out = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
     /* Unauthorized (13): not a transient error the driver would retry a read on */
     mongo_server_fail_command (mongo.server, "findAndModify", 1, 13, NULL, "write refused (injected)", NULL);
-    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_sink_buf (&out)),
+    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "write refused (injected)"), "%s", last_error (ck.reader));
     mongo_server_fail_command (mongo.server, "find", 1, 13, NULL, "find refused (injected)", NULL);
-    cr_expect_eq (ckpt ()->get (ck.reader, "orders", dlq_sink_buf (&out)), DLQ_SINK_STATUS_ERROR);
+    cr_expect_eq (ckpt ()->get (ck.reader, "orders", dlq_plugin_host_buf (&out)), DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "find refused"), "%s", last_error (ck.reader));
     mongo_server_fail_command (mongo.server, "find", 1, 13, NULL, "list refused (injected)", NULL);
-    cr_expect_eq (ckpt ()->list (ck.reader, "", 10, NULL, dlq_sink_buf (&out), dlq_sink_buf (&next)),
+    cr_expect_eq (ckpt ()->list (ck.reader, "", 10, NULL, dlq_plugin_host_buf (&out), dlq_plugin_host_buf (&next)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_not_null (strstr (last_error (ck.reader), "list refused"), "%s", last_error (ck.reader));
     mongo_server_fail_command (mongo.server, "delete", 1, 13, NULL, "delete refused (injected)", NULL);
@@ -519,7 +519,7 @@ Test (mongo_ckpt, the_servers_failures_are_errors_with_its_words)
     cr_expect_eq (out.len + next.len, 0, "nothing written on ERROR");
 
     cr_assert (mongo_server_set_down (mongo.server, true));
-    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_sink_buf (&out)),
+    cr_expect_eq (ckpt ()->write (ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW, dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_ERROR);
     cr_expect_neq (last_error (ck.reader) [0], '\0');
     cr_log_info ("server down: %s", last_error (ck.reader));
@@ -527,7 +527,7 @@ Test (mongo_ckpt, the_servers_failures_are_errors_with_its_words)
     dlq_sink_status_t status = DLQ_SINK_STATUS_ERROR;
     for (int tries = 0; tries < 40 && status != DLQ_SINK_STATUS_OK; tries++) {
         dlq_buf_reset (&out);
-        status = ckpt ()->get (ck.reader, "orders", dlq_sink_buf (&out));
+        status = ckpt ()->get (ck.reader, "orders", dlq_plugin_host_buf (&out));
         if (status != DLQ_SINK_STATUS_OK)
             usleep (250000);        /* the driver's cooldown after a failed check */
     }

@@ -31,7 +31,7 @@
 #include "filter_oracle.h"
 #include "mongo_support.h"
 #include "plugin_workbench.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 #include "sink_support.h"
 #include "test_support.h"
 
@@ -182,7 +182,7 @@ expect_status_everywhere (const dlq_event_t *e, const char *status)
     cr_expect_str_eq (text_at (doc, "metadata.status"), "meta");
     bson_destroy (doc);
     dlq_buf_t got = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_sink_buf (&got)), DLQ_SINK_STATUS_OK);
+    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_plugin_host_buf (&got)), DLQ_SINK_STATUS_OK);
     cr_expect_str_eq (got.data, want, "GET");
     dlq_buf_free (&got);
     free (want);
@@ -248,7 +248,7 @@ Test (mongo_workbench, a_document_from_before_the_replay_state_works)
     cr_expect_eq (st.retry_after, events [0]->created_at, "no retryAfter: createdAt");
     dlq_buf_t out = DLQ_BUF_INIT;
     cr_assert_eq (wb.plugin.ops->workbench->claim (wb.reader, "old", "a", 0, 3, 1, NOW, NOW + LEASE_MS,
-                                                   dlq_sink_buf (&out)),
+                                                   dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_OK, "%s", plugin_wb_error (&wb, wb.reader));
     cr_expect_not_null (strstr (out.data, events [0]->id), "an old PENDING document is due: %s", out.data);
     cr_expect_not_null (strstr (out.data, "\"replayCount\":0"), "%s", out.data);
@@ -259,7 +259,7 @@ Test (mongo_workbench, a_document_from_before_the_replay_state_works)
     cr_expect_eq (st.replay_count, 1);
     dlq_buf_reset (&out);
     cr_assert_eq (wb.plugin.ops->workbench->query_groups (wb.reader, "{\"streamName\":\"old\"}", 10, NOW,
-                                                          dlq_sink_buf (&out)),
+                                                          dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_OK, "%s", plugin_wb_error (&wb, wb.reader));
     cr_expect_not_null (strstr (out.data, "{\"fingerprint\":null,\"count\":2,"), "no fingerprint: one null group: %s",
                         out.data);
@@ -349,7 +349,7 @@ Test (mongo_workbench, a_lease_that_is_already_over_takes_each_event_once)
     const char *const status [] = { "PENDING", "PENDING", "PENDING" };
     store_simple (stream, ago, status, expires, 3);
     dlq_buf_t out = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->workbench->claim (wb.reader, "s", "a", 0, 3, 10, NOW, NOW - 1, dlq_sink_buf (&out)),
+    cr_assert_eq (wb.plugin.ops->workbench->claim (wb.reader, "s", "a", 0, 3, 10, NOW, NOW - 1, dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_OK, "%s", plugin_wb_error (&wb, wb.reader));
     static const int all [] = { 0, 1, 2, -1 };
     plugin_wb_expect_claimed (&out, events, stored, all, NULL,

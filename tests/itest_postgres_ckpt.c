@@ -41,7 +41,7 @@
 #include "pg_db.h"
 #include "pg_support.h"
 #include "plugin_checkpoints.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <libpq-fe.h>
@@ -306,7 +306,7 @@ Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
     free (version);
     dlq_buf_t event = DLQ_BUF_INIT;
     cr_assert_eq (ck.plugin.ops->store->get (ck.reader, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", NOW,
-                                             dlq_sink_buf (&event)),
+                                             dlq_plugin_host_buf (&event)),
                   DLQ_SINK_STATUS_OK, "%s", plugin_ckpt_error (&ck, ck.reader));
     dlq_buf_putc (&event, '\0');
     cr_expect_str_eq (event.data, "{\"kept\":true}", "the version 2 rows are kept");
@@ -320,7 +320,7 @@ Test (postgres_ckpt, a_version_2_table_is_migrated_in_place)
     dlq_sink_checkpoint_t seen = plugin_ckpt_token (DLQ_SINK_CKPT_SEEN, "orders", "{\"_data\":\"1\"}", NOW);
     dlq_buf_t out = DLQ_BUF_INIT;
     dlq_sink_status_t first = plugin_ckpt_ops (&ck)->write (ck.reader, DLQ_SINK_CKPT_SEEN, &seen, NOW,
-                                                            dlq_sink_buf (&out));
+                                                            dlq_plugin_host_buf (&out));
     const char *why = plugin_ckpt_error (&ck, ck.reader);
     if (first != DLQ_SINK_STATUS_OK)
         cr_expect_not_null (strstr (why, "42P01"), "%s", why);

@@ -30,7 +30,7 @@
 #include "pg_format.h"
 #include "pg_support.h"
 #include "plugin_workbench.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <libpq-fe.h>
@@ -123,7 +123,7 @@ expect_status_everywhere (const dlq_event_t *e, const char *status)
     char *text = pg_db_value (&db, "SELECT payload_text FROM %T WHERE id = $1::uuid", e->id);
     cr_expect_str_eq (text, want, "payload_text");
     dlq_buf_t got = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_sink_buf (&got)), DLQ_SINK_STATUS_OK);
+    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_plugin_host_buf (&got)), DLQ_SINK_STATUS_OK);
     cr_expect_str_eq (got.data, want, "GET");
     char *column = pg_db_value (&db, "SELECT status || ' ' || (payload->>'status') || ' ' "
                                      "|| (payload->'fullDocument'->>'status')"
@@ -255,7 +255,7 @@ Test (postgres_workbench, a_version_1_table_is_migrated_in_place)
     free (fresh);
 
     dlq_buf_t out = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->workbench->query_groups (wb.reader, "{}", 10, NOW, dlq_sink_buf (&out)),
+    cr_assert_eq (wb.plugin.ops->workbench->query_groups (wb.reader, "{}", 10, NOW, dlq_plugin_host_buf (&out)),
                   DLQ_SINK_STATUS_OK, "%s", plugin_wb_error (&wb, wb.reader));
     cr_expect_not_null (strstr (out.data, "{\"fingerprint\":null,\"count\":1,"), "%s", out.data);
     cr_expect_not_null (strstr (out.data, events [2]->fingerprint), "%s", out.data);

@@ -2,7 +2,7 @@
  *  that name the file, line and setting and say what was expected.
  */
 #include "dlqd_config.h"
-#include "sink_config.h"
+#include "plugin_config.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -227,8 +227,8 @@ Test (config, integers_past_32_bits_are_read_whole_with_or_without_their_l)
               "         b: { type = \"noop\"; max_backlog_bytes = 10737418240L; }; };\n", DLQD_PLUGIN_DIR);
     cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
     cr_expect_eq (c->max_checkpoint_bytes, 4296015872LL, "not 1048576 (its low 32 bits)");
-    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
-    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [1])->max_backlog_bytes, 10LL << 30);
+    cr_expect_eq (dlq_plugin_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
+    cr_expect_eq (dlq_plugin_config_dispatch (c->sinks [1])->max_backlog_bytes, 10LL << 30);
     dlqd_config_destroy (&c);
     expect_error ("gateway: { max_checkpoint_bytes = 2000000000000; };", DLQD_CONFIG_ERR_INVALID,
                   "gateway.max_checkpoint_bytes", "got 2000000000000");
@@ -246,9 +246,9 @@ Test (config, a_sinks_backlog_limit_defaults_to_10_gib_and_zero_means_none)
               "         c: { type = \"noop\"; max_backlog_bytes = 4096; }; };\n", DLQD_PLUGIN_DIR);
     cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
     cr_assert_eq (c->sink_count, 3);
-    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
-    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [1])->max_backlog_bytes, 0);
-    cr_expect_eq (dlq_sink_config_dispatch (c->sinks [2])->max_backlog_bytes, 4096);
+    cr_expect_eq (dlq_plugin_config_dispatch (c->sinks [0])->max_backlog_bytes, 10LL << 30);
+    cr_expect_eq (dlq_plugin_config_dispatch (c->sinks [1])->max_backlog_bytes, 0);
+    cr_expect_eq (dlq_plugin_config_dispatch (c->sinks [2])->max_backlog_bytes, 4096);
     dlqd_config_destroy (&c);
     snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n"
               "sinks: { a: { type = \"noop\"; max_backlog_bytes = -1; }; };\n", DLQD_PLUGIN_DIR);

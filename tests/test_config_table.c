@@ -6,7 +6,7 @@
  *  each row's default where the row keeps it.
  */
 #include "dlqd_config.h"
-#include "sink_config.h"
+#include "plugin_config.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -48,7 +48,7 @@ check_rows (const dlq_setting_t *rows, size_t count)
 Test (config_table, rows_are_whole)
 {
     size_t count = 0, sink_count = 0;
-    const dlq_setting_t *rows = dlqd_config_rows (&count), *sink_rows = dlq_sink_config_rows (&sink_count);
+    const dlq_setting_t *rows = dlqd_config_rows (&count), *sink_rows = dlq_plugin_config_rows (&sink_count);
     cr_assert_gt (count, 30);
     cr_assert_gt (sink_count, 10);
     check_rows (rows, count);

@@ -7,7 +7,7 @@
  *  monotonic one. (The calls that read a sink's config are checked with a
  *  loaded config by test_sink_plugin.)
  */
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include "dlq_buf.h"
 #include "dlq_sink.h"
@@ -20,7 +20,7 @@
 
 Test (sink_host, the_table_declares_its_abi_version_and_size)
 {
-    const dlq_sink_host_t *host = dlq_sink_host ();
+    const dlq_sink_host_t *host = dlq_plugin_host ();
     cr_assert_not_null (host);
     cr_expect_eq (host->abi_version, DLQ_SINK_ABI_VERSION);
     cr_expect_eq (host->struct_size, sizeof (dlq_sink_host_t), "the whole table of this build");
@@ -29,13 +29,13 @@ Test (sink_host, the_table_declares_its_abi_version_and_size)
 
 Test (sink_host, one_table_is_shared_by_every_sink)
 {
-    cr_expect_eq (dlq_sink_host (), dlq_sink_host ());
+    cr_expect_eq (dlq_plugin_host (), dlq_plugin_host ());
 }
 
 Test (sink_host, every_member_its_size_covers_is_set)
 {
     /* after abi_version and struct_size, every member is a function */
-    const dlq_sink_host_t *host = dlq_sink_host ();
+    const dlq_sink_host_t *host = dlq_plugin_host ();
     const size_t first = offsetof (dlq_sink_host_t, log);
     cr_assert_geq (host->struct_size, first);
     size_t n = (host->struct_size - first) / sizeof (void (*) (void));
@@ -57,17 +57,17 @@ Test (sink_host, every_member_its_size_covers_is_set)
 
 Test (sink_host, append_writes_to_the_buffer_behind_the_sink_buf)
 {
-    const dlq_sink_host_t *host = dlq_sink_host ();
+    const dlq_sink_host_t *host = dlq_plugin_host ();
     dlq_buf_t buf = DLQ_BUF_INIT;
     dlq_buf_puts (&buf, "[");
-    host->append (dlq_sink_buf (&buf), "{\"a\":1}", 7);
-    host->append (dlq_sink_buf (&buf), ",", 1);
-    host->append (dlq_sink_buf (&buf), "{\"b\":2}]tail", 8);
+    host->append (dlq_plugin_host_buf (&buf), "{\"a\":1}", 7);
+    host->append (dlq_plugin_host_buf (&buf), ",", 1);
+    host->append (dlq_plugin_host_buf (&buf), "{\"b\":2}]tail", 8);
     cr_expect_str_eq (buf.data, "[{\"a\":1},{\"b\":2}]", "after what it held, only len bytes");
     cr_expect_eq (buf.len, 17);
-    host->append (dlq_sink_buf (&buf), "ignored", 0);
+    host->append (dlq_plugin_host_buf (&buf), "ignored", 0);
     cr_expect_eq (buf.len, 17, "len 0 adds nothing");
-    host->append (dlq_sink_buf (&buf), "x\0y", 3);
+    host->append (dlq_plugin_host_buf (&buf), "x\0y", 3);
     cr_expect_eq (buf.len, 20, "a NUL is a byte like any other");
     cr_expect_eq (memcmp (buf.data + 17, "x\0y", 3), 0);
     cr_expect_eq (buf.data [buf.len], '\0', "still NUL-terminated");
@@ -76,12 +76,12 @@ Test (sink_host, append_writes_to_the_buffer_behind_the_sink_buf)
 
 Test (sink_host, append_grows_the_buffer_for_large_output)
 {
-    const dlq_sink_host_t *host = dlq_sink_host ();
+    const dlq_sink_host_t *host = dlq_plugin_host ();
     static char chunk [65536];
     memset (chunk, 'z', sizeof chunk);
     dlq_buf_t buf = DLQ_BUF_INIT;
     for (int i = 0; i < 64; i++)
-        host->append (dlq_sink_buf (&buf), chunk, sizeof chunk);
+        host->append (dlq_plugin_host_buf (&buf), chunk, sizeof chunk);
     cr_expect_eq (buf.len, 64 * sizeof chunk);
     size_t bad = 0;
     for (size_t i = 0; i < buf.len; i++)
@@ -92,7 +92,7 @@ Test (sink_host, append_grows_the_buffer_for_large_output)
 
 Test (sink_host, the_clocks_are_the_wall_clock_and_a_monotonic_one)
 {
-    const dlq_sink_host_t *host = dlq_sink_host ();
+    const dlq_sink_host_t *host = dlq_plugin_host ();
     int64_t wall = (int64_t) time (NULL) * 1000;
     int64_t now = host->now_ms ();
     cr_expect (now >= wall - 5000 && now <= wall + 5000, "now_ms %lld is not the wall clock (%lld)",

@@ -3,8 +3,8 @@
  *  schema; a sink whose init fails stops dlqd at startup with the reason.
  */
 #include "dlqd_config.h"
-#include "sink_host.h"
-#include "sink_plugin.h"
+#include "plugin_host.h"
+#include "plugin.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -19,9 +19,9 @@ static void
 expect_refused (const char *path, const char *cause)
 {
     char err [1024] = "";
-    dlq_sink_plugin_t *p = dlq_sink_plugin_load (path, err, sizeof err);
+    dlq_plugin_t *p = dlq_plugin_load (path, err, sizeof err);
     cr_expect_null (p, "%s was loaded", path);
-    dlq_sink_plugin_destroy (&p);
+    dlq_plugin_destroy (&p);
     cr_expect_not_null (strstr (err, path), "the error names the file: %s", err);
     cr_expect_not_null (strstr (err, cause), "the error says '%s': %s", cause, err);
 }
@@ -37,28 +37,28 @@ Test (sink_plugin, wrong_plugins_are_refused_with_the_cause)
 Test (sink_plugin, a_plugin_of_version_1s_first_header_still_loads)
 {
     char err [1024] = "";
-    dlq_sink_plugin_t *p = dlq_sink_plugin_load (PLUGIN ("bad_older"), err, sizeof err);
+    dlq_plugin_t *p = dlq_plugin_load (PLUGIN ("bad_older"), err, sizeof err);
     cr_assert_not_null (p, "%s", err);
-    const dlq_sink_ops_t *ops = dlq_sink_plugin_ops (p);
+    const dlq_sink_ops_t *ops = dlq_plugin_ops (p);
     cr_expect_eq (ops->struct_size, DLQ_SINK_OPS_V1_SIZE);
     cr_expect_not (DLQ_SINK_OPS_HAS (ops, check), "check is past its table: never read");
-    dlq_sink_plugin_destroy (&p);
+    dlq_plugin_destroy (&p);
 }
 
 Test (sink_plugin, built_in_sinks_load_by_type)
 {
     char err [1024] = "";
-    dlq_sink_plugin_t *p = dlq_sink_plugin_find ("noop", "/nonexistent:" DLQD_PLUGIN_DIR, err, sizeof err);
+    dlq_plugin_t *p = dlq_plugin_find ("noop", "/nonexistent:" DLQD_PLUGIN_DIR, err, sizeof err);
     cr_assert_not_null (p, "%s", err);
-    cr_expect_str_eq (dlq_sink_plugin_ops (p)->type, "noop");
-    cr_expect_eq (dlq_sink_plugin_ops (p)->abi_version, DLQ_SINK_ABI_VERSION);
-    dlq_sink_plugin_destroy (&p);
+    cr_expect_str_eq (dlq_plugin_ops (p)->type, "noop");
+    cr_expect_eq (dlq_plugin_ops (p)->abi_version, DLQ_SINK_ABI_VERSION);
+    dlq_plugin_destroy (&p);
     cr_expect_null (p);
-    cr_expect_null (dlq_sink_plugin_find ("nosuch", DLQD_PLUGIN_DIR, err, sizeof err));
+    cr_expect_null (dlq_plugin_find ("nosuch", DLQD_PLUGIN_DIR, err, sizeof err));
     cr_expect_not_null (strstr (err, "no sink of type \"nosuch\""), "%s", err);
 }
 
-/* A sink linked into the program: what dlq_sink_plugin_use_linked finds. */
+/* A sink linked into the program: what dlq_plugin_use_linked finds. */
 static void
 linked_destroy (void *instance)
 {
@@ -100,22 +100,22 @@ static const dlq_sink_ops_t *const linked_table [] = { &linked_ops, &linked_bad_
 Test (sink_plugin, linked_plugins_are_found_without_any_file_and_paths_are_refused)
 {
     char err [1024] = "";
-    dlq_sink_plugin_use_linked (linked_table);
-    dlq_sink_plugin_t *p = dlq_sink_plugin_find ("linkedtest", "/nonexistent", err, sizeof err);
+    dlq_plugin_use_linked (linked_table);
+    dlq_plugin_t *p = dlq_plugin_find ("linkedtest", "/nonexistent", err, sizeof err);
     cr_assert_not_null (p, "%s", err);
-    cr_expect_eq (dlq_sink_plugin_ops (p), &linked_ops);
-    cr_expect_str_eq (dlq_sink_plugin_path (p), "linked:linkedtest");
-    dlq_sink_plugin_destroy (&p);
-    cr_expect_null (dlq_sink_plugin_find ("noop", DLQD_PLUGIN_DIR, err, sizeof err), "noop is a file, not linked");
+    cr_expect_eq (dlq_plugin_ops (p), &linked_ops);
+    cr_expect_str_eq (dlq_plugin_path (p), "linked:linkedtest");
+    dlq_plugin_destroy (&p);
+    cr_expect_null (dlq_plugin_find ("noop", DLQD_PLUGIN_DIR, err, sizeof err), "noop is a file, not linked");
     cr_expect_not_null (strstr (err, "no sink of type \"noop\" is linked"), "%s", err);
-    cr_expect_null (dlq_sink_plugin_find ("linkedbad", NULL, err, sizeof err));
+    cr_expect_null (dlq_plugin_find ("linkedbad", NULL, err, sizeof err));
     cr_expect_not_null (strstr (err, "ABI version 99"), "linked ops are checked as loaded ones: %s", err);
-    cr_expect_null (dlq_sink_plugin_load (PLUGIN ("noop"), err, sizeof err), "nothing is dlopen'd");
+    cr_expect_null (dlq_plugin_load (PLUGIN ("noop"), err, sizeof err), "nothing is dlopen'd");
     cr_expect_not_null (strstr (err, "only the plugins linked into it"), "%s", err);
-    dlq_sink_plugin_use_linked (NULL);
-    p = dlq_sink_plugin_load (PLUGIN ("noop"), err, sizeof err);
+    dlq_plugin_use_linked (NULL);
+    p = dlq_plugin_load (PLUGIN ("noop"), err, sizeof err);
     cr_expect_not_null (p, "files load again: %s", err);
-    dlq_sink_plugin_destroy (&p);
+    dlq_plugin_destroy (&p);
 }
 
 /* Load a config with text; returns the error (caller frees) or NULL. */
@@ -164,7 +164,7 @@ expect_routed (const dlqd_config_t *c, const char *sink, const char *want)
     const dlq_sink_config_t *config = dlqd_config_sink (c, sink);
     cr_assert_not_null (config, "no sink %s", sink);
     const char *const *names = NULL;
-    size_t n = dlq_sink_host ()->streams (config, &names);
+    size_t n = dlq_plugin_host ()->streams (config, &names);
     char got [256] = "";
     for (size_t i = 0; i < n; i++)
         snprintf (got + strlen (got), sizeof got - strlen (got), "%s%s", i ? "," : "", names [i]);
@@ -179,7 +179,7 @@ Test (sink_plugin, the_host_tells_a_sink_its_configured_streams)
                              "streams = ( { name = \"s1\"; }, { name = \"s2\"; chain = [\"b\"]; },"
                              " { name = \"s3\"; chain = [\"a\", \"b\"]; } );", &c);
     cr_assert_null (err, "%s", err);
-    cr_expect (DLQ_SINK_HOST_HAS (dlq_sink_host (), streams));
+    cr_expect (DLQ_SINK_HOST_HAS (dlq_plugin_host (), streams));
     expect_routed (c, "a", "s1,s3");        /* s1 takes the default chain */
     expect_routed (c, "b", "s2,s3");
     expect_routed (c, "quiet", "");

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #define SINK_NAME           "mongo"
-#define BATCH_EVENTS        1000        /* the sink's batch.max_events by default (config/sink_config.c) */
+#define BATCH_EVENTS        1000        /* the sink's batch.max_events by default (config/plugin_config.c) */
 #define PREFIX              "_fw_dlq_"  /* the sink's collection_prefix by default */
 #define WARM_UP_EVENTS      10000
 #define MAX_STREAMS         64

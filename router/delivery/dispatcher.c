@@ -22,7 +22,7 @@
 #include "dlq_uuid.h"
 #include "retry.h"
 #include "retry_queue.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 #include "spool_ledger.h"
 
 #include <errno.h>
@@ -54,7 +54,7 @@ struct dlq_dispatcher {
 
     /* the dispatcher thread's state */
     const dlq_sink_ops_t *ops;
-    const dlq_sink_dispatch_t *dispatch;
+    const dlq_dispatch_settings_t *dispatch;
     size_t                batch_max;        /* the lower of the config's and the plugin's */
     dlq_embedded_t       *store;
     void                 *instance;
@@ -90,7 +90,7 @@ struct dlq_dispatcher {
 static const char *
 sink_name (const dlq_dispatcher_t *self)
 {
-    return dlq_sink_config_name (self->args.sink);
+    return dlq_plugin_config_name (self->args.sink);
 }
 
 /* ---- loading --------------------------------------------------------------- */
@@ -219,7 +219,7 @@ hold_spool (dlq_dispatcher_t *self, bool recount)
 static void
 publish_queue (dlq_dispatcher_t *self)
 {
-    dlq_sink_health_set_queue (self->args.status, self->ordinal, self->before_spool,
+    dlq_delivery_health_set_queue (self->args.status, self->ordinal, self->before_spool,
                                dlq_retry_queue_size (self->retries));
 }
 
@@ -305,7 +305,7 @@ static bool
 in_chain (const dlq_dispatcher_t *self, const dlq_event_t *event, int64_t now_wall)
 {
     const dlq_policy_t *policy = dlq_policy_table_lookup (self->args.policies, event->stream_name);
-    if (!(policy->chain & (1ULL << dlq_sink_config_index (self->args.sink))))
+    if (!(policy->chain & (1ULL << dlq_plugin_config_index (self->args.sink))))
         return false;
     return event->expires_at == DLQ_TIME_NONE || event->expires_at > now_wall;
 }
@@ -451,14 +451,14 @@ send_batch (dlq_dispatcher_t *self, int64_t through)
         int64_t now = dlq_time_mono_ms ();
         if (retried == self->count) {
             dlq_circuit_failure (&self->circuit, now, &self->rng);
-            dlq_sink_health_set_error (self->args.status, self->outcomes [0].message, dlq_time_now_ms ());
+            dlq_delivery_health_set_error (self->args.status, self->outcomes [0].message, dlq_time_now_ms ());
         }
         else
             dlq_circuit_success (&self->circuit, now);
-        dlq_sink_health_set_circuit (self->args.status, dlq_circuit_state_name (self->circuit.state));
+        dlq_delivery_health_set_circuit (self->args.status, dlq_circuit_state_name (self->circuit.state));
         for (size_t i = 0; i < self->count; i++)
             if (self->outcomes [i].result == DLQ_SINK_FAIL)
-                dlq_sink_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
+                dlq_delivery_health_set_error (self->args.status, self->outcomes [i].message, dlq_time_now_ms ());
     }
     if (through > self->cursor) {
         u->cursor = self->cursor = through;
@@ -643,7 +643,7 @@ start (dlq_dispatcher_t *self)
                                              (uint64_t) self->dispatch->max_backlog_bytes);
     hold_spool (self, true);
     char why [256] = "";
-    if (self->ops->init (dlq_sink_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
+    if (self->ops->init (dlq_plugin_host (), self->args.sink, DLQ_SINK_MODE_DELIVER, &self->instance,
                          why, sizeof why) != DLQ_SINK_STATUS_OK) {
         snprintf (self->error, sizeof self->error, "sink %s (%s): init failed: %s", sink_name (self),
                   self->ops->type, why [0] ? why : "no reason given");
@@ -715,8 +715,8 @@ dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *err, size_t err_len
     self->args = *args;
     self->data_dir = dlq_strdup (args->data_dir);
     self->tip_endpoint = dlq_strdup (args->tip_endpoint);
-    self->ops = dlq_sink_config_ops (args->sink);
-    self->dispatch = dlq_sink_config_dispatch (args->sink);
+    self->ops = dlq_plugin_config_ops (args->sink);
+    self->dispatch = dlq_plugin_config_dispatch (args->sink);
     self->retry = (dlq_retry_config_t) { self->dispatch->max_attempts, self->dispatch->backoff_ms,
                                          self->dispatch->backoff_max_ms, self->dispatch->multiplier };
     dlq_circuit_init (&self->circuit, (uint32_t) self->dispatch->circuit_failures, &self->retry);
@@ -730,7 +730,7 @@ dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *err, size_t err_len
     self->events = dlq_calloc (max, sizeof (dlq_sink_event_t));
     self->outcomes = dlq_calloc (max, sizeof (dlq_sink_outcome_t));
     snprintf (self->error, sizeof self->error, "sink %s: cannot start its dispatcher thread",
-              dlq_sink_config_name (args->sink));
+              dlq_plugin_config_name (args->sink));
     self->actor = dlq_actor_new (args->zmq_ctx, run, self);
     if (!self->actor) {
         snprintf (err, err_len, "%s", self->error);

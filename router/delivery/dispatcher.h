@@ -23,8 +23,8 @@
 
 #include "ledger_channel.h"
 #include "spool.h"
-#include "sink_config.h"
-#include "sink_health.h"
+#include "plugin_config.h"
+#include "delivery_health.h"
 #include "stream_policy.h"
 
 #include <stdbool.h>
@@ -39,7 +39,7 @@ typedef struct {
     const dlq_sink_config_t  *sink;
     const dlq_policy_table_t *policies;
     dlq_ledger_channel_t     *ledger;
-    dlq_sink_health_t        *status;
+    dlq_delivery_health_t        *status;
 } dlq_dispatcher_args_t;
 
 typedef struct dlq_dispatcher dlq_dispatcher_t;

@@ -27,7 +27,7 @@
 #include "checkpoint_verbs.h"
 #include "query_service.h"
 #include "replayer.h"
-#include "sink_chain.h"
+#include "chain.h"
 #include "dlq_uuid.h"
 #include "fd_limit.h"
 #include "stream_policy.h"
@@ -58,7 +58,7 @@ struct dlq_gateway {
     dlq_replay_control_t *replay_control;  /* between the query threads and the replayer */
     dlq_ledger_channel_t *ledger;       /* dispatchers -> committer */
     dlq_connection_limit_t *connections;    /* counts them, enforces gateway.max_connections */
-    dlq_sink_chain_t     *sinks;
+    dlq_chain_t     *sinks;
     dlq_commit_batch_t   *gathering;    /* PUTs waiting for the next commit */
     dlq_commit_batch_t   *spare;        /* the other batch, when not in the committer */
     bool                  committing;   /* a batch is in the committer */
@@ -285,7 +285,7 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
         const dlq_json_value_t *stream = dlq_json_get (root, "streamName");
         const dlq_json_value_t *id = dlq_json_get (root, "id");
         if (!name || name->type != DLQ_JSON_STRING || memchr (name->str, '\0', name->len)
-        ||  (sink = dlq_sink_chain_find (self->sinks, name->str)) < 0)
+        ||  (sink = dlq_chain_find (self->sinks, name->str)) < 0)
             dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, "sink", "sink must name a configured sink");
         else
         if (stream && id)
@@ -302,7 +302,7 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
     if (err.code != DLQ_OK)
         send_error (self, &frames [0], &frames [2], &err);
     else
-        dlq_sink_chain_submit (self->sinks, (size_t) sink, frames);
+        dlq_chain_submit (self->sinks, (size_t) sink, frames);
 }
 
 /* Read one whole message: identity plus at most 4 frames kept. Returns the
@@ -445,7 +445,7 @@ static void
 poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, int64_t timeout_ms)
 {
     size_t nq = dlq_query_service_sockets (self->queries);
-    size_t ns = dlq_sink_chain_count (self->sinks);
+    size_t ns = dlq_chain_count (self->sinks);
     zmq_pollitem_t items [3 + 64 + 64 + 1];
     items [0] = (zmq_pollitem_t) { dlq_committer_socket (self->committer), 0, ZMQ_POLLIN, 0 };
     items [1] = (zmq_pollitem_t) { NULL, stop_fd, ZMQ_POLLIN, 0 };
@@ -453,7 +453,7 @@ poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, in
     for (size_t i = 0; i < nq; i++)
         items [3 + i] = (zmq_pollitem_t) { dlq_query_service_socket (self->queries, i), 0, ZMQ_POLLIN, 0 };
     for (size_t i = 0; i < ns; i++)
-        items [3 + nq + i] = (zmq_pollitem_t) { dlq_sink_chain_socket (self->sinks, i), 0, ZMQ_POLLIN, 0 };
+        items [3 + nq + i] = (zmq_pollitem_t) { dlq_chain_socket (self->sinks, i), 0, ZMQ_POLLIN, 0 };
     items [3 + nq + ns] = (zmq_pollitem_t) { dlq_connection_limit_socket (self->connections), 0, ZMQ_POLLIN, 0 };
     if (zmq_poll (items, (int) (3 + nq + ns + 1), (long) timeout_ms) < 0)
         return;                         /* EINTR: the caller looks at stop_fd again */
@@ -465,7 +465,7 @@ poll_once (dlq_gateway_t *self, int stop_fd, bool read_router, bool draining, in
                 dlq_counters_reply_dropped (self->counters, 1);
     for (size_t i = 0; i < ns; i++)
         if (items [3 + nq + i].revents & ZMQ_POLLIN)
-            if (!dlq_sink_chain_forward (self->sinks, i, self->router))
+            if (!dlq_chain_forward (self->sinks, i, self->router))
                 dlq_counters_reply_dropped (self->counters, 1);
     if (items [3 + nq + ns].revents & ZMQ_POLLIN)
         dlq_connection_limit_handle (self->connections);
@@ -508,7 +508,7 @@ drain (dlq_gateway_t *self)
     }
     maybe_commit (self, true);
     while (self->committing || dlq_commit_batch_size (self->gathering) || dlq_query_service_outstanding (self->queries)
-        || dlq_sink_chain_outstanding (self->sinks))
+        || dlq_chain_outstanding (self->sinks))
         poll_once (self, -1, false, true, -1);
 }
 
@@ -637,7 +637,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
                                          INDEX_MAX_BATCH, (int) config->index_nice,
                                          self->ledger, err, sizeof err);
     if (self->indexer)
-        self->sinks = dlq_sink_chain_new (self->ctx, config, self->ledger, dlq_committer_spool (self->committer),
+        self->sinks = dlq_chain_new (self->ctx, config, self->ledger, dlq_committer_spool (self->committer),
                                           spool_tip, err_p);
     self->replay_control = dlq_replay_control_new ();
     if (self->sinks)
@@ -681,7 +681,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
         dlq_replay_control_close (self->replay_control);     /* no replayer may have started */
     dlq_query_service_destroy (&self->queries);
     dlq_replay_control_destroy (&self->replay_control);
-    dlq_sink_chain_destroy (&self->sinks);          /* before the indexer: they hand it updates */
+    dlq_chain_destroy (&self->sinks);          /* before the indexer: they hand it updates */
     dlq_indexer_destroy (&self->indexer);
     dlq_committer_destroy (&self->committer);       /* last: it owns the spool the others read */
     if (self->ledger)

@@ -7,7 +7,7 @@
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +56,11 @@ dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool, char *err,
         self->spool = spool;
         return self;
     }
-    self->ops = dlq_sink_config_ops (config->primary_sink);
+    self->ops = dlq_plugin_config_ops (config->primary_sink);
     self->workbench = workbench_of (self->ops);
     self->checkpoints = checkpoints_of (self->ops);
     char why [256] = "";
-    if (self->ops->init (dlq_sink_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
+    if (self->ops->init (dlq_plugin_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
                          &self->instance, why, sizeof why) != DLQ_SINK_STATUS_OK) {
         snprintf (err, err_len, "primary %s: init failed: %s", config->primary,
                   why [0] ? why : "no reason given");
@@ -108,7 +108,7 @@ dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t 
     if (self->spool)
         return dlq_embedded_get (self->spool, id, now_ms, out);
     dlq_buf_reset (out);
-    return result_of (self, self->ops->store->get (self->instance, id, now_ms, dlq_sink_buf (out)));
+    return result_of (self, self->ops->store->get (self->instance, id, now_ms, dlq_plugin_host_buf (out)));
 }
 
 dlq_store_result_t
@@ -120,7 +120,7 @@ dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit, const c
     dlq_buf_reset (events_out);
     dlq_buf_reset (cursor_out);
     return result_of (self, self->ops->store->list (self->instance, stream, limit, cursor, now_ms,
-                                                    dlq_sink_buf (events_out), dlq_sink_buf (cursor_out)));
+                                                    dlq_plugin_host_buf (events_out), dlq_plugin_host_buf (cursor_out)));
 }
 
 dlq_store_result_t
@@ -129,7 +129,7 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
     if (self->spool)
         return dlq_embedded_stats (self->spool, streams_out, events_out, bytes_out);
     dlq_buf_reset (streams_out);
-    return result_of (self, self->ops->store->stats (self->instance, dlq_sink_buf (streams_out),
+    return result_of (self, self->ops->store->stats (self->instance, dlq_plugin_host_buf (streams_out),
                                                      events_out, bytes_out));
 }
 
@@ -159,7 +159,7 @@ dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, s
     dlq_buf_reset (cursor_out);
     char *json = filter_json (filter);
     dlq_sink_status_t status = self->workbench->query_list (self->instance, json, limit, cursor, now_ms,
-                                                            dlq_sink_buf (events_out), dlq_sink_buf (cursor_out));
+                                                            dlq_plugin_host_buf (events_out), dlq_plugin_host_buf (cursor_out));
     free (json);
     return result_of (self, status);
 }
@@ -184,7 +184,7 @@ dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter,
     dlq_buf_reset (groups_out);
     char *json = filter_json (filter);
     dlq_sink_status_t status = self->workbench->query_groups (self->instance, json, limit, now_ms,
-                                                              dlq_sink_buf (groups_out));
+                                                              dlq_plugin_host_buf (groups_out));
     free (json);
     return result_of (self, status);
 }
@@ -252,7 +252,7 @@ dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, i
     if (!self->spool)
         return result_of (self, self->workbench->claim (self->instance, stream, owner, pass_ms, max_retries,
                                                         batch_size, now_ms, lease_until_ms,
-                                                        dlq_sink_buf (events_out)));
+                                                        dlq_plugin_host_buf (events_out)));
     if (!updater (self))
         return DLQ_STORE_ERROR;
     return updated (self, dlq_embedded_claim (self->updater, stream, owner, pass_ms, max_retries, batch_size,
@@ -271,7 +271,7 @@ dlq_primary_ckpt_write (dlq_primary_t *self, const dlq_sink_checkpoint_t *record
 {
     dlq_buf_reset (out);
     if (!remove)
-        return result_of (self, self->checkpoints->write (self->instance, kind, record, now_ms, dlq_sink_buf (out)));
+        return result_of (self, self->checkpoints->write (self->instance, kind, record, now_ms, dlq_plugin_host_buf (out)));
     bool deleted = false;
     dlq_store_result_t rc = result_of (self, self->checkpoints->remove (self->instance, record->stream_name,
                                                                         &deleted));
@@ -289,7 +289,7 @@ dlq_primary_ckpt_get (dlq_primary_t *self, const char *stream, dlq_buf_t *out)
     if (self->spool)
         return dlq_embedded_ckpt_get (self->spool, stream, out);
     dlq_buf_reset (out);
-    return result_of (self, self->checkpoints->get (self->instance, stream, dlq_sink_buf (out)));
+    return result_of (self, self->checkpoints->get (self->instance, stream, dlq_plugin_host_buf (out)));
 }
 
 dlq_store_result_t
@@ -301,7 +301,7 @@ dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefix, size_t limit, co
     dlq_buf_reset (records_out);
     dlq_buf_reset (cursor_out);
     return result_of (self, self->checkpoints->list (self->instance, prefix, limit, cursor,
-                                                     dlq_sink_buf (records_out), dlq_sink_buf (cursor_out)));
+                                                     dlq_plugin_host_buf (records_out), dlq_plugin_host_buf (cursor_out)));
 }
 
 bool

@@ -45,7 +45,7 @@ typedef struct {
     dlq_replay_verbs_t *replay;     /* REPLAY..., RESOLVE, FAIL */
     dlq_counters_t  *counters;
     const dlqd_config_t *config;
-    dlq_sink_chain_t *sinks;
+    dlq_chain_t *sinks;
     dlq_replay_control_t *replay_control;
     struct dlq_query_service *service;
     size_t           outstanding;   /* front end's count of requests in this worker */
@@ -105,7 +105,7 @@ keep_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
     rows_ctx_t *ctx = arg;
     dlq_sink_config_t *config = dlqd_config_sink (ctx->config, sink);
     if (config)
-        ctx->rows [dlq_sink_config_index (config)] = *row;
+        ctx->rows [dlq_plugin_config_index (config)] = *row;
 }
 
 /* One sink's delivery of the event: its row, else implied by the cursor. */
@@ -155,7 +155,7 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
     for (size_t i = 0; i < config->sink_count; i++) {
         if (!(chain & (1ULL << i)))
             continue;
-        const char *name = dlq_sink_config_name (config->sinks [i]);
+        const char *name = dlq_plugin_config_name (config->sinks [i]);
         dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
         dlq_embedded_sink_state (w->store, name, &state);
         dlq_buf_puts (out, first ? "" : ",");
@@ -429,23 +429,23 @@ format_sinks (worker_t *w, dlq_buf_t *out)
     dlq_buf_puts (out, ",\"sinks\":{");
     for (size_t i = 0; i < w->config->sink_count; i++) {
         const dlq_sink_config_t *sink = w->config->sinks [i];
-        const char *name = dlq_sink_config_name (sink);
+        const char *name = dlq_plugin_config_name (sink);
         dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
         dlq_embedded_sink_state (w->store, name, &state);
         int64_t backlog = 0, retrying = 0;
-        dlq_sink_health_t *health = dlq_sink_chain_health (w->sinks, i);
-        dlq_sink_health_queue (health, dlq_committer_ordinal (w->service->committer), &backlog, &retrying);
+        dlq_delivery_health_t *health = dlq_chain_health (w->sinks, i);
+        dlq_delivery_health_queue (health, dlq_committer_ordinal (w->service->committer), &backlog, &retrying);
         dlq_buf_puts (out, i ? "," : "");
         dlq_json_write_string (out, name, strlen (name));
         dlq_buf_printf (out, ":{\"type\":\"%s\",\"backlog\":%lld,\"delivered\":%llu,"
                         "\"retrying\":%lld,\"failed\":%lld,\"redelivered\":%llu,",
-                        dlq_sink_config_ops (sink)->type, (long long) backlog,
+                        dlq_plugin_config_ops (sink)->type, (long long) backlog,
                         (unsigned long long) state.delivered, (long long) retrying,
                         (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_FAILED),
                         (unsigned long long) state.redelivered);
-        dlq_sink_health_format (health, out);
+        dlq_delivery_health_format (health, out);
         dlq_buf_puts (out, ",\"counters\":{");
-        dlq_sink_config_format_counters (sink, out);
+        dlq_plugin_config_format_counters (sink, out);
         dlq_buf_puts (out, "}}");
     }
     dlq_buf_putc (out, '}');
@@ -650,7 +650,7 @@ run (void *pipe, void *arg)
 }
 
 dlq_query_service_t *
-dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_sink_chain_t *sinks,
+dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config, dlq_chain_t *sinks,
                        dlq_counters_t *counters, dlq_replay_control_t *replay_control, dlq_committer_t *committer,
                        dlq_indexer_t *indexer, char *err, size_t err_len)
 {

@@ -19,7 +19,7 @@
 #include "counters.h"
 #include "dlqd_config.h"
 #include "replay_control.h"
-#include "sink_chain.h"
+#include "chain.h"
 
 #include "committer.h"
 #include "indexer.h"
@@ -36,7 +36,7 @@ typedef struct dlq_query_service dlq_query_service_t;
  * shared with the replayer (replay_control.h; not owned). NULL with a
  * message in err on failure (nothing left running). */
 dlq_query_service_t *dlq_query_service_new (void *zmq_ctx, const dlqd_config_t *config,
-                                            dlq_sink_chain_t *sinks, dlq_counters_t *counters,
+                                            dlq_chain_t *sinks, dlq_counters_t *counters,
                                             dlq_replay_control_t *replay_control, dlq_committer_t *committer,
                                             dlq_indexer_t *indexer, char *err, size_t err_len);
 

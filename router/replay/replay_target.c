@@ -7,7 +7,7 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "failed_event.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +55,7 @@ dlq_replay_targets_destroy (dlq_replay_targets_t **self_p)
     dlq_replay_targets_t *self = *self_p;
     for (size_t i = 0; i < self->config->sink_count; i++)
         if (self->instances [i])
-            dlq_sink_config_ops (self->config->sinks [i])->destroy (self->instances [i]);
+            dlq_plugin_config_ops (self->config->sinks [i])->destroy (self->instances [i]);
     if (self->push)
         zmq_close (self->push);
     free (self);
@@ -91,16 +91,16 @@ instance_of (dlq_replay_targets_t *self, uint32_t i, char *why, size_t why_len)
         return self->instances [i];
     dlq_sink_config_t *sink = self->config->sinks [i];
     if (self->broken [i] && dlq_time_mono_ms () < self->retry_at [i]) {
-        snprintf (why, why_len, "sink %s could not start", dlq_sink_config_name (sink));
+        snprintf (why, why_len, "sink %s could not start", dlq_plugin_config_name (sink));
         return NULL;
     }
     char err [256] = "";
-    if (dlq_sink_config_ops (sink)->init (dlq_sink_host (), sink, DLQ_SINK_MODE_DELIVER, &self->instances [i],
+    if (dlq_plugin_config_ops (sink)->init (dlq_plugin_host (), sink, DLQ_SINK_MODE_DELIVER, &self->instances [i],
                                           err, sizeof err) != DLQ_SINK_STATUS_OK) {
         self->instances [i] = NULL;
         self->broken [i] = true;
         self->retry_at [i] = dlq_time_mono_ms () + 5000;
-        snprintf (why, why_len, "sink %s could not start: %s", dlq_sink_config_name (sink), err);
+        snprintf (why, why_len, "sink %s could not start: %s", dlq_plugin_config_name (sink), err);
         dlq_log (DLQ_LOG_WARN, "replay: %s", why);
         return NULL;
     }
@@ -130,12 +130,12 @@ send_sink (dlq_replay_targets_t *self, uint32_t index, const char *body, size_t 
     };
     dlq_sink_outcome_t outcome;
     memset (&outcome, 0, sizeof outcome);
-    dlq_sink_config_ops (self->config->sinks [index])->deliver (instance, &event, 1, &outcome,
+    dlq_plugin_config_ops (self->config->sinks [index])->deliver (instance, &event, 1, &outcome,
                                                                  dlq_time_mono_ms () + DELIVER_TIMEOUT_MS);
     dlq_event_destroy (&e);
     if (outcome.result == DLQ_SINK_OK)
         return DLQ_REPLAY_SENT;
-    snprintf (why, why_len, "sink %s: %s", dlq_sink_config_name (self->config->sinks [index]),
+    snprintf (why, why_len, "sink %s: %s", dlq_plugin_config_name (self->config->sinks [index]),
               outcome.message [0] ? outcome.message : "no reason given");
     return outcome.result == DLQ_SINK_FAIL ? DLQ_REPLAY_FAILED : DLQ_REPLAY_WAIT;
 }

@@ -7,7 +7,7 @@
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "dlq_time.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -105,8 +105,8 @@ contract_setup (void)
     load_config (path);
     sut.sink = dlqd_config_sink (sut.config, "under_test");
     cr_assert_not_null (sut.sink);
-    sut.ops = dlq_sink_config_ops (sut.sink);
-    sut.host = dlq_sink_host ();
+    sut.ops = dlq_plugin_config_ops (sut.sink);
+    sut.host = dlq_plugin_host ();
 }
 
 /* nftw callback: remove one entry of the tree. */
@@ -438,7 +438,7 @@ contract_list_all (void *instance, const char *stream, size_t limit, int64_t now
         dlq_buf_reset (&page);
         dlq_buf_reset (&next);
         dlq_sink_status_t status = sut.ops->store->list (instance, stream, limit, cursor.len ? cursor.data : NULL,
-                                                         now_ms, dlq_sink_buf (&page), dlq_sink_buf (&next));
+                                                         now_ms, dlq_plugin_host_buf (&page), dlq_plugin_host_buf (&next));
         cr_assert_eq (status, DLQ_SINK_STATUS_OK, "LIST %s page %zu: status %d", stream, pages, (int) status);
         n += read_page (&page, limit, out + n, max - n);
         if (next.len == 0)
@@ -476,7 +476,7 @@ contract_stats (void *instance, const char *stream, size_t *streams, int64_t *ev
     dlq_buf_t out = DLQ_BUF_INIT;
     int64_t bytes = -1;
     *events = -1;
-    dlq_sink_status_t status = sut.ops->store->stats (instance, dlq_sink_buf (&out), events, &bytes);
+    dlq_sink_status_t status = sut.ops->store->stats (instance, dlq_plugin_host_buf (&out), events, &bytes);
     cr_assert_eq (status, DLQ_SINK_STATUS_OK, "STATS: status %d", (int) status);
     cr_expect_geq (bytes, 0, "STATS: store bytes %lld", (long long) bytes);
     dlq_json_doc_t *doc = NULL;

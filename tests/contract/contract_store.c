@@ -13,7 +13,7 @@
 #include "contract.h"
 
 #include "dlq_json.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -55,7 +55,7 @@ static dlq_sink_status_t
 get (void *query, const char *id, int64_t now_ms, dlq_buf_t *out)
 {
     dlq_buf_reset (out);
-    return sut.ops->store->get (query, id, now_ms, dlq_sink_buf (out));
+    return sut.ops->store->get (query, id, now_ms, dlq_plugin_host_buf (out));
 }
 
 /* GET of event finds its canonical body, byte for byte. */
@@ -89,7 +89,7 @@ expect_empty_list (void *query, const char *stream, int64_t now_ms)
 {
     dlq_buf_t events = DLQ_BUF_INIT, cursor = DLQ_BUF_INIT;
     dlq_sink_status_t status = sut.ops->store->list (query, stream, 100, NULL, now_ms,
-                                                     dlq_sink_buf (&events), dlq_sink_buf (&cursor));
+                                                     dlq_plugin_host_buf (&events), dlq_plugin_host_buf (&cursor));
     cr_assert_eq (status, DLQ_SINK_STATUS_OK, "LIST of %s: status %d, not OK", stream, (int) status);
     char *normal = contract_normal (events.data, events.len);
     cr_expect_str_eq (normal, "[]", "LIST of %s is not empty", stream);
@@ -289,7 +289,7 @@ Test (store, list_with_a_cursor_it_did_not_issue_is_bad_cursor)
     void *query = contract_open (DLQ_SINK_MODE_QUERY);
     dlq_buf_t events = DLQ_BUF_INIT, cursor = DLQ_BUF_INIT;
     dlq_sink_status_t status = sut.ops->store->list (query, "orders", 1, "not a cursor", contract_now (),
-                                                     dlq_sink_buf (&events), dlq_sink_buf (&cursor));
+                                                     dlq_plugin_host_buf (&events), dlq_plugin_host_buf (&cursor));
     cr_expect_eq (status, DLQ_SINK_STATUS_BAD_CURSOR, "LIST with a made-up cursor: status %d", (int) status);
     dlq_buf_free (&events);
     dlq_buf_free (&cursor);

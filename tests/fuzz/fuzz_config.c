@@ -13,8 +13,8 @@
 #include "dlqd_config.h"
 #include "fuzz_sinks.h"
 #include "fuzz_support.h"
-#include "sink_config.h"
-#include "sink_host.h"
+#include "plugin_config.h"
+#include "plugin_host.h"
 
 #include <libconfig.h>
 #include <stdio.h>
@@ -36,10 +36,10 @@ static bool
 check_sinks (const dlqd_config_t *config)
 {
     for (size_t i = 0; i < config->sink_count; i++) {
-        const dlq_sink_ops_t *ops = dlq_sink_config_ops (config->sinks [i]);
+        const dlq_sink_ops_t *ops = dlq_plugin_config_ops (config->sinks [i]);
         char why [512] = "";
         if (DLQ_SINK_OPS_HAS (ops, check) && ops->check
-        &&  ops->check (dlq_sink_host (), config->sinks [i], why, sizeof why) != DLQ_SINK_STATUS_OK)
+        &&  ops->check (dlq_plugin_host (), config->sinks [i], why, sizeof why) != DLQ_SINK_STATUS_OK)
             return false;
     }
     return true;
@@ -52,11 +52,11 @@ check_config (const dlqd_config_t *c)
     FUZZ_CHECK (c->max_frame_bytes >= c->max_message_bytes && c->max_message_bytes >= 1024);
     FUZZ_CHECK (c->commit_max_batch >= 1 && c->query_threads >= 1);
     FUZZ_CHECK (c->policies && c->sink_count <= 64);
-    FUZZ_CHECK (!c->primary_sink || dlq_sink_config_ops (c->primary_sink)->store);
+    FUZZ_CHECK (!c->primary_sink || dlq_plugin_config_ops (c->primary_sink)->store);
     FUZZ_CHECK ((strcmp (c->primary, "embedded") == 0) == !c->primary_sink);
     for (size_t i = 0; i < c->sink_count; i++)
-        FUZZ_CHECK (dlq_sink_config_index (c->sinks [i]) == (int) i
-                    && dlqd_config_sink (c, dlq_sink_config_name (c->sinks [i])) == c->sinks [i]);
+        FUZZ_CHECK (dlq_plugin_config_index (c->sinks [i]) == (int) i
+                    && dlqd_config_sink (c, dlq_plugin_config_name (c->sinks [i])) == c->sinks [i]);
     for (size_t i = 0; i < c->replay.scheduled_count; i++)
         FUZZ_CHECK (dlq_policy_table_lookup (c->policies, c->replay.scheduled [i])->schedule.enabled);
     for (size_t i = 0; i < c->warning_count; i++)

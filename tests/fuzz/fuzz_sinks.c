@@ -2,7 +2,7 @@
 #include "fuzz_sinks.h"
 
 #include "dlq_sink.h"
-#include "sink_plugin.h"
+#include "plugin.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -134,5 +134,5 @@ static const dlq_sink_ops_t *const linked [] = { &noop_ops, &typed_ops, &store_o
 void
 fuzz_sinks_link (void)
 {
-    dlq_sink_plugin_use_linked (linked);
+    dlq_plugin_use_linked (linked);
 }

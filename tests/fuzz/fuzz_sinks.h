@@ -1,6 +1,6 @@
 /*  fuzz_sinks — sink types linked into the harnesses, so that a config
  *  naming sinks is read (and a gateway runs its chains) without ever
- *  dlopen'ing a plugin (dlq_sink_plugin_use_linked):
+ *  dlopen'ing a plugin (dlq_plugin_use_linked):
  *
  *    noop    accepts every event (a deliver-only sink with no settings)
  *    typed   accepts every event; one setting of each type, with

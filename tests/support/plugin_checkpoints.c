@@ -5,7 +5,7 @@
 
 #include "dlq_buf.h"
 #include "dlq_json.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -74,7 +74,7 @@ plugin_ckpt_write (const plugin_ckpt_t *c, void *instance, dlq_sink_ckpt_write_t
                    const dlq_sink_checkpoint_t *record, int64_t now)
 {
     dlq_buf_t out = DLQ_BUF_INIT;
-    cr_assert_eq (plugin_ckpt_ops (c)->write (instance, kind, record, now, dlq_sink_buf (&out)), DLQ_SINK_STATUS_OK,
+    cr_assert_eq (plugin_ckpt_ops (c)->write (instance, kind, record, now, dlq_plugin_host_buf (&out)), DLQ_SINK_STATUS_OK,
                   "write %d of %s: %s", (int) kind, record->stream_name, plugin_ckpt_error (c, instance));
     dlq_buf_putc (&out, '\0');
     return dlq_buf_steal (&out, NULL);
@@ -84,7 +84,7 @@ char *
 plugin_ckpt_get (const plugin_ckpt_t *c, const char *stream)
 {
     dlq_buf_t out = DLQ_BUF_INIT;
-    dlq_sink_status_t status = plugin_ckpt_ops (c)->get (c->reader, stream, dlq_sink_buf (&out));
+    dlq_sink_status_t status = plugin_ckpt_ops (c)->get (c->reader, stream, dlq_plugin_host_buf (&out));
     cr_assert (status == DLQ_SINK_STATUS_OK || status == DLQ_SINK_STATUS_NOT_FOUND, "get %s: %s", stream,
                plugin_ckpt_error (c, c->reader));
     if (status == DLQ_SINK_STATUS_NOT_FOUND) {
@@ -419,8 +419,8 @@ expect_list (const plugin_ckpt_t *c, const char *prefix, size_t size)
     do {
         dlq_buf_reset (&page);
         dlq_buf_reset (&next);
-        cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, prefix, size, cursor, dlq_sink_buf (&page),
-                                                 dlq_sink_buf (&next)),
+        cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, prefix, size, cursor, dlq_plugin_host_buf (&page),
+                                                 dlq_plugin_host_buf (&next)),
                       DLQ_SINK_STATUS_OK, "prefix %s: %s", prefix, plugin_ckpt_error (c, c->reader));
         pages++;
         size_t count = 0;
@@ -450,7 +450,7 @@ plugin_ckpt_expect_list_pages (const plugin_ckpt_t *c)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes [0]; s++)
             expect_list (c, prefixes [p], sizes [s]);
     dlq_buf_t page = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, NULL, 3, NULL, dlq_sink_buf (&page), dlq_sink_buf (&next)),
+    cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, NULL, 3, NULL, dlq_plugin_host_buf (&page), dlq_plugin_host_buf (&next)),
                   DLQ_SINK_STATUS_OK, "a NULL prefix is every record");
     const char *sorted [NAMES];
     expected_names ("", sorted);
@@ -472,8 +472,8 @@ expect_bad_cursors (const plugin_ckpt_t *c)
         const char *cursor = bad [i] ? bad [i] : too_long;
         dlq_buf_reset (&page);
         dlq_buf_reset (&next);
-        cr_expect_eq (plugin_ckpt_ops (c)->list (c->reader, "", 10, cursor, dlq_sink_buf (&page),
-                                                 dlq_sink_buf (&next)),
+        cr_expect_eq (plugin_ckpt_ops (c)->list (c->reader, "", 10, cursor, dlq_plugin_host_buf (&page),
+                                                 dlq_plugin_host_buf (&next)),
                       DLQ_SINK_STATUS_BAD_CURSOR, "cursor %d", i);
         cr_expect_eq (page.len + next.len, 0, "nothing written");
     }
@@ -490,8 +490,8 @@ list_after (const plugin_ckpt_t *c, const char *prefix, size_t size, const char 
 {
     dlq_buf_reset (page);
     dlq_buf_reset (next);
-    cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, prefix, size, cursor, dlq_sink_buf (page),
-                                             dlq_sink_buf (next)),
+    cr_assert_eq (plugin_ckpt_ops (c)->list (c->reader, prefix, size, cursor, dlq_plugin_host_buf (page),
+                                             dlq_plugin_host_buf (next)),
                   DLQ_SINK_STATUS_OK, "%s: %s", what, plugin_ckpt_error (c, c->reader));
     dlq_buf_putc (page, '\0');
 }
@@ -575,7 +575,7 @@ writer (void *arg)
         snprintf (token, sizeof token, "{\"_data\":\"%s-%d\"}", seen ? "seen" : "processed", i);
         dlq_sink_checkpoint_t r = plugin_ckpt_token (w->kind, "busy", token, NOW + i);
         dlq_buf_reset (&out);
-        if (plugin_ckpt_ops (w->c)->write (w->instance, w->kind, &r, NOW + i, dlq_sink_buf (&out))
+        if (plugin_ckpt_ops (w->c)->write (w->instance, w->kind, &r, NOW + i, dlq_plugin_host_buf (&out))
             != DLQ_SINK_STATUS_OK) {
             snprintf (w->error, sizeof w->error, "%s", plugin_ckpt_error (w->c, w->instance));
             w->errors++;

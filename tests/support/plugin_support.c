@@ -3,7 +3,7 @@
  */
 #include "plugin_support.h"
 
-#include "sink_host.h"
+#include "plugin_host.h"
 #include "test_support.h"
 
 #include <stdio.h>
@@ -39,8 +39,8 @@ test_plugin_load (test_plugin_t *p, const char *config, const char *sink, char *
         return false;
     }
     p->sink = dlqd_config_sink (p->config, sink);
-    p->ops = p->sink ? dlq_sink_config_ops (p->sink) : NULL;
-    p->host = dlq_sink_host ();
+    p->ops = p->sink ? dlq_plugin_config_ops (p->sink) : NULL;
+    p->host = dlq_plugin_host ();
     if (!p->ops)
         snprintf (err, err_len, "no sink %s in the config", sink);
     return p->ops != NULL;

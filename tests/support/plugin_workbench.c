@@ -5,7 +5,7 @@
 
 #include "dlq_json.h"
 #include "dlq_time.h"
-#include "sink_host.h"
+#include "plugin_host.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -229,8 +229,8 @@ oracle_list (void *store, const char *request, const dlq_event_filter_t *f, size
 {
     const plugin_wb_t *w = store;
     (void) f;
-    cr_assert_eq (w->plugin.ops->workbench->query_list (w->reader, request, limit, cursor, NOW, dlq_sink_buf (page),
-                                                        dlq_sink_buf (next)),
+    cr_assert_eq (w->plugin.ops->workbench->query_list (w->reader, request, limit, cursor, NOW, dlq_plugin_host_buf (page),
+                                                        dlq_plugin_host_buf (next)),
                   DLQ_SINK_STATUS_OK, "%s: %s", request, plugin_wb_error (w, w->reader));
 }
 
@@ -250,7 +250,7 @@ oracle_groups (void *store, const char *request, const dlq_event_filter_t *f, si
 {
     const plugin_wb_t *w = store;
     (void) f;
-    cr_assert_eq (w->plugin.ops->workbench->query_groups (w->reader, request, limit, NOW, dlq_sink_buf (out)),
+    cr_assert_eq (w->plugin.ops->workbench->query_groups (w->reader, request, limit, NOW, dlq_plugin_host_buf (out)),
                   DLQ_SINK_STATUS_OK, "%s: %s", request, plugin_wb_error (w, w->reader));
 }
 
@@ -268,8 +268,8 @@ plugin_wb_expect_bad_cursors (const plugin_wb_t *w)
     dlq_buf_t page = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
     static const char *const bad [] = { "nonsense", "1717940000000.42", "1.0190F1D2-6C4E-7A01-8B2C-3D4E5F607182" };
     for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++)
-        cr_expect_eq (w->plugin.ops->workbench->query_list (w->reader, "{}", 10, bad [i], NOW, dlq_sink_buf (&page),
-                                                            dlq_sink_buf (&next)),
+        cr_expect_eq (w->plugin.ops->workbench->query_list (w->reader, "{}", 10, bad [i], NOW, dlq_plugin_host_buf (&page),
+                                                            dlq_plugin_host_buf (&next)),
                       DLQ_SINK_STATUS_BAD_CURSOR, "%s", bad [i]);
     cr_expect_eq (page.len + next.len, 0, "nothing written");
     dlq_buf_free (&page);
@@ -284,7 +284,7 @@ plugin_wb_claim (const plugin_wb_t *w, void *instance, const char *stream, const
 {
     dlq_buf_reset (out);
     return w->plugin.ops->workbench->claim (instance, stream, owner, pass_ms, max_retries, batch, now,
-                                            now + PLUGIN_WB_LEASE_MS, dlq_sink_buf (out));
+                                            now + PLUGIN_WB_LEASE_MS, dlq_plugin_host_buf (out));
 }
 
 /* The claimed event is the body of its id among events [0, checked). */

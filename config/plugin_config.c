@@ -1,10 +1,10 @@
-/*  sink_config — a sink's section validated against its plugin's schema.
+/*  plugin_config — a sink's section validated against its plugin's schema.
  *
  *  The plugin is loaded while the config is read, because only the plugin
  *  knows which settings its section may hold. Values are stored per schema
  *  entry: the section's (or the default) and, per stream, the overrides.
  */
-#include "sink_config.h"
+#include "plugin_config.h"
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
@@ -30,9 +30,9 @@ typedef struct {
 struct dlq_sink_config {
     char                *name;
     int                  index;
-    dlq_sink_plugin_t   *plugin;
+    dlq_plugin_t   *plugin;
     const dlq_sink_ops_t *ops;
-    dlq_sink_dispatch_t  dispatch;
+    dlq_dispatch_settings_t  dispatch;
     size_t               settings;      /* entries in ops->settings */
     dlq_setting_value_t             *section;       /* section value or default, per entry */
     stream_values_t     *streams;
@@ -44,7 +44,7 @@ struct dlq_sink_config {
 
 /* The gateway's settings of a sink section (the rest of a section is the
  * plugin's own, checked against the schema it declares). */
-#define DISPATCH 0      /* the home of the rows that keep a value: a dlq_sink_dispatch_t */
+#define DISPATCH 0      /* the home of the rows that keep a value: a dlq_dispatch_settings_t */
 #define SETTING(path, type, def, min, max, desc, home, offset, type_docs, default_docs, docs) \
     { { path, DLQ_SINK_SETTING_##type, def, min, max, false, desc }, DLQ_SHAPE_VALUE, home, offset, \
       type_docs, default_docs, docs }
@@ -64,39 +64,39 @@ static const dlq_setting_t rows [] = {
              "with `type = \"plugin\"`: the plugin file"),
     SETTING ("sinks.NAME.retry.max_attempts", INT, "10", 0, 1000000,
              "deliveries tried per event; 0 = forever",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, max_attempts), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, max_attempts), NULL, NULL,
              "deliveries tried per event before it is `failed`; 0 = retry forever"),
     SETTING ("sinks.NAME.retry.backoff_ms", INT, "200", 1, 86400000,
              "ceiling of the first retry delay",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, backoff_ms), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, backoff_ms), NULL, NULL,
              "ceiling of the delay before the first retry"),
     SETTING ("sinks.NAME.retry.backoff_max_ms", INT, "30000", 1, 86400000,
              "cap of the retry delay",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, backoff_max_ms), "integer `backoff_ms`–86400000 (1 day)", NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, backoff_max_ms), "integer `backoff_ms`–86400000 (1 day)", NULL,
              "cap of the delay ceiling"),
     SETTING ("sinks.NAME.retry.multiplier", FLOAT, "2.0", 1, 100,
              "growth of the delay ceiling per attempt",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, multiplier), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, multiplier), NULL, NULL,
              "growth of the ceiling per attempt; the delay is drawn uniformly from [0, ceiling] (full jitter)"),
     SETTING ("sinks.NAME.batch.max_events", INT, "1000", 1, 100000,
              "events per deliver call, at most",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, batch_max), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, batch_max), NULL, NULL,
              "events per delivery call, at most (a plugin may lower it)"),
     SETTING ("sinks.NAME.batch.linger_ms", INT, "0", 0, 60000,
              "wait for a batch to fill",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, linger_ms), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, linger_ms), NULL, NULL,
              "how long a partial batch waits to fill; 0 sends at once"),
     SETTING ("sinks.NAME.timeout_ms", INT, "30000", 1, 3600000,
              "a deliver call taking longer is retried",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, timeout_ms), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, timeout_ms), NULL, NULL,
              "a delivery call that takes longer has all its events retried"),
     SETTING ("sinks.NAME.max_backlog_bytes", INT, "10737418240", 0, INT64_MAX,
              "spool bytes kept for the sink's backlog before PUTs answer UNAVAILABLE; 0 = no limit",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, max_backlog_bytes), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, max_backlog_bytes), NULL, NULL,
              "the spool the sink's backlog may hold (from its cursor's next event, or its oldest retry, to the tip); past it every PUT is answered `UNAVAILABLE` naming the sink until it catches up; 0: no limit"),
     SETTING ("sinks.NAME.circuit.failures", INT, "5", 1, 1000000,
              "consecutive failed batches that open the circuit",
-             DISPATCH, offsetof (dlq_sink_dispatch_t, circuit_failures), NULL, NULL,
+             DISPATCH, offsetof (dlq_dispatch_settings_t, circuit_failures), NULL, NULL,
              "consecutive failed batches (every event `RETRY`) that open the circuit"),
 };
 
@@ -104,7 +104,7 @@ static const dlq_setting_t rows [] = {
 #define PREFIX "sinks.NAME."
 
 const dlq_setting_t *
-dlq_sink_config_rows (size_t *count_out)
+dlq_plugin_config_rows (size_t *count_out)
 {
     *count_out = ROW_COUNT;
     return rows;
@@ -177,7 +177,7 @@ check_members (const dlq_sink_config_t *self, const config_setting_t *group, boo
 /* ---- dispatch settings ---------------------------------------------------- */
 
 static bool
-read_dispatch (const config_setting_t *section, dlq_sink_dispatch_t *d, dlq_config_error_t *err)
+read_dispatch (const config_setting_t *section, dlq_dispatch_settings_t *d, dlq_config_error_t *err)
 {
     if (!dlq_config_set_defaults (rows, ROW_COUNT, PREFIX, DISPATCH, d))
         return dlq_config_fail (err, section, "a default of the sink settings table does not parse (a bug)");
@@ -192,14 +192,14 @@ read_dispatch (const config_setting_t *section, dlq_sink_dispatch_t *d, dlq_conf
 
 /* ---- the plugin ---------------------------------------------------------- */
 
-static dlq_sink_plugin_t *
+static dlq_plugin_t *
 load_plugin (const config_setting_t *section, const char *search, dlq_config_error_t *err)
 {
     const char *type = NULL, *path = NULL;
     config_setting_lookup_string (section, "type", &type);
     config_setting_lookup_string (section, "path", &path);
     char why [1024];
-    dlq_sink_plugin_t *plugin = NULL;
+    dlq_plugin_t *plugin = NULL;
     if (!type)
         dlq_config_fail (err, section, "expected a type = \"...\"; setting (a sink type, or \"plugin\" with a path)");
     else
@@ -212,17 +212,17 @@ load_plugin (const config_setting_t *section, const char *search, dlq_config_err
                          "path is only for type = \"plugin\"; built-in types are found by name");
     else
     if (strcmp (type, "plugin") == 0) {
-        if (!(plugin = dlq_sink_plugin_load (path, why, sizeof why)))
+        if (!(plugin = dlq_plugin_load (path, why, sizeof why)))
             dlq_config_fail (err, config_setting_get_member (section, "path"), "%s", why);
     }
     else
-    if (!(plugin = dlq_sink_plugin_find (type, search, why, sizeof why)))
+    if (!(plugin = dlq_plugin_find (type, search, why, sizeof why)))
         dlq_config_fail (err, config_setting_get_member (section, "type"), "%s", why);
     else
-    if (strcmp (dlq_sink_plugin_ops (plugin)->type, type) != 0) {
+    if (strcmp (dlq_plugin_ops (plugin)->type, type) != 0) {
         dlq_config_fail (err, config_setting_get_member (section, "type"), "%s is a sink of type \"%s\", not \"%s\"",
-                         dlq_sink_plugin_path (plugin), dlq_sink_plugin_ops (plugin)->type, type);
-        dlq_sink_plugin_destroy (&plugin);
+                         dlq_plugin_path (plugin), dlq_plugin_ops (plugin)->type, type);
+        dlq_plugin_destroy (&plugin);
     }
     return plugin;
 }
@@ -236,27 +236,27 @@ plugin_defaults (dlq_sink_config_t *self, const config_setting_t *section, dlq_c
         const dlq_sink_setting_t *spec = &self->ops->settings [i];
         if (!dlq_setting_type_known (spec->type))
             return dlq_config_fail (err, section, "sink plugin %s declares %s of a type this dlqd does not know "
-                                    "(%d): a newer plugin than the gateway", dlq_sink_plugin_path (self->plugin),
+                                    "(%d): a newer plugin than the gateway", dlq_plugin_path (self->plugin),
                                     spec->name, (int) spec->type);
         if (!dlq_setting_value_default (spec, &self->section [i]))
             return dlq_config_fail (err, section, "sink plugin %s declares a bad default for %s",
-                                    dlq_sink_plugin_path (self->plugin), spec->name);
+                                    dlq_plugin_path (self->plugin), spec->name);
     }
     return true;
 }
 
 dlq_sink_config_t *
-dlq_sink_config_new (const config_setting_t *section, int index, const char *search,
+dlq_plugin_config_new (const config_setting_t *section, int index, const char *search,
                      dlq_config_error_t *err)
 {
-    dlq_sink_plugin_t *plugin = load_plugin (section, search, err);
+    dlq_plugin_t *plugin = load_plugin (section, search, err);
     if (!plugin)
         return NULL;
     dlq_sink_config_t *self = dlq_calloc (1, sizeof *self);
     self->name = dlq_strdup (config_setting_name (section));
     self->index = index;
     self->plugin = plugin;
-    self->ops = dlq_sink_plugin_ops (plugin);
+    self->ops = dlq_plugin_ops (plugin);
     while (self->ops->settings && self->ops->settings [self->settings].name)
         self->settings++;
     self->section = dlq_calloc (self->settings + 1, sizeof (dlq_setting_value_t));
@@ -267,12 +267,12 @@ dlq_sink_config_new (const config_setting_t *section, int index, const char *sea
            && read_values (self, section, self->section, err)
            && read_dispatch (section, &self->dispatch, err);
     if (!ok)
-        dlq_sink_config_destroy (&self);
+        dlq_plugin_config_destroy (&self);
     return self;
 }
 
 bool
-dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
+dlq_plugin_config_add_stream (dlq_sink_config_t *self, const char *stream,
                             const config_setting_t *group, dlq_config_error_t *err)
 {
     if (config_setting_type (group) != CONFIG_TYPE_GROUP)
@@ -287,7 +287,7 @@ dlq_sink_config_add_stream (dlq_sink_config_t *self, const char *stream,
 }
 
 void
-dlq_sink_config_route_stream (dlq_sink_config_t *self, const char *stream)
+dlq_plugin_config_route_stream (dlq_sink_config_t *self, const char *stream)
 {
     self->routed = dlq_realloc (self->routed, (self->routed_count + 2) * sizeof *self->routed);
     self->routed [self->routed_count++] = dlq_strdup (stream);
@@ -295,14 +295,14 @@ dlq_sink_config_route_stream (dlq_sink_config_t *self, const char *stream)
 }
 
 size_t
-dlq_sink_config_streams (const dlq_sink_config_t *self, const char *const **names)
+dlq_plugin_config_streams (const dlq_sink_config_t *self, const char *const **names)
 {
     *names = (const char *const *) self->routed;
     return self->routed_count;
 }
 
 void
-dlq_sink_config_destroy (dlq_sink_config_t **self_p)
+dlq_plugin_config_destroy (dlq_sink_config_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
@@ -328,16 +328,16 @@ dlq_sink_config_destroy (dlq_sink_config_t **self_p)
         pthread_mutex_destroy (&self->counters->lock);
         free (self->counters);
     }
-    dlq_sink_plugin_destroy (&self->plugin);
+    dlq_plugin_destroy (&self->plugin);
     free (self->name);
     free (self);
     *self_p = NULL;
 }
 
-const char *dlq_sink_config_name (const dlq_sink_config_t *self) { return self->name; }
-int dlq_sink_config_index (const dlq_sink_config_t *self) { return self->index; }
-const dlq_sink_ops_t *dlq_sink_config_ops (const dlq_sink_config_t *self) { return self->ops; }
-const dlq_sink_dispatch_t *dlq_sink_config_dispatch (const dlq_sink_config_t *self) { return &self->dispatch; }
+const char *dlq_plugin_config_name (const dlq_sink_config_t *self) { return self->name; }
+int dlq_plugin_config_index (const dlq_sink_config_t *self) { return self->index; }
+const dlq_sink_ops_t *dlq_plugin_config_ops (const dlq_sink_config_t *self) { return self->ops; }
+const dlq_dispatch_settings_t *dlq_plugin_config_dispatch (const dlq_sink_config_t *self) { return &self->dispatch; }
 
 /* The value of setting name for stream, following the precedence. */
 static const dlq_setting_value_t *
@@ -353,35 +353,35 @@ lookup (const dlq_sink_config_t *self, const char *stream, const char *name)
 }
 
 int64_t
-dlq_sink_config_int (const dlq_sink_config_t *self, const char *stream, const char *name)
+dlq_plugin_config_int (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
     const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set ? v->i : 0;
 }
 
 double
-dlq_sink_config_float (const dlq_sink_config_t *self, const char *stream, const char *name)
+dlq_plugin_config_float (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
     const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set ? v->f : 0;
 }
 
 bool
-dlq_sink_config_bool (const dlq_sink_config_t *self, const char *stream, const char *name)
+dlq_plugin_config_bool (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
     const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set && v->i;
 }
 
 const char *
-dlq_sink_config_string (const dlq_sink_config_t *self, const char *stream, const char *name)
+dlq_plugin_config_string (const dlq_sink_config_t *self, const char *stream, const char *name)
 {
     const dlq_setting_value_t *v = lookup (self, stream, name);
     return v && v->set ? v->s : NULL;
 }
 
 size_t
-dlq_sink_config_list (const dlq_sink_config_t *self, const char *stream, const char *name,
+dlq_plugin_config_list (const dlq_sink_config_t *self, const char *stream, const char *name,
                       const char *const **items)
 {
     const dlq_setting_value_t *v = lookup (self, stream, name);
@@ -390,7 +390,7 @@ dlq_sink_config_list (const dlq_sink_config_t *self, const char *stream, const c
 }
 
 void
-dlq_sink_config_count (const dlq_sink_config_t *self, const char *name, uint64_t n)
+dlq_plugin_config_count (const dlq_sink_config_t *self, const char *name, uint64_t n)
 {
     counters_t *c = self->counters;
     pthread_mutex_lock (&c->lock);
@@ -409,7 +409,7 @@ dlq_sink_config_count (const dlq_sink_config_t *self, const char *name, uint64_t
 }
 
 void
-dlq_sink_config_format_counters (const dlq_sink_config_t *self, dlq_buf_t *out)
+dlq_plugin_config_format_counters (const dlq_sink_config_t *self, dlq_buf_t *out)
 {
     counters_t *c = self->counters;
     pthread_mutex_lock (&c->lock);

@@ -1,5 +1,5 @@
-/*  sink_plugin — dlopen a sink and check its ABI before anything else. */
-#include "sink_plugin.h"
+/*  plugin — dlopen a sink and check its ABI before anything else. */
+#include "plugin.h"
 
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
@@ -10,18 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-struct dlq_sink_plugin {
+struct dlq_plugin {
     void                 *handle;       /* NULL for a linked plugin */
     const dlq_sink_ops_t *ops;
     char                 *path;
 };
 
-/* The plugins linked into the program (dlq_sink_plugin_use_linked), or
+/* The plugins linked into the program (dlq_plugin_use_linked), or
  * NULL: plugins are files. */
 static const dlq_sink_ops_t *const *linked;
 
 void
-dlq_sink_plugin_use_linked (const dlq_sink_ops_t *const *table)
+dlq_plugin_use_linked (const dlq_sink_ops_t *const *table)
 {
     linked = table;
 }
@@ -53,8 +53,8 @@ check_ops (const dlq_sink_ops_t *ops, char *why, size_t why_len)
     return NULL;
 }
 
-dlq_sink_plugin_t *
-dlq_sink_plugin_load (const char *path, char *err, size_t err_len)
+dlq_plugin_t *
+dlq_plugin_load (const char *path, char *err, size_t err_len)
 {
     if (linked) {
         snprintf (err, err_len, "cannot load sink plugin %s: this program takes only the plugins "
@@ -82,7 +82,7 @@ dlq_sink_plugin_load (const char *path, char *err, size_t err_len)
         dlclose (handle);
         return NULL;
     }
-    dlq_sink_plugin_t *self = dlq_calloc (1, sizeof *self);
+    dlq_plugin_t *self = dlq_calloc (1, sizeof *self);
     self->handle = handle;
     self->ops = ops;
     self->path = dlq_strdup (path);
@@ -90,7 +90,7 @@ dlq_sink_plugin_load (const char *path, char *err, size_t err_len)
 }
 
 /* The linked plugin of type, checked; NULL with a message. */
-static dlq_sink_plugin_t *
+static dlq_plugin_t *
 find_linked (const char *type, char *err, size_t err_len)
 {
     for (size_t i = 0; linked [i]; i++) {
@@ -102,7 +102,7 @@ find_linked (const char *type, char *err, size_t err_len)
             snprintf (err, err_len, "linked sink plugin %s refused: %s", type, bad);
             return NULL;
         }
-        dlq_sink_plugin_t *self = dlq_calloc (1, sizeof *self);
+        dlq_plugin_t *self = dlq_calloc (1, sizeof *self);
         self->ops = linked [i];
         dlq_buf_t path = DLQ_BUF_INIT;
         dlq_buf_printf (&path, "linked:%s", type);
@@ -113,8 +113,8 @@ find_linked (const char *type, char *err, size_t err_len)
     return NULL;
 }
 
-dlq_sink_plugin_t *
-dlq_sink_plugin_find (const char *type, const char *search, char *err, size_t err_len)
+dlq_plugin_t *
+dlq_plugin_find (const char *type, const char *search, char *err, size_t err_len)
 {
     if (linked)
         return find_linked (type, err, err_len);
@@ -128,7 +128,7 @@ dlq_sink_plugin_find (const char *type, const char *search, char *err, size_t er
         if (access (path, F_OK) == 0) {
             free (dirs);
             dlq_buf_free (&looked);
-            return dlq_sink_plugin_load (path, err, err_len);
+            return dlq_plugin_load (path, err, err_len);
         }
     }
     snprintf (err, err_len, "no sink of type \"%s\": looked for %s", type,
@@ -138,15 +138,15 @@ dlq_sink_plugin_find (const char *type, const char *search, char *err, size_t er
     return NULL;
 }
 
-const dlq_sink_ops_t *dlq_sink_plugin_ops (const dlq_sink_plugin_t *self) { return self->ops; }
-const char *dlq_sink_plugin_path (const dlq_sink_plugin_t *self) { return self->path; }
+const dlq_sink_ops_t *dlq_plugin_ops (const dlq_plugin_t *self) { return self->ops; }
+const char *dlq_plugin_path (const dlq_plugin_t *self) { return self->path; }
 
 void
-dlq_sink_plugin_destroy (dlq_sink_plugin_t **self_p)
+dlq_plugin_destroy (dlq_plugin_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    dlq_sink_plugin_t *self = *self_p;
+    dlq_plugin_t *self = *self_p;
     if (self->handle)
         dlclose (self->handle);
     free (self->path);

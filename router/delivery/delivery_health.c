@@ -1,5 +1,5 @@
-/*  sink_health — a sink's live state, shared with the query threads. */
-#include "sink_health.h"
+/*  delivery_health — a sink's live state, shared with the query threads. */
+#include "delivery_health.h"
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
@@ -10,20 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct dlq_sink_health {
+struct dlq_delivery_health {
     pthread_mutex_t lock;
     char            circuit [16];
     char            last_error [256];
     int64_t         last_error_at;
-    uint64_t        ordinal;        /* the dispatcher's queue (dlq_sink_health_set_queue) */
+    uint64_t        ordinal;        /* the dispatcher's queue (dlq_delivery_health_set_queue) */
     int64_t         before_spool;
     size_t          retrying;
 };
 
-dlq_sink_health_t *
-dlq_sink_health_new (void)
+dlq_delivery_health_t *
+dlq_delivery_health_new (void)
 {
-    dlq_sink_health_t *self = dlq_calloc (1, sizeof *self);
+    dlq_delivery_health_t *self = dlq_calloc (1, sizeof *self);
     pthread_mutex_init (&self->lock, NULL);
     snprintf (self->circuit, sizeof self->circuit, "closed");
     self->last_error_at = DLQ_TIME_NONE;
@@ -31,7 +31,7 @@ dlq_sink_health_new (void)
 }
 
 void
-dlq_sink_health_destroy (dlq_sink_health_t **self_p)
+dlq_delivery_health_destroy (dlq_delivery_health_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
@@ -41,7 +41,7 @@ dlq_sink_health_destroy (dlq_sink_health_t **self_p)
 }
 
 void
-dlq_sink_health_set_circuit (dlq_sink_health_t *self, const char *state)
+dlq_delivery_health_set_circuit (dlq_delivery_health_t *self, const char *state)
 {
     pthread_mutex_lock (&self->lock);
     snprintf (self->circuit, sizeof self->circuit, "%s", state);
@@ -49,7 +49,7 @@ dlq_sink_health_set_circuit (dlq_sink_health_t *self, const char *state)
 }
 
 void
-dlq_sink_health_set_error (dlq_sink_health_t *self, const char *error, int64_t at_ms)
+dlq_delivery_health_set_error (dlq_delivery_health_t *self, const char *error, int64_t at_ms)
 {
     pthread_mutex_lock (&self->lock);
     size_t n = dlq_utf8_prefix (error, strlen (error), sizeof self->last_error - 1);     /* never half a character */
@@ -60,7 +60,7 @@ dlq_sink_health_set_error (dlq_sink_health_t *self, const char *error, int64_t a
 }
 
 void
-dlq_sink_health_format (dlq_sink_health_t *self, dlq_buf_t *out)
+dlq_delivery_health_format (dlq_delivery_health_t *self, dlq_buf_t *out)
 {
     pthread_mutex_lock (&self->lock);
     dlq_buf_printf (out, "\"circuit\":\"%s\"", self->circuit);
@@ -74,7 +74,7 @@ dlq_sink_health_format (dlq_sink_health_t *self, dlq_buf_t *out)
 }
 
 void
-dlq_sink_health_set_queue (dlq_sink_health_t *self, uint64_t ordinal, int64_t before_spool, size_t retrying)
+dlq_delivery_health_set_queue (dlq_delivery_health_t *self, uint64_t ordinal, int64_t before_spool, size_t retrying)
 {
     pthread_mutex_lock (&self->lock);
     self->ordinal = ordinal;
@@ -84,7 +84,7 @@ dlq_sink_health_set_queue (dlq_sink_health_t *self, uint64_t ordinal, int64_t be
 }
 
 void
-dlq_sink_health_queue (dlq_sink_health_t *self, uint64_t newest, int64_t *backlog_out, int64_t *retrying_out)
+dlq_delivery_health_queue (dlq_delivery_health_t *self, uint64_t newest, int64_t *backlog_out, int64_t *retrying_out)
 {
     pthread_mutex_lock (&self->lock);
     /* the dispatcher can have read a batch the committer has not counted yet */
