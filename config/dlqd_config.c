@@ -16,8 +16,12 @@
 #include "config_text.h"
 #include "dlq_alloc.h"
 #include "dlq_buf.h"
+#include "dlq_cert.h"
+#include "dlq_endpoint.h"
 #include "replay_config.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -192,6 +196,22 @@ static const dlq_setting_t rows [] = {
              "this instance's name in scheduler locks",
              HOME_CONFIG, offsetof (dlqd_config_t, replay.owner), NULL, "`\"<hostname>:<pid>\"`",
              "this gateway's name in the scheduler's lock rows"),
+    SETTING ("security.curve.server_secret_key", STRING, NULL, 1, 240,
+             "the gateway's CURVE certificate: the _secret file of the pair",
+             HOME_CONFIG, offsetof (dlqd_config_t, security.server_secret_key), "path", NULL,
+             "the gateway's CURVE key pair: the `_secret` file of a certificate in the ZPL format of CZMQ's zcert (`dlqctl keygen`), mode 0600 or stricter (a file others can read is refused, with the `chmod` that fixes it). With it, every endpoint dlqd binds (`gateway.listen`, `replay.listen`) is a CURVE server and every client must present a key of `clients`. Needs `clients` (see [Security](security.md))"),
+    SETTING ("security.curve.clients", STRING, NULL, 1, 4096,
+             "the directory of the clients' public certificates",
+             HOME_CONFIG, offsetof (dlqd_config_t, security.clients), "path", NULL,
+             "a directory of public certificates, one per client key, each with the metadata `name`, `role` (`worker`, `viewer`, `operator` or `admin`) and `streams` (names or `*` patterns, comma-separated). Read at start, on `SIGHUP`, and within 2 s of a change to its files. Needs `server_secret_key`"),
+    SETTING ("security.audit_log", STRING, NULL, 1, 4096,
+             "the audit log's file (default: the main log)",
+             HOME_CONFIG, offsetof (dlqd_config_t, security.audit_log), "path", NULL,
+             "where the audit log goes: one JSON object per line for every `REPLAY` and its controls, `REDELIVER`, `RESOLVE`, `FAIL`, `CKPT.DELETE`, refused request and reload of the keys (created mode 0640, appended to). Without it, those lines go to the main log, after `audit: `"),
+    SETTING ("security.allow_insecure", BOOL, "false", 0, 0,
+             "allow a non-loopback listen without CURVE",
+             HOME_CONFIG, offsetof (dlqd_config_t, security.allow_insecure), NULL, NULL,
+             "without `curve`, an endpoint reachable from the network (anything but `tcp://` on a loopback address, `ipc://` or `inproc://`) is a configuration error unless this is `true`; then dlqd warns at every start"),
     SHAPED ("sinks", GROUP, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }", "`{}`",
             "the sinks, each a group `NAME: { type = \"...\"; ... }` with the settings below"),
 };
@@ -485,6 +505,54 @@ check_primary (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_
     return true;
 }
 
+/* An endpoint of setting (path) that the network can reach needs CURVE
+ * or allow_insecure. */
+static bool
+check_exposed (const config_setting_t *root, const dlqd_config_t *c, const char *path, const char *endpoint,
+               dlq_config_error_t *err)
+{
+    if (c->security.server_secret_key || c->security.allow_insecure || dlq_endpoint_is_local (endpoint))
+        return true;
+    return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, path),
+                            "%s is reachable from the network and nothing authenticates its clients: "
+                            "configure security.curve (docs/security.md), listen on a loopback address, "
+                            "or set security.allow_insecure = true", endpoint);
+}
+
+/* CURVE needs both of its settings, a server key that loads and a clients
+ * directory that can be read; without CURVE every endpoint is local
+ * unless allow_insecure says otherwise. */
+static bool
+check_security (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    const dlqd_security_config_t *s = &c->security;
+    const config_setting_t *curve = config_setting_lookup ((config_setting_t *) root, "security.curve");
+    if (curve && (!s->server_secret_key || !s->clients))
+        return dlq_config_fail (err, curve, "expected both server_secret_key and clients");
+    if (s->server_secret_key) {
+        char why [512];
+        dlq_cert_t *cert = NULL;
+        if (dlq_cert_load (s->server_secret_key, true, &cert, why, sizeof why) != DLQ_CERT_OK)
+            return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root,
+                                    "security.curve.server_secret_key"), "%s", why);
+        dlq_cert_destroy (&cert);
+        DIR *d = opendir (s->clients);
+        if (!d)
+            return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "security.curve.clients"),
+                                    "%s: %s", s->clients, strerror (errno));
+        closedir (d);
+    }
+    for (size_t i = 0; i < c->listen_count; i++)
+        if (!check_exposed (root, c, "gateway.listen", c->listen [i], err))
+            return false;
+    if (c->replay.listen && !check_exposed (root, c, "replay.listen", c->replay.listen, err))
+        return false;
+    if (s->allow_insecure && !s->server_secret_key)
+        add_warning (c, "security.allow_insecure is true and security.curve is not set: anyone who can reach "
+                     "an endpoint may store, read, replay and delete (docs/security.md)");
+    return true;
+}
+
 /* The defaults group holds what every stream's entry may, but no name and
  * no schedule, which are a stream's own. */
 static bool
@@ -512,6 +580,7 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     if (ok)
         read_listen (root, c);
     ok = ok && check_across (root, c, err)
+            && check_security (root, c, err)
             && read_sinks (config_setting_get_member (root, "sinks"), c, err)
             && read_defaults (config_setting_get_member (root, "defaults"), c, err)
             && read_streams (streams, c, err)

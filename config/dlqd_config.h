@@ -34,6 +34,14 @@ typedef struct {
     size_t              scheduled_count;
 } dlqd_replay_config_t;
 
+/* The security settings (the top-level group security; docs/security.md). */
+typedef struct {
+    char               *server_secret_key;  /* curve.server_secret_key: the _secret file; NULL: no CURVE */
+    char               *clients;            /* curve.clients: the directory of client certificates */
+    bool                allow_insecure;     /* a non-loopback listen without CURVE is allowed */
+    char               *audit_log;          /* the audit log's file (dlq_audit.h); NULL: the main log */
+} dlqd_security_config_t;
+
 typedef struct {
     char              **listen;             /* ZeroMQ endpoints to bind */
     size_t              listen_count;
@@ -61,6 +69,7 @@ typedef struct {
     dlq_policy_t        defaults;           /* policy of streams not listed */
     dlq_policy_table_t *policies;           /* per-stream policy, default included */
     dlqd_replay_config_t replay;
+    dlqd_security_config_t security;
     char              **warnings;           /* what is valid but likely a mistake, one line each */
     size_t              warning_count;
 } dlqd_config_t;

@@ -22,6 +22,7 @@ static const char *const names [DLQ_CODE_COUNT] = {
     [DLQ_ERR_UNAVAILABLE]       = "UNAVAILABLE",
     [DLQ_ERR_INTERNAL]          = "INTERNAL",
     [DLQ_ERR_INVALID_STATE]     = "INVALID_STATE",
+    [DLQ_ERR_FORBIDDEN]         = "FORBIDDEN",
 };
 
 const char *

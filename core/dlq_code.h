@@ -19,6 +19,7 @@ typedef enum {
     DLQ_ERR_UNAVAILABLE,        /* the store failed or the gateway is stopping; retry later */
     DLQ_ERR_INTERNAL,           /* a bug; please report */
     DLQ_ERR_INVALID_STATE,      /* the request is valid but not in this state (e.g. resume a DONE replay) */
+    DLQ_ERR_FORBIDDEN,          /* the caller's key may not call this verb, or not on this stream */
     DLQ_CODE_COUNT
 } dlq_code_t;
 

@@ -42,7 +42,8 @@ usage (FILE *out, int code)
              "       dlqd --config-reference\n"
              "       dlqd --version\n"
              "Serves the dead-letter gateway described by FILE (default %s).\n"
-             "SIGTERM or SIGINT: answer every request already received, then exit 0.\n",
+             "SIGTERM or SIGINT: answer every request already received, then exit 0.\n"
+             "SIGHUP: read security.curve.clients again (keys added, changed or revoked).\n",
              DEFAULT_CONFIG);
     return code;
 }
@@ -96,6 +97,7 @@ serve (dlqd_config_t *config)
     sigemptyset (&sa.sa_mask);
     sigaction (SIGTERM, &sa, NULL);
     sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGHUP, &sa, NULL);      /* reload: the gateway reads the byte and tells it from a stop */
     signal (SIGPIPE, SIG_IGN);
     signal (SIGXFSZ, SIG_IGN);     /* past a file size limit a write fails (EFBIG) and is answered UNAVAILABLE */
 

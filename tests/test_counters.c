@@ -164,9 +164,10 @@ Test (counters, bad_input_codes_also_count_as_rejected)
 Test (counters, answers_and_the_gateways_trouble_are_not_rejections)
 {
     /* NOT_FOUND is an ordinary answer, INVALID_STATE a valid request the
-     * state does not allow, UNAVAILABLE / INTERNAL the gateway's trouble */
+     * state does not allow, FORBIDDEN one the caller's key may not make,
+     * UNAVAILABLE / INTERNAL the gateway's trouble */
     static const dlq_code_t not_bad [] = {
-        DLQ_ERR_NOT_FOUND, DLQ_ERR_UNAVAILABLE, DLQ_ERR_INTERNAL, DLQ_ERR_INVALID_STATE,
+        DLQ_ERR_NOT_FOUND, DLQ_ERR_UNAVAILABLE, DLQ_ERR_INTERNAL, DLQ_ERR_INVALID_STATE, DLQ_ERR_FORBIDDEN,
     };
     dlq_counters_t *c = dlq_counters_new ();
     for (size_t i = 0; i < sizeof not_bad / sizeof not_bad [0]; i++)
@@ -175,7 +176,7 @@ Test (counters, answers_and_the_gateways_trouble_are_not_rejections)
     const dlq_json_value_t *counters = object (dlq_json_root (doc), "counters");
     cr_expect_eq (number (counters, "rejected"), 0);
     const dlq_json_value_t *errors = object (counters, "errors");
-    cr_expect_eq (errors->count, 4, "each still counted as an ERR reply");
+    cr_expect_eq (errors->count, 5, "each still counted as an ERR reply");
     for (size_t i = 0; i < sizeof not_bad / sizeof not_bad [0]; i++)
         cr_expect_eq (number (errors, dlq_code_name (not_bad [i])), 1, "%s", dlq_code_name (not_bad [i]));
     dlq_json_doc_destroy (&doc);

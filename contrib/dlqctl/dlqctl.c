@@ -9,6 +9,7 @@
 #include "dlqctl.h"
 #include "cmd_ckpt.h"
 #include "cmd_jobs.h"
+#include "cmd_keygen.h"
 #include "cmd_put.h"
 #include "cmd_query.h"
 #include "cmd_replay.h"
@@ -55,6 +56,8 @@ static const char usage_text [] =
     "  ckpt ls [--prefix P] [--limit N] [--cursor C] [--all]\n"
     "                              the checkpoints, by stream name, as a table\n"
     "  ckpt delete STREAM          delete the checkpoint of a stream\n"
+    "  keygen NAME --role R [--streams S,...] | keygen NAME --server\n"
+    "                              write a CURVE certificate pair (no gateway)\n"
     "\n"
     "FILTERS (list, count, groups, replay; every one given must match):\n"
     "  --stream S, --status S, --error-type T, --fingerprint F,\n"
@@ -69,15 +72,21 @@ static const char usage_text [] =
     "  -t, --timeout MS   wait this long for each reply, and for a connection\n"
     "                     (default 5000); an unanswered request is resent\n"
     "                     3 times on a new connection\n"
+    "      --server-key K the gateway's CURVE public key: 40 Z85 characters or\n"
+    "                     its public certificate (default: $DLQ_SERVER_KEY)\n"
+    "      --cert FILE    this client's certificate, its _secret file\n"
+    "                     (default: $DLQ_CERT); both are needed for a\n"
+    "                     gateway with security.curve\n"
     "  -h, --help         show this help; 'dlqctl COMMAND --help' for a command\n"
     "  -V, --version      show the version\n"
-    "The options -e, -j and -t may also follow the command.\n"
+    "The options -e, -j, -t, --server-key and --cert may also follow the command.\n"
     "\n"
     "exit status: 0 success, 1 the gateway rejected something (an ERR reply\n"
     "such as NOT_FOUND or INVALID_STATE; rejected lines of put; a replay job\n"
     "with failed events, or cancelled), 2 no usable answer (timeout,\n"
     "transport or protocol error), 64 usage error, 66 input file not\n"
-    "readable, 130 interrupted while following a replay (the job goes on).\n";
+    "readable (or a key file that cannot be used), 130 interrupted while\n"
+    "following a replay (the job goes on).\n";
 
 typedef struct {
     const char *name;
@@ -97,6 +106,7 @@ static const command_t commands [] = {
     { "resolve",   cmd_resolve   },
     { "fail",      cmd_fail      },
     { "ckpt",      cmd_ckpt      },
+    { "keygen",    cmd_keygen    },
 };
 
 dlqctl_exit_t
@@ -172,6 +182,12 @@ set_global (dlqctl_t *ctl, int opt, const char *arg)
     if (opt == 'e')
         ctl->endpoint = arg;
     else
+    if (opt == DLQCTL_OPT_SERVER_KEY)
+        ctl->server_key = arg;
+    else
+    if (opt == DLQCTL_OPT_CERT)
+        ctl->cert = arg;
+    else
     if (opt == 'j')
         ctl->json = true;
     else
@@ -194,6 +210,8 @@ dlqctl_common_option (dlqctl_t *ctl, const char *command, const char *usage,
         case 'e':
         case 'j':
         case 't':
+        case DLQCTL_OPT_SERVER_KEY:
+        case DLQCTL_OPT_CERT:
             *status = set_global (ctl, opt, optarg);
             return *status == DLQCTL_EXIT_OK;
         default:
@@ -258,7 +276,19 @@ find_command (const char *name)
 dlqctl_exit_t
 dlqctl_connect (dlqctl_t *ctl)
 {
-    ctl->client = dlq_client_new (ctl->endpoint);
+    if (ctl->server_key || ctl->cert) {
+        if (!ctl->server_key || !ctl->cert)
+            return dlqctl_usage_error (NULL, "CURVE needs both --server-key and --cert (or $DLQ_SERVER_KEY "
+                                       "and $DLQ_CERT)");
+        char err [700];
+        ctl->client = dlq_client_new_curve (ctl->endpoint, ctl->server_key, ctl->cert, err, sizeof err);
+        if (!ctl->client) {
+            fprintf (stderr, "dlqctl: %s\n", err);
+            return DLQCTL_EXIT_NO_INPUT;
+        }
+    }
+    else
+        ctl->client = dlq_client_new (ctl->endpoint);
     if (!ctl->client) {
         fprintf (stderr, "dlqctl: cannot use endpoint '%s': %s\n", ctl->endpoint, strerror (errno));
         return DLQCTL_EXIT_USAGE;
@@ -270,9 +300,11 @@ dlqctl_connect (dlqctl_t *ctl)
 int
 main (int argc, char **argv)
 {
-    const char *env = getenv ("DLQ_ENDPOINT");
+    const char *env = getenv ("DLQ_ENDPOINT"), *key = getenv ("DLQ_SERVER_KEY"), *cert = getenv ("DLQ_CERT");
     dlqctl_t ctl = {
-        env && *env ? env : DLQ_CLIENT_DEFAULT_ENDPOINT, false, DLQ_CLIENT_DEFAULT_TIMEOUT_MS, NULL
+        .endpoint = env && *env ? env : DLQ_CLIENT_DEFAULT_ENDPOINT, .json = false,
+        .timeout_ms = DLQ_CLIENT_DEFAULT_TIMEOUT_MS, .server_key = key && *key ? key : NULL,
+        .cert = cert && *cert ? cert : NULL, .client = NULL
     };
     int status = DLQCTL_EXIT_OK;
     int first = parse_global (argc, argv, &ctl, &status);

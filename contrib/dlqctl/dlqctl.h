@@ -28,12 +28,16 @@ typedef struct {
     const char   *endpoint;     /* gateway endpoint */
     bool          json;         /* --json: print raw JSON replies */
     int           timeout_ms;   /* --timeout */
+    const char   *server_key;   /* --server-key or $DLQ_SERVER_KEY: CURVE (NULL: none) */
+    const char   *cert;         /* --cert or $DLQ_CERT */
     dlq_client_t *client;       /* NULL until dlqctl_connect; destroyed by main */
 } dlqctl_t;
 
 /* Create the client for ctl->endpoint with ctl's options (commands call it
- * once their arguments are parsed). DLQCTL_EXIT_OK, or DLQCTL_EXIT_USAGE
- * after printing why the endpoint cannot be used. */
+ * once their arguments are parsed): with CURVE when a server key or a
+ * certificate is given (both are then needed). DLQCTL_EXIT_OK, or
+ * DLQCTL_EXIT_USAGE after printing why the endpoint cannot be used, or
+ * DLQCTL_EXIT_NO_INPUT after naming a key file that cannot be used. */
 dlqctl_exit_t dlqctl_connect (dlqctl_t *ctl);
 
 /* The exit status for a failed client call. */
@@ -63,6 +67,9 @@ dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
  * so that they may also follow the command ("dlqctl list ... --json"). */
 #define DLQCTL_GLOBAL_SHORT "e:jt:"
 
+/* The long-only global options (values past every short option). */
+enum { DLQCTL_OPT_SERVER_KEY = 1000, DLQCTL_OPT_CERT };
+
 /* The last entries of every option table given to getopt_long: --help,
  * the global options and the terminating entry (needs <getopt.h>). The
  * matching optstring letters are "h" DLQCTL_GLOBAL_SHORT. */
@@ -71,6 +78,8 @@ dlqctl_exit_t dlqctl_usage_error (const char *command, const char *fmt, ...)
     { "endpoint", required_argument, NULL, 'e' },      \
     { "json",     no_argument,       NULL, 'j' },      \
     { "timeout",  required_argument, NULL, 't' },      \
+    { "server-key", required_argument, NULL, DLQCTL_OPT_SERVER_KEY }, \
+    { "cert",     required_argument, NULL, DLQCTL_OPT_CERT }, \
     { NULL, 0, NULL, 0 }
 
 /* Handle an option that getopt_long returned in a command's option loop

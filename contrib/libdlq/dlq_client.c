@@ -44,14 +44,14 @@ typedef struct {
 /* ---- life cycle ---------------------------------------------------- */
 
 static dlq_client_t *
-client_new (const char *endpoint, void *ctx, bool own_ctx)
+client_new (const char *endpoint, void *ctx, bool own_ctx, const dlqc_curve_t *curve)
 {
     if (!endpoint || !ctx) {
         errno = EINVAL;
         return NULL;
     }
     dlq_client_t *self = dlq_calloc (1, sizeof *self);
-    if (!dlqc_engine_init (&self->engine, ctx, own_ctx, endpoint, DLQ_CLIENT_DEFAULT_WINDOW)) {
+    if (!dlqc_engine_init (&self->engine, ctx, own_ctx, endpoint, curve, DLQ_CLIENT_DEFAULT_WINDOW)) {
         free (self);
         return NULL;
     }
@@ -61,13 +61,14 @@ client_new (const char *endpoint, void *ctx, bool own_ctx)
     return self;
 }
 
-dlq_client_t *
-dlq_client_new (const char *endpoint)
+/* A client with a context of its own. */
+static dlq_client_t *
+client_new_owning (const char *endpoint, const dlqc_curve_t *curve)
 {
     void *ctx = zmq_ctx_new ();
     if (!ctx)
         return NULL;
-    dlq_client_t *self = client_new (endpoint, ctx, true);
+    dlq_client_t *self = client_new (endpoint, ctx, true, curve);
     if (!self) {
         int saved = errno;
         zmq_ctx_term (ctx);
@@ -77,9 +78,34 @@ dlq_client_new (const char *endpoint)
 }
 
 dlq_client_t *
+dlq_client_new (const char *endpoint)
+{
+    return client_new_owning (endpoint, NULL);
+}
+
+dlq_client_t *
 dlq_client_new_shared (const char *endpoint, void *zmq_context)
 {
-    return client_new (endpoint, zmq_context, false);
+    return client_new (endpoint, zmq_context, false, NULL);
+}
+
+dlq_client_t *
+dlq_client_new_curve (const char *endpoint, const char *server_key, const char *client_cert,
+                      char *err, size_t err_len)
+{
+    char why [600];
+    dlqc_curve_t curve;
+    if (!dlqc_curve_load (&curve, server_key, client_cert, why, sizeof why)) {
+        if (err && err_len)
+            snprintf (err, err_len, "%s", why);
+        errno = EINVAL;
+        return NULL;
+    }
+    dlq_client_t *self = client_new_owning (endpoint, &curve);
+    if (!self && err && err_len)
+        snprintf (err, err_len, "%s: %s", endpoint ? endpoint : "(no endpoint)", zmq_strerror (errno));
+    memset (&curve, 0, sizeof curve);
+    return self;
 }
 
 void

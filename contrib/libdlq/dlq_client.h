@@ -203,6 +203,19 @@ DLQ_CLIENT_EXPORT dlq_client_t *dlq_client_new (const char *endpoint);
  * terminated by dlq_client_destroy() and must outlive the client. */
 DLQ_CLIENT_EXPORT dlq_client_t *dlq_client_new_shared (const char *endpoint, void *zmq_context);
 
+/* Like dlq_client_new() for a gateway with CURVE (security.curve;
+ * docs/security.md): every connection is encrypted and authenticated.
+ * server_key is the gateway's public key (40 Z85 characters) or the path
+ * of its public certificate; client_cert the path of this client's
+ * certificate (its _secret file, or the public file beside it), made by
+ * `dlqctl keygen` or any zcert tool. A key the gateway does not know gets
+ * no connection: requests fail with ERR_TIMEOUT. NULL with errno set and,
+ * when err is not NULL, a message naming the file in err (err_len bytes)
+ * when a key cannot be read (missing, unreadable, malformed, or a secret
+ * file others can read). */
+DLQ_CLIENT_EXPORT dlq_client_t *dlq_client_new_curve (const char *endpoint, const char *server_key,
+                                                      const char *client_cert, char *err, size_t err_len);
+
 /* Close the socket (unanswered requests and undelivered completions are
  * dropped: flush first to keep them), terminate the context if the client
  * owns it, and free the client. Accepts NULL; sets *self_p to NULL. */

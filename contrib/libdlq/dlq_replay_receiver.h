@@ -33,6 +33,19 @@ typedef struct dlq_replay_receiver dlq_replay_receiver_t;
  * malformed, or ZeroMQ cannot make the socket. */
 DLQ_CLIENT_EXPORT dlq_replay_receiver_t *dlq_replay_receiver_new (const char *endpoint);
 
+/* A receiver like dlq_replay_receiver_new's, for a gateway with CURVE
+ * (security.curve; docs/security.md): server_key is the gateway's public
+ * key (40 Z85 characters) or the path of its public certificate,
+ * client_cert the path of this client's certificate (its _secret file, or
+ * the public file beside it), whose key must be in the gateway's clients
+ * directory with streams "*" and the role worker, operator or admin
+ * (otherwise the gateway refuses the handshake and nothing arrives). NULL
+ * with errno set and, when err is not NULL, a message naming the file in
+ * err (err_len bytes) when a key cannot be read. */
+DLQ_CLIENT_EXPORT dlq_replay_receiver_t *dlq_replay_receiver_new_curve (const char *endpoint, const char *server_key,
+                                                                        const char *client_cert,
+                                                                        char *err, size_t err_len);
+
 /* Wait up to timeout_ms (0: do not wait; -1: as long as it takes) for the
  * next replayed event. On OK, job_out and id_out (DLQ_CLIENT_ID_SIZE
  * bytes each) receive the job id (or "schedule") and the event id, and

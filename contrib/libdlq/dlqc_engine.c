@@ -46,10 +46,12 @@ format (const char *fmt, ...)
 
 bool
 dlqc_engine_init (dlqc_engine_t *engine, void *ctx, bool own_ctx, const char *endpoint,
-                  uint32_t window)
+                  const dlqc_curve_t *curve, uint32_t window)
 {
     memset (engine, 0, sizeof *engine);
-    engine->sock = dlqc_wire_open (ctx, endpoint);
+    if (curve)
+        engine->curve = *curve;
+    engine->sock = dlqc_wire_open (ctx, endpoint, &engine->curve);
     if (!engine->sock)
         return false;
     engine->ctx = ctx;
@@ -71,7 +73,7 @@ dlqc_engine_fini (dlqc_engine_t *engine)
     dlqc_table_fini (&engine->table);
     dlqc_queue_fini (&engine->done);
     free (engine->endpoint);
-    memset (engine, 0, sizeof *engine);
+    memset (engine, 0, sizeof *engine);         /* the secret key too */
 }
 
 bool
@@ -144,7 +146,7 @@ reconnect (dlqc_engine_t *engine, int64_t now)
 {
     dlqc_wire_close (&engine->sock);
     dlqc_table_requeue_sent (&engine->table);
-    engine->sock = dlqc_wire_open (engine->ctx, engine->endpoint);
+    engine->sock = dlqc_wire_open (engine->ctx, engine->endpoint, &engine->curve);
     if (!engine->sock) {
         char *message = format ("cannot connect to %s: %s", engine->endpoint, zmq_strerror (errno));
         fail_all (engine, DLQ_CLIENT_ERR_TRANSPORT, message);

@@ -26,6 +26,7 @@
 #ifndef DLQC_ENGINE_H
 #define DLQC_ENGINE_H
 
+#include "dlqc_curve.h"
 #include "dlqc_queue.h"
 #include "dlqc_table.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     void         *ctx;
     bool          own_ctx;          /* terminate ctx in fini */
     char         *endpoint;
+    dlqc_curve_t  curve;            /* set on every socket opened */
     void         *sock;             /* NULL only after a failed reopen */
     int           timeout_ms;
     int           retries;
@@ -55,7 +57,7 @@ typedef struct {
  * socket cannot be made or the endpoint is malformed (the engine is then
  * left cleaned up, ctx not terminated). */
 bool dlqc_engine_init (dlqc_engine_t *engine, void *ctx, bool own_ctx, const char *endpoint,
-                       uint32_t window);
+                       const dlqc_curve_t *curve, uint32_t window);
 
 /* Close the socket, drop everything outstanding, free it all. */
 void dlqc_engine_fini (dlqc_engine_t *engine);

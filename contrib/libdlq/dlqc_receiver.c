@@ -7,6 +7,7 @@
 #include "dlqc_wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -21,13 +22,14 @@ struct dlq_replay_receiver {
 /* A PULL socket in ctx with LINGER 0, connected to endpoint; NULL with
  * errno set. */
 static void *
-open_pull (void *ctx, const char *endpoint)
+open_pull (void *ctx, const char *endpoint, const dlqc_curve_t *curve)
 {
     int linger = 0;
     void *sock = zmq_socket (ctx, ZMQ_PULL);
     if (!sock)
         return NULL;
-    if (zmq_setsockopt (sock, ZMQ_LINGER, &linger, sizeof linger) == 0 && zmq_connect (sock, endpoint) == 0)
+    if (zmq_setsockopt (sock, ZMQ_LINGER, &linger, sizeof linger) == 0 && dlqc_curve_apply (curve, sock)
+        && zmq_connect (sock, endpoint) == 0)
         return sock;
     int saved = errno;
     zmq_close (sock);
@@ -35,8 +37,8 @@ open_pull (void *ctx, const char *endpoint)
     return NULL;
 }
 
-dlq_replay_receiver_t *
-dlq_replay_receiver_new (const char *endpoint)
+static dlq_replay_receiver_t *
+receiver_new (const char *endpoint, const dlqc_curve_t *curve)
 {
     if (!endpoint) {
         errno = EINVAL;
@@ -45,7 +47,7 @@ dlq_replay_receiver_new (const char *endpoint)
     void *ctx = zmq_ctx_new ();
     if (!ctx)
         return NULL;
-    void *sock = open_pull (ctx, endpoint);
+    void *sock = open_pull (ctx, endpoint, curve);
     if (!sock) {
         int saved = errno;
         zmq_ctx_term (ctx);
@@ -55,6 +57,31 @@ dlq_replay_receiver_new (const char *endpoint)
     dlq_replay_receiver_t *self = dlq_calloc (1, sizeof *self);
     self->ctx = ctx;
     self->sock = sock;
+    return self;
+}
+
+dlq_replay_receiver_t *
+dlq_replay_receiver_new (const char *endpoint)
+{
+    return receiver_new (endpoint, NULL);
+}
+
+dlq_replay_receiver_t *
+dlq_replay_receiver_new_curve (const char *endpoint, const char *server_key, const char *client_cert,
+                               char *err, size_t err_len)
+{
+    char why [600];
+    dlqc_curve_t curve;
+    if (!dlqc_curve_load (&curve, server_key, client_cert, why, sizeof why)) {
+        if (err && err_len)
+            snprintf (err, err_len, "%s", why);
+        errno = EINVAL;
+        return NULL;
+    }
+    dlq_replay_receiver_t *self = receiver_new (endpoint, &curve);
+    if (!self && err && err_len)
+        snprintf (err, err_len, "%s: %s", endpoint ? endpoint : "(no endpoint)", zmq_strerror (errno));
+    memset (&curve, 0, sizeof curve);
     return self;
 }
 

@@ -11,7 +11,7 @@ set_int (void *sock, int option, int value)
 }
 
 void *
-dlqc_wire_open (void *ctx, const char *endpoint)
+dlqc_wire_open (void *ctx, const char *endpoint, const dlqc_curve_t *curve)
 {
     void *sock = zmq_socket (ctx, ZMQ_DEALER);
     if (!sock)
@@ -20,6 +20,7 @@ dlqc_wire_open (void *ctx, const char *endpoint)
     &&  set_int (sock, ZMQ_IMMEDIATE, 1)
     &&  set_int (sock, ZMQ_SNDHWM, 0)
     &&  set_int (sock, ZMQ_RCVHWM, 0)
+    &&  dlqc_curve_apply (curve, sock)
     &&  zmq_connect (sock, endpoint) == 0)
         return sock;
     int saved = errno;

@@ -8,6 +8,8 @@
 #ifndef DLQC_WIRE_H
 #define DLQC_WIRE_H
 
+#include "dlqc_curve.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <zmq.h>
@@ -27,9 +29,10 @@ typedef struct {
 } dlqc_wire_reply_t;
 
 /* Create a DEALER socket in ctx (LINGER 0, IMMEDIATE 1, no high water
- * marks) and connect it to endpoint. Returns the socket (close it with
- * dlqc_wire_close) or NULL with errno set. */
-void *dlqc_wire_open (void *ctx, const char *endpoint);
+ * marks, the CURVE keys of curve when not NULL) and connect it to
+ * endpoint. Returns the socket (close it with dlqc_wire_close) or NULL
+ * with errno set. */
+void *dlqc_wire_open (void *ctx, const char *endpoint, const dlqc_curve_t *curve);
 
 /* Close a socket from dlqc_wire_open at once; accepts NULL, NULLs it. */
 void dlqc_wire_close (void **sock_p);

@@ -12,7 +12,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libzmq3-dev libconfig-dev libsqlite3-dev libpq-dev
+  libzmq3-dev libczmq-dev libconfig-dev libsqlite3-dev libpq-dev
   libisal-dev            # CRC32C of the spool's records (ISA-L)
   libxxhash-dev          # the hash of the in-memory id index (XXH3)
   libcriterion-dev

@@ -76,7 +76,7 @@ dlq_chain_find (const dlq_chain_t *self, const char *name)
 dlq_delivery_health_t *dlq_chain_health (const dlq_chain_t *self, size_t i) { return self->statuses [i]; }
 
 void
-dlq_chain_submit (dlq_chain_t *self, size_t i, zmq_msg_t frames [4])
+dlq_chain_submit (dlq_chain_t *self, size_t i, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     dlq_dispatcher_submit (self->dispatchers [i], frames);
 }

@@ -4,6 +4,7 @@
 #ifndef DLQ_CHAIN_H
 #define DLQ_CHAIN_H
 
+#include "actor.h"
 #include "dlqd_config.h"
 #include "ledger_channel.h"
 #include "delivery_health.h"
@@ -32,7 +33,7 @@ int dlq_chain_find (const dlq_chain_t *self, const char *name);
 dlq_delivery_health_t *dlq_chain_health (const dlq_chain_t *self, size_t i);
 
 /* Requests to dispatchers: submit to sink i, poll socket i, forward replies. */
-void dlq_chain_submit (dlq_chain_t *self, size_t i, zmq_msg_t frames [4]);
+void dlq_chain_submit (dlq_chain_t *self, size_t i, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
 void *dlq_chain_socket (dlq_chain_t *self, size_t i);
 bool dlq_chain_forward (dlq_chain_t *self, size_t i, void *out);   /* false: out refused it */
 size_t dlq_chain_outstanding (const dlq_chain_t *self);

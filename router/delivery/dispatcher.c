@@ -10,6 +10,8 @@
  */
 #include "dispatcher.h"
 
+#include "dlq_audit.h"
+#include "principal.h"
 #include "actor.h"
 #include "circuit.h"
 #include "dlq_alloc.h"
@@ -609,6 +611,8 @@ handle_pipe (dlq_dispatcher_t *self, void *pipe)
     if (n == DLQ_REQUEST_FRAMES) {
         dlq_buf_t out = DLQ_BUF_INIT;
         redeliver (self, &frames [3], &out);
+        dlq_audit (dlq_principal_scope_name (zmq_msg_data (&frames [4]), zmq_msg_size (&frames [4])), "REDELIVER",
+                   zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), DLQ_OK, out.data);
         dlq_actor_send_reply (pipe, &frames [0], "OK", &frames [2], out.data, out.len);
         dlq_buf_free (&out);
     }
@@ -744,7 +748,7 @@ dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *err, size_t err_len
 void *dlq_dispatcher_socket (dlq_dispatcher_t *self) { return dlq_actor_pipe (self->actor); }
 
 void
-dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4])
+dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     self->outstanding++;
     dlq_actor_send_request (dlq_actor_pipe (self->actor), frames);

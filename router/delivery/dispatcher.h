@@ -21,6 +21,7 @@
 #ifndef DLQ_DISPATCHER_H
 #define DLQ_DISPATCHER_H
 
+#include "actor.h"
 #include "ledger_channel.h"
 #include "spool.h"
 #include "plugin_config.h"
@@ -53,7 +54,7 @@ dlq_dispatcher_t *dlq_dispatcher_new (const dlq_dispatcher_args_t *args, char *e
 void *dlq_dispatcher_socket (dlq_dispatcher_t *self);
 
 /* Forward a REDELIVER request (the four messages move in). */
-void dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [4]);
+void dlq_dispatcher_submit (dlq_dispatcher_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
 
 /* Move one finished reply to out (a ROUTER socket); false when out
  * refused it (dlq_actor_relay). */

@@ -4,9 +4,20 @@
 #include "dlq_alloc.h"
 #include "dlq_time.h"
 
+#include "dlq_json.h"
+
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define OTHERS "(others)"
+
+typedef struct {
+    char     *name;
+    uint64_t  count;
+} refusal_t;
 
 struct dlq_counters {
     atomic_uint_fast64_t accepted;
@@ -16,6 +27,11 @@ struct dlq_counters {
     atomic_uint_fast64_t connections;
     atomic_uint_fast64_t errors [DLQ_CODE_COUNT];
     int64_t              started_ms;
+    bool                 secured;
+    atomic_uint_fast64_t handshakes [2];
+    pthread_mutex_t      lock;              /* of the refusals */
+    refusal_t           *refusals;
+    size_t               refusal_count;
 };
 
 dlq_counters_t *
@@ -23,6 +39,7 @@ dlq_counters_new (void)
 {
     dlq_counters_t *self = dlq_calloc (1, sizeof *self);
     self->started_ms = dlq_time_mono_ms ();
+    pthread_mutex_init (&self->lock, NULL);
     return self;
 }
 
@@ -31,7 +48,12 @@ dlq_counters_destroy (dlq_counters_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    free (*self_p);
+    dlq_counters_t *self = *self_p;
+    for (size_t i = 0; i < self->refusal_count; i++)
+        free (self->refusals [i].name);
+    free (self->refusals);
+    pthread_mutex_destroy (&self->lock);
+    free (self);
     *self_p = NULL;
 }
 
@@ -42,12 +64,14 @@ void dlq_counters_reply_dropped (dlq_counters_t *self, uint64_t n) { atomic_fetc
 void dlq_counters_connections (dlq_counters_t *self, uint64_t n) { atomic_store_explicit (&self->connections, n, memory_order_relaxed); }
 
 /* Codes that mean the client sent something wrong (as opposed to NOT_FOUND,
- * an ordinary answer, or UNAVAILABLE / INTERNAL, the gateway's trouble). */
+ * an ordinary answer, FORBIDDEN, a refusal of a valid request, or
+ * UNAVAILABLE / INTERNAL, the gateway's trouble). */
 static bool
 is_bad_input (dlq_code_t code)
 {
     return code != DLQ_OK && code != DLQ_ERR_NOT_FOUND
-        && code != DLQ_ERR_UNAVAILABLE && code != DLQ_ERR_INTERNAL && code != DLQ_ERR_INVALID_STATE;
+        && code != DLQ_ERR_UNAVAILABLE && code != DLQ_ERR_INTERNAL && code != DLQ_ERR_INVALID_STATE
+        && code != DLQ_ERR_FORBIDDEN;
 }
 
 void
@@ -58,6 +82,49 @@ dlq_counters_error (dlq_counters_t *self, dlq_code_t code)
     atomic_fetch_add_explicit (&self->errors [code], 1, memory_order_relaxed);
     if (is_bad_input (code))
         atomic_fetch_add_explicit (&self->rejected, 1, memory_order_relaxed);
+}
+
+void dlq_counters_secured (dlq_counters_t *self) { self->secured = true; }
+
+void
+dlq_counters_forbidden (dlq_counters_t *self, const char *principal)
+{
+    pthread_mutex_lock (&self->lock);
+    size_t i = 0;
+    while (i < self->refusal_count && strcmp (self->refusals [i].name, principal) != 0
+        && !(self->refusal_count >= DLQ_COUNTERS_PRINCIPALS && strcmp (self->refusals [i].name, OTHERS) == 0))
+        i++;
+    if (i == self->refusal_count) {
+        self->refusals = dlq_realloc (self->refusals, (i + 1) * sizeof *self->refusals);
+        self->refusals [i].name = dlq_strdup (self->refusal_count >= DLQ_COUNTERS_PRINCIPALS ? OTHERS : principal);
+        self->refusals [i].count = 0;
+        self->refusal_count++;
+    }
+    self->refusals [i].count++;
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_counters_handshake_refused (dlq_counters_t *self, dlq_handshake_refusal_t why)
+{
+    atomic_fetch_add_explicit (&self->handshakes [why == DLQ_HANDSHAKE_REPLAY_DENIED], 1, memory_order_relaxed);
+}
+
+static void
+format_security (dlq_counters_t *self, dlq_buf_t *out)
+{
+    dlq_buf_puts (out, ",\"forbidden\":{");
+    pthread_mutex_lock (&self->lock);
+    for (size_t i = 0; i < self->refusal_count; i++) {
+        if (i)
+            dlq_buf_puts (out, ",");
+        dlq_json_write_string (out, self->refusals [i].name, strlen (self->refusals [i].name));
+        dlq_buf_printf (out, ":%llu", (unsigned long long) self->refusals [i].count);
+    }
+    pthread_mutex_unlock (&self->lock);
+    dlq_buf_printf (out, "},\"handshakesRefused\":{\"unknownKey\":%llu,\"replayDenied\":%llu}",
+                    (unsigned long long) atomic_load (&self->handshakes [0]),
+                    (unsigned long long) atomic_load (&self->handshakes [1]));
 }
 
 void
@@ -78,7 +145,10 @@ dlq_counters_format (const dlq_counters_t *self, dlq_buf_t *out)
                         (unsigned long long) n);
         first = false;
     }
-    dlq_buf_printf (out, "}},\"uptimeSeconds\":%lld,\"connections\":%llu",
+    dlq_buf_puts (out, "}");
+    if (self->secured)
+        format_security ((dlq_counters_t *) self, out);
+    dlq_buf_printf (out, "},\"uptimeSeconds\":%lld,\"connections\":%llu",
                     (long long) ((dlq_time_mono_ms () - self->started_ms) / 1000),
                     (unsigned long long) atomic_load (&self->connections));
 }

@@ -31,8 +31,24 @@ void dlq_counters_connections (dlq_counters_t *self, uint64_t n);
 /* Count one ERR reply with code. Bad-input codes also count as rejected. */
 void dlq_counters_error (dlq_counters_t *self, dlq_code_t code);
 
+/* The gateway authenticates its clients (CURVE): STATS then says what
+ * was refused (below). */
+void dlq_counters_secured (dlq_counters_t *self);
+
+/* Count one request refused FORBIDDEN, by the principal's name (at most
+ * DLQ_COUNTERS_PRINCIPALS names are told apart; the rest count as
+ * "(others)"). */
+#define DLQ_COUNTERS_PRINCIPALS 1024
+void dlq_counters_forbidden (dlq_counters_t *self, const char *principal);
+
+/* Count one CURVE handshake refused: by a key not in the clients
+ * directory, or on the replay endpoint by a key that may not receive. */
+typedef enum { DLQ_HANDSHAKE_UNKNOWN_KEY, DLQ_HANDSHAKE_REPLAY_DENIED } dlq_handshake_refusal_t;
+void dlq_counters_handshake_refused (dlq_counters_t *self, dlq_handshake_refusal_t why);
+
 /* Append "counters":{...},"uptimeSeconds":N,"connections":N (no braces
- * around) to out. */
+ * around) to out; secured, counters also holds "forbidden":{"<name>":N,
+ * ...} and "handshakesRefused":{"unknownKey":N,"replayDenied":N}. */
 void dlq_counters_format (const dlq_counters_t *self, dlq_buf_t *out);
 
 #endif

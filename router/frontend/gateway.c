@@ -8,12 +8,15 @@
  */
 #include "gateway.h"
 
+#include "authorizer.h"
+#include "zap_handler.h"
 #include "commit_batch.h"
 #include "committer.h"
 #include "indexer.h"
 #include "connection_limit.h"
 #include "counters.h"
 #include "dlq_alloc.h"
+#include "dlq_audit.h"
 #include "dlq_buf.h"
 #include "dlq_hash.h"
 #include "dlq_json.h"
@@ -33,6 +36,7 @@
 #include "stream_policy.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +68,9 @@ struct dlq_gateway {
     bool                  committing;   /* a batch is in the committer */
     int64_t               gather_started_ms;
     dlq_buf_t             verb_names;   /* every verb, for the UNKNOWN_VERB message */
+    dlq_authorizer_t     *auth;         /* CURVE: who may call what; NULL without security.curve */
+    dlq_principal_t      *caller;       /* with auth: who sent the request being handled */
+    bool                  stopping;     /* SIGTERM or SIGINT came */
 };
 
 /* Send [identity][status][request id][body]; identity and request id move
@@ -175,7 +182,7 @@ on_committed (dlq_gateway_t *self, bool draining)
  * Asked for every verb before its handler, so no verb parses a body the
  * limit refuses (the query threads included). */
 static bool
-refuse_too_large (dlq_gateway_t *self, zmq_msg_t frames [4])
+refuse_too_large (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     size_t len = zmq_msg_size (&frames [3]);
     if (len <= (size_t) self->config->max_message_bytes)
@@ -196,7 +203,7 @@ gathering_starts (dlq_gateway_t *self)
 }
 
 static void
-handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
+handle_put (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     size_t len = zmq_msg_size (&frames [3]);
     dlq_error_t err;
@@ -210,6 +217,12 @@ handle_put (dlq_gateway_t *self, zmq_msg_t frames [4])
     if (!event) {
         send_error (self, &frames [0], &frames [2], &err);
         return;
+    }
+    if (self->caller && dlq_authorizer_check_stream (self->auth, self->caller, dlq_verb_table_get (DLQ_VERB_PUT),
+                                                     event->stream_name, strlen (event->stream_name), &err)
+                        != DLQ_OK) {
+        send_error (self, &frames [0], &frames [2], &err);
+        return;                         /* the batch's arena takes the event back with the batch */
     }
     dlq_policy_apply (dlq_policy_table_lookup (self->config->policies, event->stream_name), event);
     dlq_event_fingerprint (event);          /* of what is stored: every store computes the same */
@@ -228,7 +241,7 @@ identity_key (zmq_msg_t *identity)
 /* A checkpoint write on the embedded primary: checked here, committed with
  * the next group commit, answered when durable. */
 static void
-handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
+handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     dlq_error_t err;
     dlq_checkpoint_t value;
@@ -238,6 +251,9 @@ handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
         send_error (self, &frames [0], &frames [2], &err);
         return;
     }
+    if (dlq_verb_table_get (verb)->audited)     /* CKPT.DELETE: taken into the next commit */
+        dlq_audit (self->caller ? dlq_principal_name (self->caller) : NULL, dlq_verb_table_get (verb)->name,
+                   zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), DLQ_OK, "taken into the next commit");
     gathering_starts (self);
     dlq_commit_batch_add_ckpt (self->gathering, &value, remove, dlq_time_now_ms (), &frames [0], &frames [2]);
 }
@@ -245,7 +261,7 @@ handle_ckpt_write (dlq_gateway_t *self, dlq_verb_t verb, zmq_msg_t frames [4])
 /* PING's body is optional (empty or only whitespace) but, when present,
  * must be {} (as for STATS). */
 static void
-handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
+handle_ping (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     dlq_error_t err = { DLQ_OK, "", "" };
     dlq_json_doc_t *doc = NULL;
@@ -267,7 +283,7 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [4])
 /* REDELIVER {"sink": S [, "streamName": X | "id": ID]}: check it here and
  * hand it to that sink's dispatcher, which answers. */
 static void
-handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [4])
+handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     dlq_error_t err = { DLQ_OK, "", "" };
     dlq_json_doc_t *doc = NULL;
@@ -371,7 +387,7 @@ refuse_frames (dlq_gateway_t *self, zmq_msg_t frames [5], int count)
 
 /* Hand a request of a known verb to its lane (verb_table.h). */
 static void
-dispatch (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [4])
+dispatch (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     switch (spec->lane) {
     case DLQ_LANE_INGEST:
@@ -398,6 +414,32 @@ dispatch (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [4]
     }
 }
 
+/* With CURVE, may the request go on (authorizer.h)? Refused, it is
+ * answered FORBIDDEN here. A BY_ID verb of a caller limited to some
+ * streams takes their scope along in the fifth frame, for the thread that
+ * reads the event. */
+static bool
+authorized (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
+{
+    if (!self->auth)
+        return true;
+    dlq_authorizer_grant_t grant;
+    dlq_error_t err;
+    if (dlq_authorizer_check (self->auth, spec, &frames [1], zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]),
+                              &grant, &err) != DLQ_OK) {
+        send_error (self, &frames [0], &frames [2], &err);
+        return false;
+    }
+    self->caller = grant.principal;
+    if (grant.scope.len) {
+        zmq_msg_close (&frames [4]);
+        zmq_msg_init_size (&frames [4], grant.scope.len);
+        memcpy (zmq_msg_data (&frames [4]), grant.scope.data, grant.scope.len);
+    }
+    dlq_buf_free (&grant.scope);
+    return true;
+}
+
 /* Read and answer (or queue) one request; false when none was waiting. */
 static bool
 handle_request (dlq_gateway_t *self)
@@ -417,8 +459,9 @@ handle_request (dlq_gateway_t *self)
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
-        if (!refuse_too_large (self, frames))
+        if (!refuse_too_large (self, frames) && authorized (self, spec, frames))
             dispatch (self, spec, frames);
+        self->caller = NULL;
     }
     for (int i = 0; i < 5; i++)
         zmq_msg_close (&frames [i]);
@@ -483,11 +526,25 @@ commit_timeout (dlq_gateway_t *self)
     return left > 0 ? left : 0;
 }
 
+/* Read what the signal handler wrote to stop_fd (one byte per signal):
+ * SIGHUP reloads what can be reloaded (the clients directory), any other
+ * signal stops. True once stopping. */
 static bool
-stop_requested (int stop_fd)
+stop_requested (dlq_gateway_t *self, int stop_fd)
 {
-    zmq_pollitem_t item = { NULL, stop_fd, ZMQ_POLLIN, 0 };
-    return zmq_poll (&item, 1, 0) > 0;
+    char sigs [64];
+    ssize_t n;
+    while ((n = read (stop_fd, sigs, sizeof sigs)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (sigs [i] != SIGHUP)
+                self->stopping = true;
+            else
+            if (self->auth)
+                dlq_authorizer_reload (self->auth);
+            else
+                dlq_log (DLQ_LOG_INFO, "SIGHUP: nothing to reload (no security.curve)");
+        }
+    return self->stopping;
 }
 
 /* Answer everything already received, then return. */
@@ -530,13 +587,15 @@ dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
              self->config->listen [0], self->config->data_dir);
     int64_t log_tick_at = dlq_time_mono_ms () + DLQ_LOG_TICK_MS;
     const char *fatal = NULL;
-    while (!stop_requested (stop_fd) && !(fatal = dlq_indexer_fatal (self->indexer))) {
+    while (!stop_requested (self, stop_fd) && !(fatal = dlq_indexer_fatal (self->indexer))) {
         bool room = !dlq_commit_batch_full (self->gathering)
                  && dlq_query_service_outstanding (self->queries) < QUERY_BACKLOG_MAX;
         poll_once (self, stop_fd, room, false, until_tick (commit_timeout (self), log_tick_at));
         int64_t now = dlq_time_mono_ms ();
         if (now >= log_tick_at) {
             dlq_log_tick ();
+            if (self->auth)
+                dlq_authorizer_tick (self->auth, now);
             log_tick_at = now + DLQ_LOG_TICK_MS;
         }
     }
@@ -583,6 +642,10 @@ bind_all (dlq_gateway_t *self, char **err_p)
     zmq_setsockopt (self->router, ZMQ_RCVHWM, &request_hwm, sizeof request_hwm);
     zmq_setsockopt (self->router, ZMQ_SNDHWM, &reply_hwm, sizeof reply_hwm);
     zmq_setsockopt (self->router, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
+    if (self->auth && !dlq_authorizer_secure (self->auth, self->router, DLQ_ZAP_DOMAIN_GATEWAY)) {
+        *err_p = dlq_strdup ("security.curve: this libzmq has no CURVE support");
+        return false;
+    }
     for (size_t i = 0; i < self->config->listen_count; i++)
         if (zmq_bind (self->router, self->config->listen [i]) != 0) {
             dlq_buf_t msg = DLQ_BUF_INIT;
@@ -623,6 +686,18 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->ctx = zmq_ctx_new ();
     self->counters = dlq_counters_new ();
     dlq_verb_table_names (&self->verb_names);
+    char auth_err [600];
+    if (!dlq_audit_open (config->security.audit_log, auth_err, sizeof auth_err)) {
+        *err_p = dlq_strdup (auth_err);
+        dlq_gateway_destroy (&self);
+        return NULL;
+    }
+    if (config->security.server_secret_key
+        && !(self->auth = dlq_authorizer_new (self->ctx, &config->security, self->counters, auth_err, sizeof auth_err))) {
+        *err_p = dlq_strdup (auth_err);
+        dlq_gateway_destroy (&self);
+        return NULL;
+    }
     self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     char err [512] = "", tip [64], spool_tip [64];
@@ -691,6 +766,9 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     dlq_commit_batch_destroy (&self->spare);
     dlq_counters_destroy (&self->counters);
     dlq_buf_free (&self->verb_names);
+    dlq_authorizer_destroy (&self->auth);       /* after every socket it answers for */
+    if (self->config->security.audit_log)
+        dlq_audit_close ();
     zmq_ctx_term (self->ctx);
     free (self);
     *self_p = NULL;

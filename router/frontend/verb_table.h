@@ -1,7 +1,9 @@
 /*  verb_table — the one table of the wire protocol's verbs: for each, its
  *  name, whether its body may be empty, the lane that serves it, whether a
  *  query thread lets the index catch up before answering it, the roles
- *  that may call it and a line of docs. The front end dispatches on the
+ *  that may call it and the streams it touches (checked when the gateway
+ *  authenticates its clients: docs/security.md), whether the audit log
+ *  records it, and a line of docs. The front end dispatches on the
  *  lane (router/frontend/gateway.c), the query threads on the lane and then the
  *  verb (router/query/query_service.c); docs/protocol.md's verb table is
  *  dlq_verb_table_format_docs () and test_verb_table holds it to that.
@@ -29,9 +31,15 @@ typedef enum {
     DLQ_LANE_COUNT
 } dlq_lane_t;
 
-/* The roles of callers (bits). Until the gateway authenticates its callers
- * every caller may use every verb: roles is DLQ_ROLES_ANY in every row. */
-#define DLQ_ROLES_ANY 0u
+/* Which streams a request touches, for the check of a CURVE caller's
+ * scope (principal.h; docs/security.md). */
+typedef enum {
+    DLQ_SCOPE_NONE = 0,         /* no stream's events (PING) */
+    DLQ_SCOPE_EVENT,            /* the streamName of the event in the body (PUT) */
+    DLQ_SCOPE_NAMED,            /* the body's streamName; a body without one: every stream */
+    DLQ_SCOPE_BY_ID,            /* the stream of the event the body's id names, checked where it is read */
+    DLQ_SCOPE_ALL               /* every stream (STATS, replay jobs, CKPT.LIST) */
+} dlq_verb_scope_t;
 
 typedef struct {
     const char *name;           /* as it goes on the wire, upper case */
@@ -39,7 +47,9 @@ typedef struct {
     bool        body_optional;  /* an empty body (or only whitespace) is {} */
     dlq_lane_t  lane;
     bool        catch_up;       /* answered after the index has what was acknowledged before it */
-    unsigned    roles;          /* who may call it: DLQ_ROLES_ANY, or role bits */
+    unsigned    roles;          /* who may call it, with CURVE: dlq_role_t bits (principal.h) */
+    dlq_verb_scope_t scope;     /* the streams it touches */
+    bool        audited;        /* an action an operator answers for: written to the audit log (dlq_audit.h) */
     const char *summary;        /* one line, for the docs */
 } dlq_verb_spec_t;
 

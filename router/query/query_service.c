@@ -2,6 +2,9 @@
  *  connections. Each worker is an actor with its own pipe to the front end.
  */
 #include "query_service.h"
+
+#include "dlq_audit.h"
+#include "principal.h"
 #include "spool_lookup.h"
 #include "indexer.h"
 #include "committer.h"
@@ -193,6 +196,60 @@ not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark)
            && (int64_t) position > mark;
 }
 
+/* The stored JSON of event uuid into event: from the primary, or, not in
+ * it yet, from the spool (*spooled, caller destroys) or the embedded store. */
+static dlq_store_result_t
+find_event (worker_t *w, const char *uuid, int64_t now, dlq_buf_t *event, dlq_event_t **spooled)
+{
+    int64_t mark = primary_mark (w);
+    dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, now, event);
+    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now, mark)) {
+        *spooled = dlq_spool_lookup_get (w->unindexed, uuid, now);
+        if (*spooled) {
+            dlq_buf_append (event, (*spooled)->json, (*spooled)->json_len);
+            rc = DLQ_STORE_OK;
+        }
+        else
+            rc = dlq_embedded_get (w->store, uuid, now, event);    /* indexed since */
+    }
+    return rc;
+}
+
+/* A BY_ID verb (verb_table.h) of a CURVE caller limited to some streams
+ * (scope: principal.h): may they use the stream of the event the body's
+ * id names? An id that names no event passes: the verb answers it. */
+static dlq_code_t
+check_scope (worker_t *w, const dlq_verb_spec_t *spec, const request_t *req, const zmq_msg_t *scope,
+             dlq_error_t *err)
+{
+    size_t len = zmq_msg_size ((zmq_msg_t *) scope);
+    const void *frame = zmq_msg_data ((zmq_msg_t *) scope);
+    const dlq_json_value_t *id = dlq_json_get (req->root, "id");
+    char uuid [DLQ_UUID_LEN + 1];
+    if (spec->scope != DLQ_SCOPE_BY_ID || dlq_principal_scope_all (frame, len) || !id || id->type != DLQ_JSON_STRING
+    ||  !dlq_uuid_parse (id->str, id->len, uuid))
+        return DLQ_OK;
+    dlq_buf_t event = DLQ_BUF_INIT;
+    dlq_event_t *spooled = NULL;
+    dlq_json_doc_t *doc = NULL;
+    dlq_code_t code = DLQ_OK;
+    if (find_event (w, uuid, dlq_time_now_ms (), &event, &spooled) == DLQ_STORE_OK
+    &&  dlq_json_parse (event.data, event.len, &doc, NULL) == DLQ_JSON_OK) {
+        const dlq_json_value_t *stream = dlq_json_get (dlq_json_root (doc), "streamName");
+        if (stream && stream->type == DLQ_JSON_STRING
+        &&  !dlq_principal_scope_allows (frame, len, stream->str, stream->len)) {
+            const char *name = dlq_principal_scope_name (frame, len);
+            code = dlq_error_set (err, DLQ_ERR_FORBIDDEN, NULL, "%s on stream \"%.*s\": key \"%s\" may not use it",
+                                  spec->name, (int) (stream->len > 128 ? 128 : stream->len), stream->str, name);
+            dlq_counters_forbidden (w->counters, name);     /* reply () audits it */
+        }
+    }
+    dlq_json_doc_destroy (&doc);
+    dlq_event_destroy (&spooled);
+    dlq_buf_free (&event);
+    return code;
+}
+
 static dlq_code_t
 do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
 {
@@ -205,18 +262,9 @@ do_get (worker_t *w, const request_t *req, dlq_buf_t *out, dlq_error_t *err)
     if (!id || id->type != DLQ_JSON_STRING || !dlq_uuid_parse (id->str, id->len, uuid))
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "id", "id must be a UUID string");
     dlq_buf_t event = DLQ_BUF_INIT;
-    int64_t now = dlq_time_now_ms (), mark = primary_mark (w);
-    dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, now, &event);
+    int64_t now = dlq_time_now_ms ();
     dlq_event_t *spooled = NULL;
-    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now, mark)) {
-        spooled = dlq_spool_lookup_get (w->unindexed, uuid, now);
-        if (spooled) {
-            dlq_buf_append (&event, spooled->json, spooled->json_len);
-            rc = DLQ_STORE_OK;
-        }
-        else
-            rc = dlq_embedded_get (w->store, uuid, now, &event);    /* indexed since */
-    }
+    dlq_store_result_t rc = find_event (w, uuid, now, &event, &spooled);
     if (rc == DLQ_STORE_OK) {
         dlq_buf_puts (out, "{\"event\":");
         dlq_buf_append (out, event.data, event.len);
@@ -521,12 +569,17 @@ static const struct {
 /* Answer one request of verb spec: fill out with the OK body, or return an
  * error code. */
 static dlq_code_t
-answer (worker_t *w, const dlq_verb_spec_t *spec, const zmq_msg_t *body, dlq_buf_t *out, dlq_error_t *err)
+answer (worker_t *w, const dlq_verb_spec_t *spec, const zmq_msg_t *body, const zmq_msg_t *scope,
+        dlq_buf_t *out, dlq_error_t *err)
 {
     request_t req;
     dlq_code_t code = parse_body (body, spec->body_optional, &req, err);
-    if (code != DLQ_OK)
+    if (code == DLQ_OK)
+        code = check_scope (w, spec, &req, scope, err);
+    if (code != DLQ_OK) {
+        dlq_json_doc_destroy (&req.doc);
         return code;
+    }
     if (spec->lane == DLQ_LANE_CHECKPOINT_READ || spec->lane == DLQ_LANE_CHECKPOINT_WRITE)
         code = dlq_ckpt_verbs_answer (w->primary, w->config->primary_sink ? NULL
                                       : dlq_committer_checkpoints (w->service->committer), spec->verb, req.root,
@@ -564,7 +617,7 @@ catch_up (worker_t *w, const dlq_verb_spec_t *spec)
 }
 
 static void
-reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
+reply (worker_t *w, void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     /* the front end only sends known verbs */
     const dlq_verb_spec_t *spec = dlq_verb_table_find (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
@@ -575,7 +628,10 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [4])
         code = dlq_error_set (&err, DLQ_ERR_INTERNAL, NULL, "a query thread was given an unknown verb");
     else {
         catch_up (w, spec);
-        code = answer (w, spec, &frames [3], &out, &err);
+        code = answer (w, spec, &frames [3], &frames [4], &out, &err);
+        if (spec->audited || code == DLQ_ERR_FORBIDDEN)
+            dlq_audit (dlq_principal_scope_name (zmq_msg_data (&frames [4]), zmq_msg_size (&frames [4])),
+                       spec->name, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), code, err.message);
     }
     if (code != DLQ_OK) {
         dlq_counters_error (w->counters, code);
@@ -686,7 +742,7 @@ size_t dlq_query_service_sockets (const dlq_query_service_t *self) { return self
 void *dlq_query_service_socket (dlq_query_service_t *self, size_t i) { return dlq_actor_pipe (self->workers [i].actor); }
 
 void
-dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
+dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 {
     worker_t *best = &self->workers [0];
     for (size_t i = 1; i < self->count; i++)
@@ -697,7 +753,7 @@ dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4])
 }
 
 void
-dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4], uint64_t key)
+dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES], uint64_t key)
 {
     worker_t *w = &self->workers [key % self->count];
     w->outstanding++;

@@ -16,6 +16,7 @@
 #ifndef DLQ_QUERY_SERVICE_H
 #define DLQ_QUERY_SERVICE_H
 
+#include "actor.h"
 #include "counters.h"
 #include "dlqd_config.h"
 #include "replay_control.h"
@@ -46,12 +47,12 @@ void *dlq_query_service_socket (dlq_query_service_t *self, size_t i);
 
 /* Forward a request to the least busy worker. The four messages move in
  * (they are left empty). */
-void dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [4]);
+void dlq_query_service_submit (dlq_query_service_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
 
 /* Forward a request to the worker key picks (the same key, the same
  * worker), so requests with one key are answered in the order sent: e.g.
  * a client's pipelined checkpoint writes on a sink primary. */
-void dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [4], uint64_t key);
+void dlq_query_service_submit_keyed (dlq_query_service_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES], uint64_t key);
 
 /* Move one finished reply from worker i to out (a ROUTER socket); false
  * when out refused it (dlq_actor_relay). */

@@ -4,10 +4,12 @@
 #include "replay_target.h"
 
 #include "dlq_alloc.h"
+#include "dlq_cert.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "failed_event.h"
 #include "plugin_host.h"
+#include "zap_handler.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +29,23 @@ struct dlq_replay_targets {
     int64_t              retry_at [DLQ_SINKS_MAX];
 };
 
+/* With security.curve the endpoint is a CURVE server whose handshakes the
+ * gateway's ZAP handler answers (zap_handler.h: DLQ_ZAP_DOMAIN_REPLAY). */
+static bool
+secure (void *push, const dlqd_config_t *config, char *err, size_t err_len)
+{
+    dlq_cert_t *cert = NULL;
+    char why [512];
+    bool ok = dlq_cert_load (config->security.server_secret_key, true, &cert, why, sizeof why) == DLQ_CERT_OK;
+    if (!ok)
+        snprintf (err, err_len, "security.curve.server_secret_key: %s", why);
+    else
+    if (!(ok = dlq_zap_handler_secure (push, dlq_cert_secret (cert), DLQ_ZAP_DOMAIN_REPLAY)))
+        snprintf (err, err_len, "replay.listen: this libzmq has no CURVE support");
+    dlq_cert_destroy (&cert);
+    return ok;
+}
+
 dlq_replay_targets_t *
 dlq_replay_targets_new (void *zmq_ctx, const dlqd_config_t *config, char *err, size_t err_len)
 {
@@ -39,6 +58,10 @@ dlq_replay_targets_new (void *zmq_ctx, const dlqd_config_t *config, char *err, s
     zmq_setsockopt (self->push, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt (self->push, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt (self->push, ZMQ_IMMEDIATE, &immediate, sizeof immediate);
+    if (config->security.server_secret_key && !secure (self->push, config, err, err_len)) {
+        dlq_replay_targets_destroy (&self);
+        return NULL;
+    }
     if (zmq_bind (self->push, config->replay.listen) != 0) {
         snprintf (err, err_len, "replay.listen %s: %s", config->replay.listen, zmq_strerror (zmq_errno ()));
         dlq_replay_targets_destroy (&self);

@@ -36,10 +36,12 @@ void dlq_actor_ready (void *pipe, bool ok);
 bool dlq_actor_is_stop (size_t size, bool more);
 
 /* Requests the owner relays to an actor and back: [identity][verb]
- * [request id][body] in, [identity][status][request id][body] out. */
-#define DLQ_REQUEST_FRAMES 4
+ * [request id][body][scope] in, [identity][status][request id][body] out.
+ * scope is empty but for a CURVE caller limited to some streams
+ * (principal.h: dlq_principal_scope_frame). */
+#define DLQ_REQUEST_FRAMES 5
 
-/* Send the four request frames to pipe (they move out). */
+/* Send the request frames to pipe (they move out). */
 void dlq_actor_send_request (void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES]);
 
 /* Read one message of up to DLQ_REQUEST_FRAMES frames from pipe into
