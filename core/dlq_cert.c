@@ -6,6 +6,7 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,18 @@
 
 #define PATH_MAX_CERT 240       /* zcert_load appends "_secret" in 256 bytes */
 #define SECRET_SUFFIX "_secret"
+
+/* CZMQ starts its zsys layer by itself the first time it logs (zconfig
+ * does, on a file it cannot parse), and zsys then takes SIGINT and SIGTERM
+ * for its own: dlqd's drain on SIGTERM would never run. Told first that
+ * there is no handler to install, it leaves the process's signals alone. */
+static pthread_once_t czmq_once = PTHREAD_ONCE_INIT;
+
+static void
+czmq_leave_signals (void)
+{
+    zsys_handler_set (NULL);
+}
 
 struct dlq_cert {
     zcert_t *cert;
@@ -104,6 +117,7 @@ secret_matches (zcert_t *cert)
 dlq_cert_result_t
 dlq_cert_load (const char *path, bool need_secret, dlq_cert_t **cert_out, char *err, size_t err_len)
 {
+    pthread_once (&czmq_once, czmq_leave_signals);
     *cert_out = NULL;
     if (strlen (path) > PATH_MAX_CERT) {
         snprintf (err, err_len, "%.64s...: the path is longer than %d bytes", path, PATH_MAX_CERT);
@@ -180,6 +194,7 @@ create_exclusive (const char *path, mode_t mode, char *err, size_t err_len)
 dlq_cert_result_t
 dlq_cert_generate (const char *path, const char *const *meta, size_t count, char *err, size_t err_len)
 {
+    pthread_once (&czmq_once, czmq_leave_signals);
     if (strlen (path) > PATH_MAX_CERT) {
         snprintf (err, err_len, "%.64s...: the path is longer than %d bytes", path, PATH_MAX_CERT);
         return DLQ_CERT_ERR_IO;

@@ -631,7 +631,8 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
         code = answer (w, spec, &frames [3], &frames [4], &out, &err);
         if (spec->audited || code == DLQ_ERR_FORBIDDEN)
             dlq_audit (dlq_principal_scope_name (zmq_msg_data (&frames [4]), zmq_msg_size (&frames [4])),
-                       spec->name, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), code, err.message);
+                       spec->name, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), code,
+                       code == DLQ_OK ? NULL : err.message);
     }
     if (code != DLQ_OK) {
         dlq_counters_error (w->counters, code);

@@ -64,11 +64,13 @@ dlq_principal_role_name (dlq_role_t role)
 void
 dlq_principal_roles_text (unsigned bits, dlq_buf_t *out)
 {
-    bool first = true;
+    size_t total = 0, n = 0;
+    for (size_t i = 0; i < ROLE_COUNT; i++)
+        total += (bits & roles [i].role) != 0;
     for (size_t i = 0; i < ROLE_COUNT; i++)
         if (bits & roles [i].role) {
-            dlq_buf_printf (out, "%s%s", first ? "" : ", ", roles [i].name);
-            first = false;
+            dlq_buf_printf (out, "%s%s", n == 0 ? "" : n + 1 == total ? " or " : ", ", roles [i].name);
+            n++;
         }
 }
 

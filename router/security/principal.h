@@ -43,7 +43,7 @@ bool dlq_principal_role_parse (const char *name, dlq_role_t *role);
 /* The name of a role ("worker", ...). */
 const char *dlq_principal_role_name (dlq_role_t role);
 
-/* The role names in roles, comma-separated ("operator, admin"), into out. */
+/* The role names in roles ("viewer, operator or admin") into out. */
 void dlq_principal_roles_text (unsigned roles, dlq_buf_t *out);
 
 typedef struct dlq_principal dlq_principal_t;

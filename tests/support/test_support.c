@@ -236,7 +236,7 @@ wait_ready (test_dlqd_t *d)
         }
         char st [8];
         char *body = NULL;
-        bool ready = test_request (d->endpoint, "PING", "", 0, st, &body) && strcmp (st, "OK") == 0;
+        bool ready = test_request_curve (&d->curve, d->endpoint, "PING", "", 0, st, &body) && strcmp (st, "OK") == 0;
         free (body);
         if (ready)
             return true;
@@ -295,11 +295,23 @@ bool
 test_request (const char *endpoint, const char *verb, const void *body, size_t len,
               char *status_out, char **body_out)
 {
+    return test_request_curve (NULL, endpoint, verb, body, len, status_out, body_out);
+}
+
+bool
+test_request_curve (const test_curve_t *curve, const char *endpoint, const char *verb, const void *body,
+                    size_t len, char *status_out, char **body_out)
+{
     void *ctx = zmq_ctx_new ();
     void *s = zmq_socket (ctx, ZMQ_DEALER);
     int linger = 0, timeout = 5000;
     zmq_setsockopt (s, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
+    if (curve && curve->server [0]) {
+        zmq_setsockopt (s, ZMQ_CURVE_SERVERKEY, curve->server, 40);
+        zmq_setsockopt (s, ZMQ_CURVE_PUBLICKEY, curve->public_key, 40);
+        zmq_setsockopt (s, ZMQ_CURVE_SECRETKEY, curve->secret_key, 40);
+    }
     zmq_connect (s, endpoint);
     zmq_send (s, verb, strlen (verb), ZMQ_SNDMORE);
     zmq_send (s, "t1", 2, ZMQ_SNDMORE);

@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* CURVE keys of a test client (Z85): none when server is empty. */
+typedef struct {
+    char server [41];
+    char public_key [41];
+    char secret_key [41];
+} test_curve_t;
+
 typedef struct {
     pid_t pid;
     int   port;
@@ -18,6 +25,7 @@ typedef struct {
     char  config [320];
     char  data_dir [320];
     char  log [320];
+    test_curve_t curve;         /* set before start for a dlqd with security.curve: how to PING it */
 } test_dlqd_t;
 
 /* Make a fresh temporary directory into out (256 bytes). */
@@ -65,6 +73,10 @@ void test_dlqd_cleanup (test_dlqd_t *d);
  * Returns false on timeout. */
 bool test_request (const char *endpoint, const char *verb, const void *body, size_t len,
                    char *status_out, char **body_out);
+
+/* test_request as a CURVE client with curve's keys (NULL: none). */
+bool test_request_curve (const test_curve_t *curve, const char *endpoint, const char *verb, const void *body,
+                         size_t len, char *status_out, char **body_out);
 
 /* Run a helper script (pg-server.sh, rabbitmq-server.sh) with args (shell
  * words); its first stdout line goes to out (when not NULL), the rest is
