@@ -52,13 +52,15 @@ expand_settings (const char *text, const char *tmp)
     return expanded;
 }
 
-/* Write the test's dlqd.conf into path. */
+/* Write the test's dlqd.conf into path: the sink's section, then the
+ * extra top-level settings. */
 static void
-write_config (const char *path, const char *plugin, const char *settings)
+write_config (const char *path, const char *plugin, const char *settings, const char *extra)
 {
     FILE *f = fopen (path, "w");
     cr_assert_not_null (f, "cannot write %s", path);
-    fprintf (f, "sinks: { under_test: { type = \"plugin\"; path = \"%s\";\n%s\n}; };\n", plugin, settings);
+    fprintf (f, "sinks: { under_test: { type = \"plugin\"; path = \"%s\";\n%s\n}; };\n%s\n", plugin, settings,
+             extra);
     cr_assert_eq (fclose (f), 0, "cannot write %s", path);
 }
 
@@ -94,13 +96,16 @@ contract_setup (void)
     memset (&sut, 0, sizeof sut);
     const char *plugin = getenv ("DLQ_CONTRACT_PLUGIN");
     const char *settings = getenv ("DLQ_CONTRACT_SETTINGS");
+    const char *config = getenv ("DLQ_CONTRACT_CONFIG");
     cr_assert (plugin && *plugin, "set DLQ_CONTRACT_PLUGIN to the plugin under test "
                "(and DLQ_CONTRACT_SETTINGS to its sink settings, if it needs any)");
     char tmp [320], path [320];
     make_dirs (tmp, sizeof tmp);
     snprintf (path, sizeof path, "%s/dlqd.conf", sut.dir);
     char *expanded = expand_settings (settings ? settings : "", tmp);
-    write_config (path, plugin, expanded);
+    char *extra = expand_settings (config ? config : "", tmp);
+    write_config (path, plugin, expanded, extra);
+    free (extra);
     free (expanded);
     load_config (path);
     sut.sink = dlqd_config_sink (sut.config, "under_test");
@@ -160,6 +165,57 @@ contract_require_sweep (void)
     contract_require_store ();
     if (!sut.ops->store->sweep)
         skip_test ("has no sweep call (store->sweep is NULL)");
+}
+
+/* Tear the fixture down and fail the test, saying why (as skip_test). */
+static void
+fail_setup (const char *why)
+{
+    char type [64];
+    snprintf (type, sizeof type, "%s", sut.ops->type);
+    contract_teardown ();
+    cr_assert_fail ("sink type \"%s\" %s", type, why);
+}
+
+void
+contract_require_workbench (void)
+{
+    contract_require_store ();
+    const dlq_sink_workbench_ops_t *w = DLQ_SINK_OPS_HAS (sut.ops, workbench) ? sut.ops->workbench : NULL;
+    if (!w)
+        skip_test ("has no workbench calls (ops->workbench is NULL)");
+    /* what the gateway takes (router/query/primary.c): else it acts as if there were none */
+    if (w->struct_size < sizeof (dlq_sink_workbench_ops_t))
+        fail_setup ("has workbench calls of an older version (workbench->struct_size too small): "
+                    "the gateway ignores them");
+    if (!w->query_list || !w->query_count || !w->query_groups || !w->state || !w->mark || !w->claim)
+        fail_setup ("lacks a workbench call (one of them is NULL): the gateway ignores them all");
+}
+
+void
+contract_require_checkpoints (void)
+{
+    contract_require_store ();
+    const dlq_sink_checkpoint_ops_t *c = DLQ_SINK_OPS_HAS (sut.ops, checkpoints) ? sut.ops->checkpoints : NULL;
+    if (!c)
+        skip_test ("keeps no checkpoints (ops->checkpoints is NULL)");
+    if (c->struct_size < sizeof (dlq_sink_checkpoint_ops_t))
+        fail_setup ("has checkpoint calls of an older version (checkpoints->struct_size too small): "
+                    "the gateway ignores them");
+    if (!c->write || !c->get || !c->list || !c->remove)
+        fail_setup ("lacks a checkpoint call (one of them is NULL): the gateway ignores them all");
+}
+
+test_plugin_t
+contract_plugin (void)
+{
+    test_plugin_t view;
+    memset (&view, 0, sizeof view);
+    view.config = sut.config;
+    view.sink = sut.sink;
+    view.ops = sut.ops;
+    view.host = sut.host;
+    return view;
 }
 
 size_t

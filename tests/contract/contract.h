@@ -4,9 +4,16 @@
  *      DLQ_CONTRACT_PLUGIN    path of the plugin (.so), required
  *      DLQ_CONTRACT_SETTINGS  extra settings of its sink section, e.g.
  *                             data_dir = "@TMP@"; (optional). Every @TMP@
- *                             is replaced by a fresh directory per test.
+ *                             is replaced by a fresh directory per test,
+ *                             every @NAME@ by a name of the test's own.
+ *      DLQ_CONTRACT_CONFIG    extra top-level settings of the dlqd.conf
+ *                             (optional; @TMP@ and @NAME@ as above), e.g.
+ *                             streams with the sink's per-stream options:
+ *                             streams = ( { name = "audit.v2";
+ *                                 under_test: { collection = "x"; }; } );
  *  Each test writes a dlqd.conf with
  *      sinks: { under_test: { type = "plugin"; path = "<plugin>"; <settings> }; };
+ *      <config>
  *  into its own temporary directory and loads it as the gateway does
  *  (dlqd_config_load: the section is validated against the plugin's
  *  schema), then drives instances through the gateway's host table.
@@ -22,6 +29,7 @@
 #include "dlq_uuid.h"
 #include "dlqd_config.h"
 #include "failed_event.h"
+#include "plugin_support.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +62,20 @@ void contract_teardown (void);
 void contract_require_deliver (void);
 void contract_require_store (void);
 void contract_require_sweep (void);
+
+/* Skip the test when the sink has no workbench calls (ops->workbench) or
+ * keeps no checkpoints (ops->checkpoints), or cannot be a store; fail it
+ * when it has a table the gateway would ignore (older than this version's,
+ * or a call NULL). May be called from .init. */
+void contract_require_workbench (void);
+void contract_require_checkpoints (void);
+
+/* The sink under test as a test_plugin_t (plugin_support.h), for the
+ * helpers of plugin_workbench.h and plugin_checkpoints.h. A view: the
+ * fixture owns the config and the plugin, so never test_plugin_unload,
+ * plugin_wb_close nor plugin_ckpt_close it; instances opened with
+ * contract_open are closed by the fixture too. */
+test_plugin_t contract_plugin (void);
 
 /* The largest batch to try: ops->max_batch, or CONTRACT_BATCH_DEFAULT. */
 size_t contract_max_batch (void);

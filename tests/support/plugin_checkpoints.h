@@ -1,12 +1,14 @@
 /*  plugin_checkpoints — a sink plugin's checkpoint calls
  *  (dlq_sink_checkpoint_ops_t) driven from a test, for the suites that
- *  load a plugin in the test process (itest_postgres_ckpt,
- *  itest_mongo_ckpt): writes, GET, remove and LIST through a QUERY
+ *  load a plugin in the test process (the contract suite's
+ *  contract_checkpoints, for any plugin; itest_postgres_ckpt and
+ *  itest_mongo_ckpt, for what only their backend shows): writes, GET,
+ *  remove and LIST through a QUERY
  *  instance, answers compared with core's dlq_checkpoint_format; and the
  *  contract's checks that hold for every store (what each kind of write
  *  changes, tokens and metadata byte for byte, NOT_FOUND, remove, LIST
  *  pages in byte order with a literal prefix and a keyset cursor, two
- *  writers of one stream at once). A suite adds what it sees behind the
+ *  writers of one stream at once, first writes of new streams racing). A suite adds what it sees behind the
  *  plugin (a table, documents) through callbacks.
  *
  *  Every function fails the calling test (Criterion asserts) when the
@@ -39,7 +41,8 @@ void *plugin_ckpt_instance (const plugin_ckpt_t *c);
 /* Destroy the reader and unload the plugin; nothing when not loaded. */
 void plugin_ckpt_close (plugin_ckpt_t *c);
 
-/* The plugin's checkpoint calls, and its last error on instance. */
+/* The plugin's checkpoint calls, and its last error on instance (a
+ * placeholder when the plugin has no last_error call). */
 const dlq_sink_checkpoint_ops_t *plugin_ckpt_ops (const plugin_ckpt_t *c);
 const char *plugin_ckpt_error (const plugin_ckpt_t *c, void *instance);
 
@@ -69,7 +72,8 @@ dlq_sink_checkpoint_t plugin_ckpt_token (dlq_sink_ckpt_write_t kind, const char 
 dlq_sink_checkpoint_t plugin_ckpt_full (const char *stream);
 
 /* Checks of what a suite sees behind the plugin: of stream; of stream
- * after a write of kind; of the text stored as stream's SEEN token. */
+ * after a write of kind; of the text stored as stream's SEEN token. NULL
+ * where one is taken: nothing to check. */
 typedef void plugin_ckpt_stream_fn (const char *stream);
 typedef void plugin_ckpt_kind_fn (const char *stream, dlq_sink_ckpt_write_t kind);
 typedef void plugin_ckpt_text_fn (const char *stream, const char *text);
@@ -86,7 +90,7 @@ void plugin_ckpt_expect_pairs_only (const plugin_ckpt_t *c, plugin_ckpt_stream_f
 
 /* SAVE replaces every field of "orders": a full record, then partial
  * (of "orders"; after_partial checks it behind the plugin), then one with
- * no field (after_bare, NULL: nothing); a SAVE creates a full record. */
+ * no field (after_bare); a SAVE creates a full record. */
 void plugin_ckpt_expect_saves (const plugin_ckpt_t *c, const dlq_sink_checkpoint_t *partial,
                                plugin_ckpt_stream_fn *after_partial, plugin_ckpt_stream_fn *after_bare);
 
@@ -124,5 +128,12 @@ void plugin_ckpt_expect_cursors (const plugin_ckpt_t *c);
  * has the writer's token and the other's never goes back; the final
  * record has the last token of each. */
 void plugin_ckpt_expect_two_writers (const plugin_ckpt_t *c);
+
+/* Two instances on their own threads, in step, each write first (SEEN
+ * by one, PROCESSED by the other) to each of streams new streams
+ * race-0000 ...: every write succeeds (a store that creates a record
+ * with an insert must try again when the other's insert won), and every
+ * record ends with both tokens. */
+void plugin_ckpt_expect_racing_first_writes (const plugin_ckpt_t *c, int streams);
 
 #endif

@@ -50,7 +50,8 @@ plugin_wb_close (plugin_wb_t *w)
 const char *
 plugin_wb_error (const plugin_wb_t *w, void *instance)
 {
-    return w->plugin.ops->store->last_error (instance);
+    const dlq_sink_store_ops_t *store = w->plugin.ops->store;
+    return store->last_error ? store->last_error (instance) : "(the plugin has no last_error call)";
 }
 
 /* ---- events --------------------------------------------------------------------------- */
@@ -380,7 +381,8 @@ expect_first_batch (const plugin_wb_t *w, dlq_event_t **events, size_t checked, 
         cr_expect_eq (st.retry_after, NOW + PLUGIN_WB_LEASE_MS, "a leased event's retry_after is the lease");
         cr_expect_str_eq (st.status, "PENDING");
     }
-    kept (events [5]);
+    if (kept)
+        kept (events [5]);
     dlq_buf_free (&out);
 }
 
@@ -427,7 +429,8 @@ plugin_wb_expect_locked_out (const plugin_wb_t *w, dlq_event_t **events, bool bo
                   "%s", plugin_wb_error (w, other));
     cr_expect_eq (out.len, 0, "LOCKED writes nothing");
     cr_expect_eq (plugin_wb_state (w, events [1]->id).retry_after, events [1]->created_at, "LOCKED changes nothing");
-    held ();
+    if (held)
+        held ();
     cr_assert_eq (plugin_wb_claim (w, other, "u", "host-b", 60000, 10, 1, NOW + 1000, &out), DLQ_SINK_STATUS_OK,
                   "another stream's pass is free");
     cr_assert_eq (plugin_wb_claim (w, w->reader, "s", "host-a", 60000, 10, 1, NOW + 1000, &out),
@@ -524,6 +527,17 @@ deliver_busy (const plugin_wb_t *w, int count)
     return busy;
 }
 
+/* How many of busy [0, count) the reader's state says are leased until
+ * NOW + PLUGIN_WB_LEASE_MS. */
+static int64_t
+leased_by_state (const plugin_wb_t *w, dlq_event_t **busy, int count)
+{
+    int64_t n = 0;
+    for (int i = 0; i < count; i++)
+        n += plugin_wb_state (w, busy [i]->id).retry_after == NOW + PLUGIN_WB_LEASE_MS;
+    return n;
+}
+
 /* The claims of both claimers: each of busy [0, count) exactly once. */
 static void
 expect_each_once (claimer_t *c, dlq_event_t **busy, int count)
@@ -570,7 +584,8 @@ plugin_wb_expect_claimed_once (const plugin_wb_t *w, int count, size_t batch, pl
     for (int t = 0; t < 2; t++)
         pthread_join (threads [t], NULL);
     expect_each_once (c, busy, count);
-    cr_expect_eq (leased (NOW + PLUGIN_WB_LEASE_MS), count, "every event carries the lease");
+    int64_t carried = leased ? leased (NOW + PLUGIN_WB_LEASE_MS) : leased_by_state (w, busy, count);
+    cr_expect_eq (carried, count, "every event carries the lease");
     for (int t = 0; t < 2; t++) {
         for (size_t k = 0; k < c [t].count; k++)
             free (c [t].ids [k]);

@@ -1,7 +1,9 @@
 /*  plugin_workbench — a sink plugin's workbench calls
  *  (dlq_sink_workbench_ops_t) driven from a test, for the suites that
- *  load a plugin in the test process (itest_postgres_workbench,
- *  itest_mongo_workbench): events delivered through a DELIVER instance;
+ *  load a plugin in the test process (the contract suite's
+ *  contract_workbench, for any plugin; itest_postgres_workbench and
+ *  itest_mongo_workbench, for what only their backend shows): events
+ *  delivered through a DELIVER instance;
  *  the state, marks and claims of a QUERY instance, which must succeed;
  *  claims read back; the filtered queries as filter_oracle.h's calls; and
  *  the contract's checks that hold for every store (what each mark does,
@@ -45,7 +47,8 @@ void *plugin_wb_instance (const plugin_wb_t *w, dlq_sink_mode_t mode);
 /* Destroy the writer and the reader, and unload the plugin. */
 void plugin_wb_close (plugin_wb_t *w);
 
-/* The plugin's last error on instance. */
+/* The plugin's last error on instance (a placeholder when the plugin has
+ * no last_error call). */
 const char *plugin_wb_error (const plugin_wb_t *w, void *instance);
 
 /* Deliver count events through the writer; every one must be OK. */
@@ -120,7 +123,7 @@ void plugin_wb_expect_claimed (const dlq_buf_t *out, dlq_event_t *const *events,
                                const int *replays, const char *why);
 
 /* A check of what a suite sees behind the plugin: of event e, or of the
- * store as a whole. */
+ * store as a whole. NULL where one is taken: nothing to check. */
 typedef void plugin_wb_event_fn (const dlq_event_t *e);
 typedef void plugin_wb_check_fn (void);
 
@@ -145,7 +148,8 @@ typedef int64_t plugin_wb_leased_fn (int64_t at);
 
 /* count events of stream "busy" delivered, then claimed by two QUERY
  * instances at once in batches of batch (pass_ms 0) until none is left:
- * each claimed exactly once, never LOCKED, and all leased (leased). */
+ * each claimed exactly once, never LOCKED, and all leased (as leased
+ * counts them; NULL: as the reader's state of each says). */
 void plugin_wb_expect_claimed_once (const plugin_wb_t *w, int count, size_t batch, plugin_wb_leased_fn *leased);
 
 #endif
