@@ -1,38 +1,32 @@
-/*  itest_mongo_ckpt — the mongo sink's checkpoint calls
- *  (dlq_sink_checkpoint_ops_t) against the MongoDB wire-protocol test
- *  server (tests/mongo/, run in the test process), or a real MongoDB when
- *  DLQD_TEST_MONGO_URI is set (each test in a database of its own,
- *  dropped at the end). The plugin is loaded in the test process as the
- *  gateway loads it:
+/*  itest_mongo_ckpt — what the mongo sink's checkpoint calls
+ *  (dlq_sink_checkpoint_ops_t) keep in _fw_checkpoints, against the
+ *  MongoDB wire-protocol test server (tests/mongo/, run in the test
+ *  process), or a real MongoDB when DLQD_TEST_MONGO_URI is set (each test
+ *  in a database of its own, dropped at the end). The plugin is loaded in
+ *  the test process as the gateway loads it, the documents read and
+ *  written with mongo-c-driver:
  *
- *    - each kind of write: SEEN / PROCESSED on a missing record create it
- *      with only their pair, on a record change only their pair (and
- *      updatedAt), also when given the other fields; SAVE replaces every
- *      field (an absent one is absent from the document); each write
- *      answers the record after it, as GET does, as core's
- *      dlq_checkpoint_format writes it;
- *    - tokens and metadata come back byte for byte ({"$numberLong":"5"},
- *      key order, nesting, unicode, escapes, numbers as written); the
- *      documents have the BSON types of FlowWarden's MongoCheckpointStore
- *      (_id the name, tokens embedded documents with their extended JSON's
- *      types, dates); a document written by FlowWarden's own store (no
- *      text fields) is answered from its BSON; a token libbson cannot read
- *      fails the write, with why;
- *    - GET of a missing record is NOT_FOUND; remove says whether there
- *      was one;
- *    - LIST pages in byte order of the name, with a literal prefix, a
- *      keyset cursor, BAD_CURSOR for a name that cannot be one; documents
- *      with a non-string _id are never listed;
- *    - two instances on their own threads writing 2,000 SEEN and 2,000
- *      PROCESSED of one stream at once never undo each other: the final
- *      record has the last token of each; first writes of new streams
- *      racing from two instances all succeed (a DuplicateKey is tried
- *      again);
- *    - the server's failures are ERROR with its words (test server only:
- *      injected faults, a server that is down).
+ *    - each kind of write in the document: SEEN / PROCESSED on a missing
+ *      record create a document with only their pair (and its text), on a
+ *      record touch no other field; SAVE leaves an absent field out;
+ *    - a token is an embedded document beside its text; the documents
+ *      have the BSON types of FlowWarden's MongoCheckpointStore (_id the
+ *      name, tokens embedded documents with their extended JSON's types,
+ *      dates); a document written by FlowWarden's own store (no text
+ *      fields) is answered from its BSON; a token libbson cannot read
+ *      fails the write, with why (metadata is kept as text only);
+ *    - remove deletes the document; documents with a non-string _id are
+ *      never listed;
+ *    - the server's failures are ERROR with its words, a DuplicateKey is
+ *      tried once more (test server only: injected faults, a server that
+ *      is down).
  *
- *  The checks every store shares are plugin_checkpoints.h's; this suite
- *  adds what the documents behind the plugin show.
+ *  What every store that keeps checkpoints must answer (each kind of
+ *  write, tokens byte for byte, timestamps, NOT_FOUND, remove, LIST's
+ *  order, prefix and cursor, writers at once, first writes racing) is the
+ *  contract suite's (tests/contract, contract_checkpoints.c), run on this
+ *  sink by contract_mongo; the checks are plugin_checkpoints.h's, which
+ *  this suite calls where it looks behind them.
  *
  *  tests/CMakeLists.txt links this suite with mongo-c-driver (to look at
  *  the documents behind the plugin) and makes it depend on the plugin.
@@ -45,7 +39,6 @@
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +46,6 @@
 
 #define COLLECTION  "_fw_checkpoints"
 #define NOW         PLUGIN_CKPT_NOW
-#define RACED       1000            /* new streams two instances write first at once */
 
 static mongo_db_t mongo;                /* the server, the test's database, a client */
 static plugin_ckpt_t ck;                /* the plugin as sink "mg", its reader */
@@ -152,23 +144,11 @@ only_pair (const char *stream, dlq_sink_ckpt_write_t kind)
         expect_fields (stream, "_id,lastProcessedToken,_fw_lastProcessedToken,lastProcessedTimestamp,updatedAt");
 }
 
-Test (mongo_ckpt, seen_or_processed_on_a_missing_record_creates_it_with_only_that_pair)
-{
-    open_plugin ();
-    plugin_ckpt_expect_first_writes (&ck, only_pair);
-}
-
 static void
 every_field (const char *stream)
 {
     expect_fields (stream, "_id,instanceId,lastSeenToken,_fw_lastSeenToken,lastSeenTimestamp,lastProcessedToken,"
                            "_fw_lastProcessedToken,lastProcessedTimestamp,metadata,_fw_metadata,updatedAt");
-}
-
-Test (mongo_ckpt, seen_and_processed_never_touch_the_other_fields)
-{
-    open_plugin ();
-    plugin_ckpt_expect_pairs_only (&ck, every_field);
 }
 
 static void
@@ -184,9 +164,11 @@ no_field (const char *stream)
     expect_fields (stream, "_id,updatedAt");
 }
 
-Test (mongo_ckpt, save_replaces_every_field)
+Test (mongo_ckpt, each_kind_of_write_shows_in_the_document)
 {
     open_plugin ();
+    plugin_ckpt_expect_first_writes (&ck, only_pair);
+    plugin_ckpt_expect_pairs_only (&ck, every_field);
     dlq_sink_checkpoint_t partial = dlq_checkpoint_empty ("orders");
     partial.instance_id = "worker-8";
     partial.last_processed_token = "{\"_data\":\"8300\"}";
@@ -222,7 +204,7 @@ text_and_document (const char *stream, const char *text)
     bson_destroy (doc);
 }
 
-Test (mongo_ckpt, tokens_and_metadata_come_back_byte_for_byte)
+Test (mongo_ckpt, a_token_is_a_document_beside_its_text)
 {
     open_plugin ();
     plugin_ckpt_expect_texts (&ck, texts, sizeof texts / sizeof texts [0], text_and_document);
@@ -339,13 +321,7 @@ Test (mongo_ckpt, a_token_libbson_cannot_read_fails_the_write_with_why)
     bson_destroy (doc);
 }
 
-/* ---- get and remove ---------------------------------------------------------------------- */
-
-Test (mongo_ckpt, get_of_a_missing_record_is_not_found)
-{
-    open_plugin ();
-    plugin_ckpt_expect_not_found (&ck);
-}
+/* ---- remove ------------------------------------------------------------------------------ */
 
 static void
 no_document (const char *stream)
@@ -356,10 +332,15 @@ no_document (const char *stream)
         bson_destroy (doc);
 }
 
-Test (mongo_ckpt, remove_says_whether_there_was_a_record)
+Test (mongo_ckpt, remove_deletes_the_document)
 {
     open_plugin ();
-    plugin_ckpt_expect_remove (&ck, no_document);
+    dlq_sink_checkpoint_t record = plugin_ckpt_full ("orders");
+    free (plugin_ckpt_write (&ck, ck.reader, DLQ_SINK_CKPT_SAVE, &record, NOW));
+    bool deleted = false;
+    cr_assert_eq (ckpt ()->remove (ck.reader, "orders", &deleted), DLQ_SINK_STATUS_OK, "%s", last_error (ck.reader));
+    cr_expect (deleted);
+    no_document ("orders");
 }
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -381,95 +362,11 @@ store_names (void)
     }
 }
 
-Test (mongo_ckpt, list_pages_in_byte_order_with_a_literal_prefix)
+Test (mongo_ckpt, a_document_with_a_non_string_id_is_never_listed)
 {
     store_names ();
     plugin_ckpt_expect_list_pages (&ck);
-}
-
-Test (mongo_ckpt, a_cursor_is_a_position_in_byte_order)
-{
-    store_names ();
     plugin_ckpt_expect_cursors (&ck);
-}
-
-Test (mongo_ckpt, list_of_an_empty_collection_is_an_empty_page)
-{
-    open_plugin ();
-    dlq_buf_t page = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    cr_assert_eq (ckpt ()->list (ck.reader, "", 100, NULL, dlq_plugin_host_buf (&page), dlq_plugin_host_buf (&next)),
-                  DLQ_SINK_STATUS_OK, "%s", last_error (ck.reader));
-    dlq_buf_putc (&page, '\0');
-    cr_expect_str_eq (page.data, "[]");
-    cr_expect_eq (next.len, 0);
-    dlq_buf_free (&page);
-    dlq_buf_free (&next);
-}
-
-/* ---- two writers of one stream ------------------------------------------------------------------ */
-
-Test (mongo_ckpt, two_instances_writing_seen_and_processed_never_undo_each_other)
-{
-    open_plugin ();
-    plugin_ckpt_expect_two_writers (&ck);
-}
-
-typedef struct {
-    dlq_sink_ckpt_write_t kind;
-    void                 *instance;
-    pthread_barrier_t    *start;          /* both racers at each stream's start line */
-    int                   errors;
-    char                  error [512];
-} racer_t;
-
-/* The first write of kind to each of the streams race-0 ..., in step
- * with the other racer. */
-static void *
-racer (void *arg)
-{
-    racer_t *r = arg;
-    dlq_buf_t out = DLQ_BUF_INIT;
-    for (int i = 0; i < RACED; i++) {
-        pthread_barrier_wait (r->start);
-        char stream [32];
-        snprintf (stream, sizeof stream, "race-%04d", i);
-        dlq_sink_checkpoint_t c = plugin_ckpt_token (r->kind, stream, "{\"_data\":\"1\"}", NOW);
-        dlq_buf_reset (&out);
-        if (ckpt ()->write (r->instance, r->kind, &c, NOW, dlq_plugin_host_buf (&out)) != DLQ_SINK_STATUS_OK
-            && r->errors++ == 0)
-            snprintf (r->error, sizeof r->error, "%s: %s", stream, last_error (r->instance));
-    }
-    dlq_buf_free (&out);
-    return NULL;
-}
-
-Test (mongo_ckpt, first_writes_of_a_stream_racing_all_succeed)
-{
-    open_plugin ();
-    pthread_barrier_t start;
-    cr_assert_eq (pthread_barrier_init (&start, NULL, 2), 0);
-    racer_t r [2] = { { .kind = DLQ_SINK_CKPT_SEEN, .start = &start },
-                      { .kind = DLQ_SINK_CKPT_PROCESSED, .start = &start } };
-    pthread_t threads [2];
-    for (int t = 0; t < 2; t++)
-        r [t].instance = plugin_ckpt_instance (&ck);
-    for (int t = 0; t < 2; t++)
-        cr_assert_eq (pthread_create (&threads [t], NULL, racer, &r [t]), 0);
-    for (int t = 0; t < 2; t++)
-        pthread_join (threads [t], NULL);
-    for (int t = 0; t < 2; t++) {
-        cr_expect_eq (r [t].errors, 0, "racer %d: %d errors; first: %s", t, r [t].errors, r [t].error);
-        ck.plugin.ops->destroy (r [t].instance);
-    }
-    pthread_barrier_destroy (&start);
-    for (int i = 0; i < RACED; i++) {
-        char stream [32];
-        snprintf (stream, sizeof stream, "race-%04d", i);
-        char *record = plugin_ckpt_get (&ck, stream);
-        cr_expect (record && strstr (record, "\"lastSeenToken\"") && strstr (record, "\"lastProcessedToken\""),
-                   "%s: %s", stream, record ? record : "(NOT_FOUND)");
-        free (record);
-    }
 }
 
 /* ---- the server's failures ------------------------------------------------------------------ */

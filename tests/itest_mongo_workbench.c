@@ -1,26 +1,26 @@
-/*  itest_mongo_workbench — the mongo sink's workbench calls
- *  (dlq_sink_workbench_ops_t) against the MongoDB wire-protocol test
- *  server (tests/mongo/, run in the test process), or a real MongoDB when
- *  DLQD_TEST_MONGO_URI is set (each test in a database of its own,
- *  dropped at the end). The plugin is loaded in the test process as the
- *  gateway loads it:
+/*  itest_mongo_workbench — what the mongo sink's workbench calls
+ *  (dlq_sink_workbench_ops_t) keep in its documents, against the MongoDB
+ *  wire-protocol test server (tests/mongo/, run in the test process), or a
+ *  real MongoDB when DLQD_TEST_MONGO_URI is set (each test in a database of
+ *  its own, dropped at the end). The plugin is loaded in the test process
+ *  as the gateway loads it, the documents read with mongo-c-driver:
  *
- *    - filtered LIST (paged to the end), COUNT and GROUPS over varied
- *      events (three streams, one of them in a collection of its own
- *      setting, statuses, error types and messages, attempts, metadata of
- *      each JSON type, creation times, some expired) agree with the
- *      reference predicate (the oracle of filter_oracle.h, its variety with
- *      arrays), as itest_postgres_workbench checks the postgres sink;
- *    - each mark changes the state as the contract says, and _fw_body,
- *      the status field and GET show the new status (every other byte
- *      kept); a document from before the replay state reads as the
- *      defaults; concurrent marks of one event lose nothing;
- *    - a claim leases the stream's eligible events, oldest first, in
- *      batches, and sets their lease; another owner is LOCKED out for the
- *      pass (the lock document in _fw_dlq_locks); two instances claiming
- *      at once claim every event exactly once;
+ *    - the documents have the fingerprint and the replay state, a stream
+ *      with a collection of its own setting in that collection;
+ *    - each mark shows in the document: _fw_body and the status field
+ *      follow (the nested "status" members untouched); a document from
+ *      before the replay state reads as the defaults;
+ *    - a claimed document keeps its body and carries the lease in
+ *      retryAfter; the lock document in _fw_dlq_locks names the owner of a
+ *      pass until it is over;
  *    - dlqd with the sink as its primary answers COUNT, LIST with filters,
  *      GROUPS, REPLAY (dry run), RESOLVE and FAIL over the wire.
+ *
+ *  What every store with workbench calls must answer (filters against the
+ *  reference predicate, marks, concurrent marks, NOT_FOUND, claims,
+ *  LOCKED, two instances claiming at once) is the contract suite's
+ *  (tests/contract, contract_workbench.c), run on this sink by
+ *  contract_mongo.
  *
  *  tests/CMakeLists.txt links this suite with mongo-c-driver (to look at
  *  the documents behind the plugin) and makes it depend on the plugin.
@@ -36,7 +36,6 @@
 #include "test_support.h"
 
 #include <criterion/criterion.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +44,6 @@
 #define N           FILTER_ORACLE_EVENTS
 #define NOW         FILTER_ORACLE_NOW
 #define LEASE_MS    PLUGIN_WB_LEASE_MS
-#define CONCURRENT  1000            /* events two instances claim */
-#define CLAIM_BATCH 25
 
 static mongo_db_t mongo;                /* the server, the test's database, a client */
 static plugin_wb_t wb;                  /* the plugin as sink "mg", its writer and reader */
@@ -106,33 +103,14 @@ text_at (const bson_t *doc, const char *path)
     return bson_iter_utf8 (&found, NULL);
 }
 
-/* ---- filtered queries: the oracle of filter_oracle.h --------------------------------- */
+/* ---- the documents ----------------------------------------------------------------------- */
 
+/* Deliver the varied events of filter_oracle.h. */
 static void
 store_varied (void)
 {
     open_plugin ();
     stored = plugin_wb_store_varied (&wb, events, FILTER_ORACLE_ARRAYS);
-}
-
-Test (mongo_workbench, filters_agree_with_the_reference_predicate)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_filters (&o, FILTER_ORACLE_ARRAYS);
-}
-
-Test (mongo_workbench, a_fingerprint_filter_per_group)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_fingerprints (&o);
-}
-
-Test (mongo_workbench, a_cursor_it_did_not_issue_is_bad)
-{
-    store_varied ();
-    plugin_wb_expect_bad_cursors (&wb);
 }
 
 Test (mongo_workbench, the_documents_have_the_fingerprint_and_the_replay_state)
@@ -148,15 +126,6 @@ Test (mongo_workbench, the_documents_have_the_fingerprint_and_the_replay_state)
     bson_destroy (doc);
 }
 
-/* ---- groups --------------------------------------------------------------------------- */
-
-Test (mongo_workbench, groups_agree_with_the_reference_predicate)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_all_groups (&o, FILTER_ORACLE_ARRAYS);
-}
-
 /* ---- replay state and marks --------------------------------------------------------------- */
 
 /* Store events [0, count) made by plugin_wb_simple. */
@@ -169,9 +138,9 @@ store_simple (const char *const *stream, const int64_t *ago, const char *const *
     stored = count;
 }
 
-/* _fw_body, GET, the status field say status; the nested ones are untouched. */
+/* _fw_body and the status field say status; the nested ones are untouched. */
 static void
-expect_status_everywhere (const dlq_event_t *e, const char *status)
+expect_status_in_the_document (const dlq_event_t *e, const char *status)
 {
     char *want = plugin_wb_body_with_status (e, status);
     bson_t *doc = document ("_fw_dlq_s", e->id);
@@ -181,35 +150,14 @@ expect_status_everywhere (const dlq_event_t *e, const char *status)
     cr_expect_str_eq (text_at (doc, "fullDocument.status"), "PAID");
     cr_expect_str_eq (text_at (doc, "metadata.status"), "meta");
     bson_destroy (doc);
-    dlq_buf_t got = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_plugin_host_buf (&got)), DLQ_SINK_STATUS_OK);
-    cr_expect_str_eq (got.data, want, "GET");
-    dlq_buf_free (&got);
     free (want);
 }
 
-Test (mongo_workbench, each_mark_changes_the_state_and_the_body_follows)
+Test (mongo_workbench, each_mark_shows_in_the_document)
 {
     open_plugin ();
     stored = plugin_wb_store_marked (&wb, events);
-    plugin_wb_expect_marks (&wb, events [0], expect_status_everywhere);
-    char request [128];
-    snprintf (request, sizeof request, "{\"status\":\"SUCCEEDED\",\"streamName\":\"s\"}");
-    int64_t count = -1;
-    cr_assert_eq (wb.plugin.ops->workbench->query_count (wb.reader, request, NOW, &count), DLQ_SINK_STATUS_OK);
-    cr_expect_eq (count, 1, "the new status can be filtered on");
-}
-
-Test (mongo_workbench, a_missing_or_expired_event_is_not_found)
-{
-    open_plugin ();
-    stored = plugin_wb_store_marked (&wb, events);
-    plugin_wb_expect_not_found (&wb, events [1]);
-    dlq_sink_event_state_t st;
-    cr_expect_eq (wb.plugin.ops->workbench->mark (wb.reader, events [0]->id, (dlq_sink_mark_t) 42, NOW, 0, &st),
-                  DLQ_SINK_STATUS_ERROR, "an unknown mark");
-    st = plugin_wb_mark (&wb, events [0]->id, DLQ_SINK_MARK_RESOLVED, 0);
-    cr_expect_str_eq (st.status, "SUCCEEDED", "the connection is fine after NOT_FOUND");
+    plugin_wb_expect_marks (&wb, events [0], expect_status_in_the_document);
 }
 
 /* Put a document as the sink wrote it before the replay state existed:
@@ -266,94 +214,29 @@ Test (mongo_workbench, a_document_from_before_the_replay_state_works)
     dlq_buf_free (&out);
 }
 
-/* ---- concurrent marks ------------------------------------------------------------------ */
-
-#define MARKERS 2
-#define MARKS   40
-
-typedef struct {
-    void            *instance;
-    const char      *id;
-    dlq_sink_mark_t  how;
-    int              errors;
-} marker_t;
-
-static void *
-marker (void *arg)
-{
-    marker_t *m = arg;
-    for (int i = 0; i < MARKS; i++) {
-        dlq_sink_event_state_t st;
-        if (wb.plugin.ops->workbench->mark (m->instance, m->id, m->how, NOW, NOW + i, &st) != DLQ_SINK_STATUS_OK)
-            m->errors++;
-    }
-    return NULL;
-}
-
-Test (mongo_workbench, concurrent_marks_lose_nothing)
-{
-    const char *const stream [] = { "s" };
-    const int64_t ago [] = { 5000 }, expires [] = { DLQ_TIME_NONE };
-    const char *const status [] = { "DLQ" };
-    store_simple (stream, ago, status, expires, 1);
-    marker_t m [MARKERS];
-    pthread_t threads [MARKERS];
-    for (int t = 0; t < MARKERS; t++) {
-        m [t] = (marker_t) { plugin_wb_instance (&wb, DLQ_SINK_MODE_QUERY), events [0]->id,
-                             t == 0 ? DLQ_SINK_MARK_FAILED : DLQ_SINK_MARK_QUARANTINED, 0 };
-        cr_assert_eq (pthread_create (&threads [t], NULL, marker, &m [t]), 0);
-    }
-    for (int t = 0; t < MARKERS; t++)
-        pthread_join (threads [t], NULL);
-    for (int t = 0; t < MARKERS; t++) {
-        cr_expect_eq (m [t].errors, 0, "marker %d", t);
-        wb.plugin.ops->destroy (m [t].instance);
-    }
-    dlq_sink_event_state_t st = plugin_wb_state (&wb, events [0]->id);
-    cr_expect_eq (st.retry_count, MARKS, "every FAIL counted");
-    bson_t *doc = document ("_fw_dlq_s", events [0]->id);
-    const char *field = text_at (doc, "status");
-    char *want = plugin_wb_body_with_status (events [0], field);
-    cr_expect_str_eq (text_at (doc, "_fw_body"), want, "the body says the status field's %s", field);
-    free (want);
-    bson_destroy (doc);
-}
-
 /* ---- claim ----------------------------------------------------------------------------------- */
 
-/* _fw_body is still e's body. */
-static void
-expect_body_kept (const dlq_event_t *e)
-{
-    bson_t *doc = document ("_fw_dlq_s", e->id);
-    cr_expect_str_eq (text_at (doc, "_fw_body"), e->json, "the claim leaves the body");
-    bson_destroy (doc);
-}
-
-Test (mongo_workbench, a_claim_leases_the_eligible_events_oldest_first_in_batches)
-{
-    open_plugin ();
-    stored = plugin_wb_expect_claims (&wb, events, true, expect_body_kept);
-    dlq_buf_t out = DLQ_BUF_INIT;
-    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "t", "a", 60000, 0, 10, NOW, &out), DLQ_SINK_STATUS_OK);
-    cr_expect_str_eq (out.data, "[]", "max_retries 0: nothing is due");
-    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "nowhere", "a", 60000, 3, 10, NOW, &out), DLQ_SINK_STATUS_OK);
-    cr_expect_str_eq (out.data, "[]", "a stream with no events");
-    dlq_buf_free (&out);
-}
-
-Test (mongo_workbench, a_lease_that_is_already_over_takes_each_event_once)
+Test (mongo_workbench, a_claimed_document_keeps_its_body_and_carries_the_lease)
 {
     const char *const stream [] = { "s", "s", "s" };
     const int64_t ago [] = { 3000, 2000, 1000 }, expires [] = { DLQ_TIME_NONE, DLQ_TIME_NONE, DLQ_TIME_NONE };
     const char *const status [] = { "PENDING", "PENDING", "PENDING" };
     store_simple (stream, ago, status, expires, 3);
     dlq_buf_t out = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->workbench->claim (wb.reader, "s", "a", 0, 3, 10, NOW, NOW - 1, dlq_plugin_host_buf (&out)),
-                  DLQ_SINK_STATUS_OK, "%s", plugin_wb_error (&wb, wb.reader));
-    static const int all [] = { 0, 1, 2, -1 };
-    plugin_wb_expect_claimed (&out, events, stored, all, NULL,
-                              "a lease in the past leaves the events due: each is taken once all the same");
+    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "s", "a", 0, 10, 2, NOW, &out), DLQ_SINK_STATUS_OK, "%s",
+                  plugin_wb_error (&wb, wb.reader));
+    static const int first [] = { 0, 1, -1 };
+    plugin_wb_expect_claimed (&out, events, stored, first, NULL, "the two oldest");
+    for (int k = 0; k < 3; k++) {
+        bson_t *doc = document ("_fw_dlq_s", events [k]->id);
+        cr_assert_not_null (doc);
+        cr_expect_str_eq (text_at (doc, "_fw_body"), events [k]->json, "the claim leaves the body");
+        bson_iter_t it;
+        cr_expect (bson_iter_init_find (&it, doc, "retryAfter") && BSON_ITER_HOLDS_DATE_TIME (&it)
+                   && bson_iter_date_time (&it) == (k < 2 ? NOW + LEASE_MS : events [k]->created_at),
+                   "retryAfter of event %d: the lease when claimed, else createdAt", k);
+        bson_destroy (doc);
+    }
     dlq_buf_free (&out);
 }
 
@@ -370,39 +253,17 @@ expect_lock_document (void)
     bson_destroy (lock);
 }
 
-Test (mongo_workbench, another_owner_is_locked_out_for_the_pass)
+Test (mongo_workbench, the_lock_document_names_the_owner_until_the_pass_is_over)
 {
-    open_plugin ();
-    stored = plugin_wb_expect_locked_out (&wb, events, true, expect_lock_document);
-}
-
-/* ---- two instances claiming at once ------------------------------------------------------ */
-
-/* The number of documents of collection whose retryAfter is at. */
-static int64_t
-count_leased (const char *collection_name, int64_t at)
-{
-    mongoc_collection_t *collection = mongoc_client_get_collection (mongo.client, mongo.database, collection_name);
-    bson_t *filter = BCON_NEW ("retryAfter", BCON_DATE_TIME (at));
-    bson_error_t error;
-    int64_t n = mongoc_collection_count_documents (collection, filter, NULL, NULL, NULL, &error);
-    cr_assert_geq (n, 0, "%s", error.message);
-    bson_destroy (filter);
-    mongoc_collection_destroy (collection);
-    return n;
-}
-
-/* The documents of stream busy whose retryAfter is at. */
-static int64_t
-leased_busy (int64_t at)
-{
-    return count_leased ("_fw_dlq_busy", at);
-}
-
-Test (mongo_workbench, two_instances_claim_every_event_exactly_once)
-{
-    open_plugin ();
-    plugin_wb_expect_claimed_once (&wb, CONCURRENT, CLAIM_BATCH, leased_busy);
+    const char *const stream [] = { "s" };
+    const int64_t ago [] = { 3000 }, expires [] = { DLQ_TIME_NONE };
+    const char *const status [] = { "PENDING" };
+    store_simple (stream, ago, status, expires, 1);
+    dlq_buf_t out = DLQ_BUF_INIT;
+    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "s", "host-a", 60000, 10, 1, NOW, &out), DLQ_SINK_STATUS_OK, "%s",
+                  plugin_wb_error (&wb, wb.reader));
+    expect_lock_document ();
+    dlq_buf_free (&out);
 }
 
 /* ---- dlqd with the sink as its primary ------------------------------------------------------ */

@@ -1,29 +1,27 @@
-/*  itest_postgres_ckpt — the postgres sink's checkpoint calls
- *  (dlq_sink_checkpoint_ops_t) against a real PostgreSQL server, the
- *  plugin loaded in the test process as the gateway loads it:
+/*  itest_postgres_ckpt — what the postgres sink's checkpoint calls
+ *  (dlq_sink_checkpoint_ops_t) keep in its checkpoint table, against a
+ *  real PostgreSQL server, the plugin loaded in the test process as the
+ *  gateway loads it and the tables read with libpq:
  *
- *    - each kind of write: SEEN / PROCESSED on a missing record create it
- *      with only their pair, on a record change only their pair (and
- *      updatedAt); SAVE replaces every field (an absent one becomes NULL);
- *      each write answers the record after it, as GET does, as core's
- *      dlq_checkpoint_format writes it;
- *    - tokens and metadata come back byte for byte (key order, escapes,
- *      numbers as written), with a JSONB copy unless JSONB refuses the
- *      text; timestamps to the millisecond;
- *    - GET of a missing record is NOT_FOUND; DELETE says whether there
- *      was one;
- *    - LIST pages in byte order of the name (names with %, _, \ and
- *      non-ASCII bytes), with a prefix taken literally, a keyset cursor,
- *      BAD_CURSOR for a name that cannot be one; a prefix page is a range
- *      scan of the primary key's index (the "C" collation);
- *    - two connections writing SEEN and PROCESSED of one stream at once
- *      never undo each other: the final record has the last token of each;
+ *    - each kind of write in the row: SEEN / PROCESSED on a missing record
+ *      create a row with only their pair's columns (updated_at the
+ *      caller's now), on a record touch no other column; SAVE makes an
+ *      absent field NULL;
+ *    - a token or metadata has a text column, byte for byte, and a JSONB
+ *      copy unless JSONB refuses the text (a NUL, a number out of range:
+ *      they still come back byte for byte), which answers SQL;
+ *    - a LIST prefix page is a range scan of the primary key's index (the
+ *      "C" collation);
  *    - a version 2 table is migrated in place (version 3), a dropped
  *      checkpoint table is created again, and a long table name gets a
  *      hashed checkpoint table name.
  *
- *  The checks every store shares are plugin_checkpoints.h's; this suite
- *  adds what the table behind the plugin shows.
+ *  What every store that keeps checkpoints must answer (each kind of
+ *  write, tokens byte for byte, timestamps, NOT_FOUND, remove, LIST's
+ *  order, prefix and cursor, writers at once) is the contract suite's
+ *  (tests/contract, contract_checkpoints.c), run on this sink by
+ *  contract_postgres; the checks are plugin_checkpoints.h's, which this
+ *  suite calls where it looks behind them.
  *
  *  The server is the one contrib/scripts/test.sh started for the run
  *  (DLQD_TEST_PG_CONNINFO), else one started for each test (pg_support.h).
@@ -119,25 +117,11 @@ only_pair (const char *stream, dlq_sink_ckpt_write_t kind)
         expect_true (ONLY_PROCESSED, stream, "PROCESSED created the row with only its pair");
 }
 
-Test (postgres_ckpt, seen_or_processed_on_a_missing_record_creates_it_with_only_that_pair)
-{
-    open_plugin ();
-    plugin_ckpt_expect_first_writes (&ck, only_pair);
-    expect_true ("SELECT updated_at = '2026-06-09T14:32:13.501Z'::timestamptz FROM %C WHERE stream_name = $1",
-                 "payments", "updated_at is the caller's now_ms");
-}
-
 static void
 instance_and_metadata_untouched (const char *stream)
 {
     expect_true ("SELECT instance_id = 'worker-7' AND metadata = metadata_text::jsonb FROM %C WHERE stream_name = $1",
                  stream, "instance and metadata untouched");
-}
-
-Test (postgres_ckpt, seen_and_processed_never_touch_the_other_fields)
-{
-    open_plugin ();
-    plugin_ckpt_expect_pairs_only (&ck, instance_and_metadata_untouched);
 }
 
 static void
@@ -149,16 +133,21 @@ absent_fields_are_null (const char *stream)
                  "FROM %C WHERE stream_name = $1", stream, "absent fields are NULL");
 }
 
-Test (postgres_ckpt, save_replaces_every_field)
+Test (postgres_ckpt, each_kind_of_write_shows_in_the_row)
 {
     open_plugin ();
+    plugin_ckpt_expect_first_writes (&ck, only_pair);
+    expect_true ("SELECT updated_at = '2026-06-09T14:32:13.501Z'::timestamptz FROM %C WHERE stream_name = $1",
+                 "payments", "updated_at is the caller's now_ms");
+    plugin_ckpt_expect_pairs_only (&ck, instance_and_metadata_untouched);
     dlq_sink_checkpoint_t partial = dlq_checkpoint_empty ("orders");
     partial.instance_id = "worker-8";
     plugin_ckpt_expect_saves (&ck, &partial, absent_fields_are_null, NULL);
 }
 
 /* Texts as the gateway's dlq_json_write makes them: key order, escapes,
- * numbers as written; the last two JSONB refuses. */
+ * numbers as written; the last two JSONB refuses (and the contract suite
+ * has not: a store may refuse them, as mongo does). */
 static const char *const texts [] = {
     "{\"_data\":\"826A\",\"z\":1,\"a\":{\"$numberLong\":\"9007199254740993\"}}",
     "{\"k\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\",\"esc\":\"\\\"\\\\\\n\\t\\u0001\"}",
@@ -181,7 +170,7 @@ text_and_copy (const char *stream, const char *text)
     free (copy);
 }
 
-Test (postgres_ckpt, tokens_and_metadata_come_back_byte_for_byte)
+Test (postgres_ckpt, a_token_has_a_jsonb_copy_unless_jsonb_refuses_it)
 {
     open_plugin ();
     plugin_ckpt_expect_texts (&ck, texts, sizeof texts / sizeof texts [0], text_and_copy);
@@ -191,58 +180,7 @@ Test (postgres_ckpt, tokens_and_metadata_come_back_byte_for_byte)
                  "WHERE stream_name = $1", "stream-6", "the JSONB copy answers SQL");
 }
 
-Test (postgres_ckpt, timestamps_to_the_millisecond)
-{
-    open_plugin ();
-    static const char *const times [] = {
-        "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z",
-        "9999-12-31T23:59:59.999Z", "2026-06-09T14:32:13.007Z", "2000-02-29T12:00:00.999Z",
-    };
-    for (size_t i = 0; i < sizeof times / sizeof times [0]; i++) {
-        int64_t at = 0;
-        cr_assert (dlq_time_parse_iso (times [i], strlen (times [i]), &at));
-        dlq_sink_checkpoint_t seen = plugin_ckpt_token (DLQ_SINK_CKPT_SEEN, "t", "{\"_data\":\"1\"}", at);
-        dlq_sink_checkpoint_t done = plugin_ckpt_token (DLQ_SINK_CKPT_PROCESSED, "t", "{\"_data\":\"2\"}", at);
-        free (plugin_ckpt_write (&ck, ck.reader, DLQ_SINK_CKPT_SEEN, &seen, at));
-        char *answer = plugin_ckpt_write (&ck, ck.reader, DLQ_SINK_CKPT_PROCESSED, &done, at);
-        char want [256];
-        snprintf (want, sizeof want, "{\"streamName\":\"t\",\"lastSeenToken\":{\"_data\":\"1\"},\"lastSeenTimestamp\":"
-                  "\"%s\",\"lastProcessedToken\":{\"_data\":\"2\"},\"lastProcessedTimestamp\":\"%s\","
-                  "\"updatedAt\":\"%s\"}", times [i], times [i], times [i]);
-        cr_expect_str_eq (answer, want);
-        free (answer);
-    }
-}
-
-/* ---- get and remove ---------------------------------------------------------------------- */
-
-Test (postgres_ckpt, get_of_a_missing_record_is_not_found)
-{
-    open_plugin ();
-    plugin_ckpt_expect_not_found (&ck);
-}
-
-Test (postgres_ckpt, remove_says_whether_there_was_a_record)
-{
-    open_plugin ();
-    plugin_ckpt_expect_remove (&ck, NULL);
-}
-
 /* ---- list ------------------------------------------------------------------------------- */
-
-Test (postgres_ckpt, list_pages_in_byte_order_with_a_literal_prefix)
-{
-    open_plugin ();
-    plugin_ckpt_store_names (&ck);
-    plugin_ckpt_expect_list_pages (&ck);
-}
-
-Test (postgres_ckpt, a_cursor_is_a_position_in_byte_order)
-{
-    open_plugin ();
-    plugin_ckpt_store_names (&ck);
-    plugin_ckpt_expect_cursors (&ck);
-}
 
 Test (postgres_ckpt, a_prefix_page_is_a_range_of_the_primary_key)
 {
@@ -272,14 +210,6 @@ Test (postgres_ckpt, a_prefix_page_is_a_range_of_the_primary_key)
     pg_db_command (&db, "RESET enable_seqscan");
     dlq_buf_free (&plan);
     dlq_buf_free (&sql);
-}
-
-/* ---- two writers of one stream ------------------------------------------------------------------ */
-
-Test (postgres_ckpt, two_connections_writing_seen_and_processed_never_undo_each_other)
-{
-    open_plugin ();
-    plugin_ckpt_expect_two_writers (&ck);
 }
 
 /* ---- migration and names -------------------------------------------------------------------------- */

@@ -1,19 +1,20 @@
-/*  itest_postgres_workbench — the postgres sink's workbench calls
- *  (dlq_sink_workbench_ops_t) against a real PostgreSQL server, the plugin
- *  loaded in the test process as the gateway loads it:
+/*  itest_postgres_workbench — what the postgres sink's workbench calls
+ *  (dlq_sink_workbench_ops_t) keep in its tables, against a real
+ *  PostgreSQL server, the plugin loaded in the test process as the gateway
+ *  loads it and the tables read with libpq:
  *
- *    - filtered LIST (paged to the end), COUNT and GROUPS over a table of
- *      varied events (streams, statuses, error types and messages,
- *      attempts, metadata of each JSON type, creation times, some expired)
- *      agree with the reference predicate (the oracle of filter_oracle.h,
- *      its typed variety), as test_embedded_query checks the embedded store;
- *    - each mark changes the state as the contract says, and payload_text,
- *      payload and GET show the new status (every other byte kept);
- *    - a claim leases the stream's eligible events, oldest first, in
- *      batches, and sets their lease; another owner is LOCKED out for the
- *      pass; two connections claiming at once claim every event once;
+ *    - each mark shows in the row: payload_text, the status column and
+ *      the payload's status follow (the nested "status" members untouched),
+ *      updated_at is set;
+ *    - a claimed row keeps its body and carries the lease in retry_after;
+ *      the lock row names the owner of a pass until it is over;
  *    - a version 1 table is migrated in place, and a dropped lock table
  *      is created again.
+ *
+ *  What every store with workbench calls must answer (filters against the
+ *  reference predicate, marks, NOT_FOUND, claims, LOCKED, two connections
+ *  claiming at once) is the contract suite's (tests/contract,
+ *  contract_workbench.c), run on this sink by contract_postgres.
  *
  *  The server is the one contrib/scripts/test.sh started for the run
  *  (DLQD_TEST_PG_CONNINFO), else one started for each test (pg_support.h).
@@ -41,7 +42,6 @@
 #define N           FILTER_ORACLE_EVENTS
 #define NOW         FILTER_ORACLE_NOW
 #define LEASE_MS    PLUGIN_WB_LEASE_MS
-#define CONCURRENT  2000            /* events two connections claim */
 
 static pg_db_t db;                  /* the server, the table (pg_db.h) */
 static plugin_wb_t wb;              /* the plugin, its writer and reader (plugin_workbench.h) */
@@ -76,55 +76,16 @@ teardown (void)
 
 TestSuite (postgres_workbench, .init = setup, .fini = teardown, .timeout = 300);
 
-/* ---- filtered queries: the oracle of filter_oracle.h ------------------------------- */
+/* ---- marks ------------------------------------------------------------------------------ */
 
-/* Store the N varied events. */
+/* payload_text, the status column and the payload's status say status;
+ * the nested ones are untouched. */
 static void
-store_varied (void)
-{
-    open_plugin ();
-    stored = plugin_wb_store_varied (&wb, events, FILTER_ORACLE_TYPED);
-}
-
-Test (postgres_workbench, filters_agree_with_the_reference_predicate)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_filters (&o, FILTER_ORACLE_TYPED);
-}
-
-Test (postgres_workbench, a_fingerprint_filter_per_group)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_fingerprints (&o);
-}
-
-Test (postgres_workbench, a_cursor_it_did_not_issue_is_bad)
-{
-    store_varied ();
-    plugin_wb_expect_bad_cursors (&wb);
-}
-
-Test (postgres_workbench, groups_agree_with_the_reference_predicate)
-{
-    store_varied ();
-    filter_oracle_t o = plugin_wb_oracle (&wb, events, stored);
-    filter_oracle_expect_all_groups (&o, FILTER_ORACLE_TYPED);
-}
-
-/* ---- replay state and marks ------------------------------------------------------------- */
-
-/* payload_text, GET, the payload's status and the column all say status. */
-static void
-expect_status_everywhere (const dlq_event_t *e, const char *status)
+expect_status_in_the_row (const dlq_event_t *e, const char *status)
 {
     char *want = plugin_wb_body_with_status (e, status);
     char *text = pg_db_value (&db, "SELECT payload_text FROM %T WHERE id = $1::uuid", e->id);
     cr_expect_str_eq (text, want, "payload_text");
-    dlq_buf_t got = DLQ_BUF_INIT;
-    cr_assert_eq (wb.plugin.ops->store->get (wb.reader, e->id, NOW, dlq_plugin_host_buf (&got)), DLQ_SINK_STATUS_OK);
-    cr_expect_str_eq (got.data, want, "GET");
     char *column = pg_db_value (&db, "SELECT status || ' ' || (payload->>'status') || ' ' "
                                      "|| (payload->'fullDocument'->>'status')"
                                      " || ' ' || (payload->'metadata'->>'status') FROM %T WHERE id = $1::uuid", e->id);
@@ -132,64 +93,21 @@ expect_status_everywhere (const dlq_event_t *e, const char *status)
     snprintf (want_columns, sizeof want_columns, "%s %s PAID meta", status, status);
     cr_expect_str_eq (column, want_columns, "status, payload's status, the nested ones untouched");
     free (column);
-    dlq_buf_free (&got);
     free (text);
     free (want);
 }
 
-Test (postgres_workbench, each_mark_changes_the_state_and_the_body_follows)
+Test (postgres_workbench, each_mark_shows_in_the_row)
 {
     open_plugin ();
     stored = plugin_wb_store_marked (&wb, events);
-    plugin_wb_expect_marks (&wb, events [0], expect_status_everywhere);
+    plugin_wb_expect_marks (&wb, events [0], expect_status_in_the_row);
     char *updated = pg_db_value (&db, "SELECT updated_at > created_at FROM %T WHERE id = $1::uuid", events [0]->id);
     cr_expect_str_eq (updated, "t", "updated_at is set");
     free (updated);
 }
 
-Test (postgres_workbench, a_missing_or_expired_event_is_not_found)
-{
-    open_plugin ();
-    stored = plugin_wb_store_marked (&wb, events);
-    plugin_wb_expect_not_found (&wb, events [1]);
-    dlq_sink_event_state_t st = plugin_wb_mark (&wb, events [0]->id, DLQ_SINK_MARK_RESOLVED, 0);
-    cr_expect_str_eq (st.status, "SUCCEEDED", "the connection is fine after NOT_FOUND");
-}
-
 /* ---- claim -------------------------------------------------------------------------------- */
-
-/* payload_text is still e's body. */
-static void
-expect_body_kept (const dlq_event_t *e)
-{
-    char *body = pg_db_value (&db, "SELECT payload_text FROM %T WHERE id = $1::uuid", e->id);
-    cr_expect_str_eq (body, e->json, "the claim leaves the body");
-    free (body);
-}
-
-Test (postgres_workbench, a_claim_leases_the_eligible_events_oldest_first_in_batches)
-{
-    open_plugin ();
-    stored = plugin_wb_expect_claims (&wb, events, false, expect_body_kept);
-}
-
-/* The lock row of "s": host-a's, until NOW + 60 s. */
-static void
-expect_lock_row (void)
-{
-    char *owner = pg_db_value (&db, "SELECT owner || ' ' || (locked_until = $1::timestamptz) FROM %L",
-                               "2026-06-09T14:33:13.500Z");
-    cr_expect_str_eq (owner, "host-a true", "the lock row: its owner, until NOW + pass_ms: %s", owner);
-    free (owner);
-}
-
-Test (postgres_workbench, another_owner_is_locked_out_for_the_pass)
-{
-    open_plugin ();
-    stored = plugin_wb_expect_locked_out (&wb, events, false, expect_lock_row);
-}
-
-/* ---- two connections claiming at once ------------------------------------------------------- */
 
 /* The rows of the table whose retry_after is at. */
 static int64_t
@@ -203,10 +121,54 @@ leased_rows (int64_t at)
     return n;
 }
 
-Test (postgres_workbench, two_connections_claim_every_event_exactly_once)
+/* Deliver 3 PENDING events of stream "s" into events [0, 3). */
+static void
+store_three (void)
+{
+    const char *const stream [] = { "s", "s", "s" };
+    const int64_t ago [] = { 3000, 2000, 1000 }, expires [] = { DLQ_TIME_NONE, DLQ_TIME_NONE, DLQ_TIME_NONE };
+    const char *const status [] = { "PENDING", "PENDING", "PENDING" };
+    plugin_wb_store_simple (&wb, events, stream, ago, status, expires, 3);
+    stored = 3;
+}
+
+Test (postgres_workbench, a_claimed_row_keeps_its_body_and_carries_the_lease)
 {
     open_plugin ();
-    plugin_wb_expect_claimed_once (&wb, CONCURRENT, 50, leased_rows);
+    store_three ();
+    dlq_buf_t out = DLQ_BUF_INIT;
+    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "s", "a", 0, 10, 2, NOW, &out), DLQ_SINK_STATUS_OK, "%s",
+                  plugin_wb_error (&wb, wb.reader));
+    static const int first [] = { 0, 1, -1 };
+    plugin_wb_expect_claimed (&out, events, stored, first, NULL, "the two oldest");
+    for (int k = 0; first [k] >= 0; k++) {
+        char *body = pg_db_value (&db, "SELECT payload_text FROM %T WHERE id = $1::uuid", events [k]->id);
+        cr_expect_str_eq (body, events [k]->json, "the claim leaves the body");
+        free (body);
+    }
+    cr_expect_eq (leased_rows (NOW + LEASE_MS), 2, "retry_after is the lease, in the claimed rows only");
+    dlq_buf_free (&out);
+}
+
+/* The lock row of "s": host-a's, until NOW + 60 s. */
+static void
+expect_lock_row (void)
+{
+    char *owner = pg_db_value (&db, "SELECT owner || ' ' || (locked_until = $1::timestamptz) FROM %L",
+                               "2026-06-09T14:33:13.500Z");
+    cr_expect_str_eq (owner, "host-a true", "the lock row: its owner, until NOW + pass_ms: %s", owner);
+    free (owner);
+}
+
+Test (postgres_workbench, the_lock_row_names_the_owner_until_the_pass_is_over)
+{
+    open_plugin ();
+    store_three ();
+    dlq_buf_t out = DLQ_BUF_INIT;
+    cr_assert_eq (plugin_wb_claim (&wb, wb.reader, "s", "host-a", 60000, 10, 1, NOW, &out), DLQ_SINK_STATUS_OK, "%s",
+                  plugin_wb_error (&wb, wb.reader));
+    expect_lock_row ();
+    dlq_buf_free (&out);
 }
 
 /* ---- migration ------------------------------------------------------------------------------- */
