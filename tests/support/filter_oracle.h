@@ -6,8 +6,8 @@
  *  unexpired events, newest first, each once; COUNT their number; GROUPS
  *  one group per fingerprint with the reference's facts.
  *
- *  A suite stores the events in its store (test_embedded_query,
- *  itest_postgres_workbench, itest_mongo_workbench) and hands the oracle
+ *  A suite stores the events in its store (test_embedded_query, the
+ *  contract suite's contract_workbench for any store plugin) and hands the oracle
  *  the store's LIST, COUNT and GROUPS calls (filter_oracle_calls_t; a
  *  sink plugin's: plugin_workbench.h).
  *  Every function fails the calling test (Criterion) on a disagreement.
