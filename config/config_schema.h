@@ -60,6 +60,7 @@ typedef struct {
     char    *s;                         /* STRING */
     char   **list;                      /* STRING_LIST */
     size_t   count;
+    bool     indirect;                  /* STRING: from a <name>_file or <name>_env, not the file itself */
 } dlq_setting_value_t;
 
 typedef struct {

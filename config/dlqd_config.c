@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MIB (1024LL * 1024)
@@ -594,6 +595,25 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
     return ok;
 }
 
+/* A file that holds a credential itself must be private to its owner, as
+ * ssh has it for keys (docs/security.md). */
+static bool
+check_file_mode (const char *path, const dlqd_config_t *c, dlq_config_error_t *err)
+{
+    struct stat st;
+    if (stat (path, &st) != 0 || !(st.st_mode & 077))
+        return true;
+    for (size_t i = 0; i < c->sink_count; i++) {
+        const char *setting = dlq_plugin_config_inline_secret (c->sinks [i]);
+        if (setting)
+            return dlq_config_fail (err, NULL, "%s holds a secret (sinks.%s.%s) and others can read it (mode %04o): "
+                                    "run chmod 600 %s, or move it to %s_file or %s_env", path,
+                                    dlq_plugin_config_name (c->sinks [i]), setting, (unsigned) (st.st_mode & 07777),
+                                    path, setting, setting);
+    }
+    return true;
+}
+
 /* The file's text with its 64-bit integers marked for libconfig
  * (config_text.h), or NULL when it cannot be read. */
 static char *
@@ -645,7 +665,7 @@ dlqd_config_load (const char *path, dlqd_config_t **config_p, char **err_p)
     dlq_config_error_t err = { NULL };
     if (!set_defaults (c))
         dlq_config_fail (&err, NULL, "%s: a default of the settings table does not parse (a bug)", path);
-    if (err.text || !read_top (config_root_setting (&cf), c, &err)) {
+    if (err.text || !read_top (config_root_setting (&cf), c, &err) || !check_file_mode (path, c, &err)) {
         *err_p = err.text;
         dlqd_config_destroy (&c);
         rc = DLQD_CONFIG_ERR_INVALID;

@@ -8,9 +8,11 @@
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
+#include "dlq_secret.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,89 @@ spec_index (const dlq_sink_config_t *self, const char *name)
     return -1;
 }
 
+/* The STRING setting a member named "<setting>_file" or "<setting>_env"
+ * stands for (docs/security.md: a secret kept out of the file), or -1. */
+static int
+indirect_index (const dlq_sink_config_t *self, const char *name)
+{
+    size_t n = strlen (name);
+    static const char *const suffixes [] = { "_file", "_env" };
+    for (size_t k = 0; k < 2; k++) {
+        size_t s = strlen (suffixes [k]);
+        if (n <= s || strcmp (name + n - s, suffixes [k]) != 0)
+            continue;
+        char base [128];
+        if (n - s >= sizeof base)
+            return -1;
+        memcpy (base, name, n - s);
+        base [n - s] = '\0';
+        int i = spec_index (self, base);
+        return i >= 0 && self->ops->settings [i].type == DLQ_SINK_SETTING_STRING ? i : -1;
+    }
+    return -1;
+}
+
 /* ---- values ------------------------------------------------------------ */
+
+/* The text of a secret's file (its trailing newlines dropped) into *out;
+ * false and err when it cannot be read, is empty, or others can read it. */
+static bool
+read_secret_file (const config_setting_t *m, const char *path, char **out, dlq_config_error_t *err)
+{
+    struct stat st;
+    if (stat (path, &st) != 0)
+        return dlq_config_fail (err, m, "%s: %s", path, strerror (errno));
+    if (st.st_mode & 077)
+        return dlq_config_fail (err, m, "%s holds a secret and others can read it (mode %04o); run: chmod 600 %s",
+                                path, (unsigned) (st.st_mode & 07777), path);
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return dlq_config_fail (err, m, "%s: %s", path, strerror (errno));
+    dlq_buf_t text = DLQ_BUF_INIT;
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0 && text.len < 65536)
+        dlq_buf_append (&text, chunk, n);
+    fclose (f);
+    while (text.len && (text.data [text.len - 1] == '\n' || text.data [text.len - 1] == '\r'))
+        text.data [--text.len] = '\0';
+    if (!text.len || memchr (text.data, '\0', text.len)) {
+        dlq_buf_free (&text);
+        return dlq_config_fail (err, m, "%s: expected the value on its own (not empty, no NUL byte)", path);
+    }
+    *out = dlq_buf_steal (&text, NULL);
+    return true;
+}
+
+/* Set STRING setting spec from a member "<name>_file" (the file's text)
+ * or "<name>_env" (the variable's value), within spec's bounds. */
+static bool
+read_indirect (const config_setting_t *m, const dlq_sink_setting_t *spec, dlq_setting_value_t *v,
+               dlq_config_error_t *err)
+{
+    const char *name = config_setting_name (m), *ref = config_setting_get_string (m);
+    char *text = NULL;
+    bool from_file = strlen (name) > 5 && strcmp (name + strlen (name) - 5, "_file") == 0;
+    if (from_file && !read_secret_file (m, ref, &text, err))
+        return false;
+    if (!from_file) {
+        const char *value = getenv (ref);
+        if (!value || !*value)
+            return dlq_config_fail (err, m, "the environment variable %s is not set", ref);
+        text = dlq_strdup (value);
+    }
+    size_t len = strlen (text);
+    if ((int64_t) len < spec->min || (spec->max && (int64_t) len > spec->max)) {
+        free (text);
+        return dlq_config_fail (err, m, "expected %lld to %lld characters for %s (the value is not shown)",
+                                (long long) spec->min, (long long) spec->max, spec->name);
+    }
+    dlq_setting_value_free (v);
+    v->s = text;
+    v->set = true;
+    v->indirect = true;
+    return true;
+}
 
 /* Read every plugin setting present in group into values. */
 static bool
@@ -133,7 +217,23 @@ read_values (const dlq_sink_config_t *self, const config_setting_t *group, dlq_s
         if (m && !dlq_setting_value_read (m, &self->ops->settings [i], &values [i], err))
             return false;
     }
+    for (int k = 0; k < config_setting_length (group); k++) {
+        const config_setting_t *m = config_setting_get_elem (group, (unsigned) k);
+        int i = config_setting_name (m) ? indirect_index (self, config_setting_name (m)) : -1;
+        if (i >= 0 && !read_indirect (m, &self->ops->settings [i], &values [i], err))
+            return false;
+    }
     return true;
+}
+
+/* Does group have both name_file and name_env? */
+static bool
+indirect_twice (const config_setting_t *group, const char *name)
+{
+    char file [160], env [160];
+    snprintf (file, sizeof file, "%s_file", name);
+    snprintf (env, sizeof env, "%s_env", name);
+    return config_setting_get_member (group, file) && config_setting_get_member (group, env);
 }
 
 /* Check the members of group: the plugin's settings (only those it lets a
@@ -148,6 +248,19 @@ check_members (const dlq_sink_config_t *self, const config_setting_t *group, boo
         int i = config_setting_name (m) ? spec_index (self, config_setting_name (m)) : -1;
         const dlq_sink_setting_t *spec = i >= 0 ? &self->ops->settings [i] : NULL;
         dlq_member_result_t rc = DLQ_MEMBER_UNKNOWN;
+        int indirect = !per_stream && !spec && config_setting_name (m)
+                     ? indirect_index (self, config_setting_name (m)) : -1;
+        if (indirect >= 0) {
+            if (config_setting_type (m) != CONFIG_TYPE_STRING)
+                return dlq_config_fail (err, m, "expected a string: %s", strstr (config_setting_name (m), "_env")
+                                        ? "the name of an environment variable" : "the path of a file");
+            if (config_setting_get_member (group, self->ops->settings [indirect].name)
+            ||  indirect_twice (group, self->ops->settings [indirect].name))
+                return dlq_config_fail (err, m, "give %s, %s_file or %s_env, not two of them",
+                                        self->ops->settings [indirect].name, self->ops->settings [indirect].name,
+                                        self->ops->settings [indirect].name);
+            continue;
+        }
         if (spec && (!per_stream || spec->per_stream))
             rc = dlq_setting_type_matches (m, spec->type) ? DLQ_MEMBER_OK
                : (dlq_setting_type_fail (m, spec, err), DLQ_MEMBER_BAD);
@@ -332,6 +445,20 @@ dlq_plugin_config_destroy (dlq_sink_config_t **self_p)
     free (self->name);
     free (self);
     *self_p = NULL;
+}
+
+const char *
+dlq_plugin_config_inline_secret (const dlq_sink_config_t *self)
+{
+    for (size_t i = 0; i < self->settings; i++) {
+        const dlq_setting_value_t *v = &self->section [i];
+        if (v->set && !v->indirect && v->s && dlq_secret_in (v->s))
+            return self->ops->settings [i].name;
+        for (size_t k = 0; v->set && k < v->count; k++)
+            if (dlq_secret_in (v->list [k]))
+                return self->ops->settings [i].name;
+    }
+    return NULL;
 }
 
 const char *dlq_plugin_config_name (const dlq_sink_config_t *self) { return self->name; }

@@ -49,6 +49,11 @@ dlq_sink_config_t *dlq_plugin_config_new (const config_setting_t *section, int i
 bool dlq_plugin_config_add_stream (dlq_sink_config_t *self, const char *stream,
                                  const config_setting_t *group, dlq_config_error_t *err);
 
+/* The name of a setting of the sink's section written in the file itself
+ * (not through <name>_file or <name>_env) whose value holds a credential
+ * (dlq_secret.h), or NULL. */
+const char *dlq_plugin_config_inline_secret (const dlq_sink_config_t *self);
+
 /* Free; unloads the plugin. Accepts NULL and NULLs the pointer. */
 /* Note that stream, listed in the config's streams, has this sink in its
  * chain (for dlq_plugin_config_streams). */

@@ -331,3 +331,95 @@ Test (security, a_network_listen_without_curve_does_not_start)
     cr_expect (strstr (out, "exit 1") != NULL, "%s", out);
     test_rmtree (open.dir);
 }
+
+/* dlqd --check-config on a file of text (mode), with env set: its output
+ * and exit status into out. */
+static void
+check_config (const char *text, mode_t mode, const char *env, char *out, size_t len)
+{
+    char config [400], command [1400];
+    snprintf (config, sizeof config, "%s/secret.conf", d.dir);
+    FILE *f = fopen (config, "w");
+    fputs (text, f);
+    fclose (f);
+    chmod (config, mode);
+    snprintf (command, sizeof command, "%s %s --check-config %s 2>&1; echo \"exit $?\"", env ? env : "",
+              DLQD_BINARY, config);
+    FILE *p = popen (command, "r");
+    size_t n = fread (out, 1, len - 1, p);
+    out [n] = '\0';
+    pclose (p);
+}
+
+#if DLQD_WITH_AMQP
+Test (security, a_sink_secret_comes_from_a_private_file_or_the_environment)
+{
+    const char *password = "Pa55-known-to-the-test";
+    char text [1024], out [2048], secret_file [400];
+    /* inline in a file others can read: refused, naming the setting, not the value */
+    snprintf (text, sizeof text, "sinks: { r: { type = \"amqp\"; url = \"amqp://dlq:%s@127.0.0.1:1/\"; "
+              "exchange = \"x\"; }; };\ndefaults: { chain = [ \"r\" ]; };\n", password);
+    check_config (text, 0644, NULL, out, sizeof out);
+    cr_expect (strstr (out, "sinks.r.url") && strstr (out, "chmod 600") && strstr (out, "exit 1"), "%s", out);
+    cr_expect (strstr (out, password) == NULL, "the secret is shown: %s", out);
+    check_config (text, 0600, NULL, out, sizeof out);
+    cr_expect (strstr (out, "exit 0"), "private, it is accepted: %s", out);
+    /* url_file: the file must be private too */
+    snprintf (secret_file, sizeof secret_file, "%s/amqp-url", d.dir);
+    FILE *f = fopen (secret_file, "w");
+    fprintf (f, "amqp://dlq:%s@127.0.0.1:1/\n", password);
+    fclose (f);
+    chmod (secret_file, 0644);
+    snprintf (text, sizeof text, "sinks: { r: { type = \"amqp\"; url_file = \"%s\"; exchange = \"x\"; }; };\n"
+              "defaults: { chain = [ \"r\" ]; };\n", secret_file);
+    check_config (text, 0644, NULL, out, sizeof out);
+    cr_expect (strstr (out, "url_file") && strstr (out, "chmod 600") && strstr (out, "exit 1"), "%s", out);
+    chmod (secret_file, 0600);
+    check_config (text, 0644, NULL, out, sizeof out);
+    cr_expect (strstr (out, "exit 0"), "a private secret file, a readable config: %s", out);
+    cr_expect (strstr (out, password) == NULL, "%s", out);
+    /* url_env */
+    snprintf (text, sizeof text, "sinks: { r: { type = \"amqp\"; url_env = \"DLQ_TEST_URL\"; exchange = \"x\"; }; };\n"
+              "defaults: { chain = [ \"r\" ]; };\n");
+    check_config (text, 0644, "env -u DLQ_TEST_URL", out, sizeof out);
+    cr_expect (strstr (out, "DLQ_TEST_URL is not set") && strstr (out, "exit 1"), "%s", out);
+    char env [256];
+    snprintf (env, sizeof env, "DLQ_TEST_URL=amqp://dlq:%s@127.0.0.1:1/", password);
+    check_config (text, 0644, env, out, sizeof out);
+    cr_expect (strstr (out, "exit 0"), "%s", out);
+    /* two forms at once */
+    snprintf (text, sizeof text, "sinks: { r: { type = \"amqp\"; url = \"amqp://127.0.0.1:1/\"; url_env = \"X\"; "
+              "exchange = \"x\"; }; };\ndefaults: { chain = [ \"r\" ]; };\n");
+    check_config (text, 0644, NULL, out, sizeof out);
+    cr_expect (strstr (out, "not two of them") && strstr (out, "exit 1"), "%s", out);
+}
+
+Test (security, a_sink_secret_never_reaches_the_log_or_stats)
+{
+    /* a gateway whose amqp sink has a password and cannot connect: its
+     * errors are logged and shown in STATS, never with the password */
+    const char *password = "Pa55-in-the-url-file";
+    char secret_file [400], extra [2048];
+    snprintf (secret_file, sizeof secret_file, "%s/amqp-url", d.dir);
+    FILE *f = fopen (secret_file, "w");
+    fprintf (f, "amqp://dlq:%s@127.0.0.1:%d/\n", password, test_free_port ());
+    fclose (f);
+    chmod (secret_file, 0600);
+    test_dlqd_signal_wait (&d, SIGTERM);
+    snprintf (extra, sizeof extra, "sinks: { r: { type = \"amqp\"; url_file = \"%s\"; exchange = \"x\"; }; };\n"
+              "defaults: { chain = [ \"r\" ]; };\nsecurity: { curve: { server_secret_key = \"%s/gateway.key_secret\"; "
+              "clients = \"%s\"; }; audit_log = \"%s\"; };", secret_file, d.dir, clients, audit);
+    cr_assert (test_dlqd_start (&d, NULL, extra));      /* in the same directory, with the same keys */
+    char id [40], *reply = NULL;
+    put ("a", id);
+    usleep (1500 * 1000);               /* the sink tries, and fails */
+    expect_ok (&admin, "STATS", "", &reply);
+    cr_expect (strstr (reply, password) == NULL, "STATS: %s", reply);
+    cr_expect (strstr (reply, "\"r\"") != NULL, "%s", reply);
+    free (reply);
+    test_dlqd_signal_wait (&d, SIGTERM);
+    char *log = test_read_file (d.log, NULL);
+    cr_expect (strstr (log, password) == NULL, "the log holds the password:\n%s", log);
+    free (log);
+}
+#endif

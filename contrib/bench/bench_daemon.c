@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -56,6 +57,7 @@ write_config (bench_daemon_t *self, const char *dir, const char *extra, char *er
              self->endpoint, dir);
     if (extra)
         fprintf (file, "%s\n", extra);
+    chmod (self->config_path, 0600);    /* it may hold a sink's password (docs/security.md) */
     return fclose (file) == 0;
 }
 

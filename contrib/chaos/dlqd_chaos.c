@@ -356,6 +356,7 @@ write_config (chaos_run_t *run, char *err, size_t err_len)
                 "};\n",
              run->opt.seed, run->endpoint, run->data_dir, run->pg.address, run->amqp.address,
              chaos_kafka_bootstraps (run->kafka), run->opt.jsonl_plugin, run->jsonl_path, JSONL_KEEP);
+    chmod (run->config_path, 0600);     /* it holds the sinks' passwords (docs/security.md) */
     return fclose (f) == 0;
 }
 

@@ -62,6 +62,7 @@ write_config (const char *path, const char *plugin, const char *settings, const 
     fprintf (f, "sinks: { under_test: { type = \"plugin\"; path = \"%s\";\n%s\n}; };\n%s\n", plugin, settings,
              extra);
     cr_assert_eq (fclose (f), 0, "cannot write %s", path);
+    chmod (path, 0600);                 /* it may hold a sink's password (docs/security.md) */
 }
 
 /* Make the test's directory and the fresh directory @TMP@ stands for. */

@@ -7,6 +7,7 @@
 #include "test_support.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ write_config (const char *path, const char *text)
     if (!f)
         return false;
     fputs (text, f);
+    chmod (path, 0600);                 /* it may hold a sink's password (docs/security.md) */
     return fclose (f) == 0;
 }
 

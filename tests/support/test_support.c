@@ -259,6 +259,7 @@ test_dlqd_start (test_dlqd_t *d, const char *gateway_extra, const char *extra)
     fprintf (f, "gateway: { listen = [\"%s\"]; data_dir = \"%s\"; %s };\n%s\n",
              d->endpoint, d->data_dir, gateway_extra ? gateway_extra : "", extra ? extra : "");
     fclose (f);
+    chmod (d->config, 0600);            /* it may hold a sink's password (docs/security.md) */
     d->pid = spawn (d);
     return wait_ready (d);
 }
