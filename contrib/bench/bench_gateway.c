@@ -47,10 +47,26 @@ typedef struct {
 /* ------------------------------------------------------------------------ */
 /* Frames and sockets */
 
+static bench_curve_keys_t curve;         /* every DEALER's keys; none while server is empty */
+
+void
+bench_gateway_use_curve (const bench_curve_keys_t *keys)
+{
+    if (keys)
+        curve = *keys;
+    else
+        memset (&curve, 0, sizeof curve);
+}
+
 static void *
 new_dealer (void *ctx, const char *endpoint, int window, int timeout_ms)
 {
     void *sock = zmq_socket (ctx, ZMQ_DEALER);
+    if (curve.server [0]) {
+        zmq_setsockopt (sock, ZMQ_CURVE_SERVERKEY, curve.server, 40);
+        zmq_setsockopt (sock, ZMQ_CURVE_PUBLICKEY, curve.public_key, 40);
+        zmq_setsockopt (sock, ZMQ_CURVE_SECRETKEY, curve.secret_key, 40);
+    }
     int hwm = window * 2 > MIN_HWM ? window * 2 : MIN_HWM, linger = 0;
     zmq_setsockopt (sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt (sock, ZMQ_RCVHWM, &hwm, sizeof hwm);

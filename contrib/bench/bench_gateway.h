@@ -19,6 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* CURVE keys of the load's clients (Z85). */
+typedef struct {
+    char server [41];
+    char public_key [41];
+    char secret_key [41];
+} bench_curve_keys_t;
+
+/* Every socket opened from now on is a CURVE client with keys (NULL: plain
+ * again). Not thread-safe: set it between runs. */
+void bench_gateway_use_curve (const bench_curve_keys_t *keys);
+
 #define BENCH_ERR_KINDS 8       /* distinct ERR codes counted; more go to "other" */
 
 typedef struct {

@@ -34,8 +34,11 @@
  *       the MongoDB at URI): events/s delivered by a mongo sink draining a
  *       stored backlog vs. raw mongoc unordered bulk inserts of the same
  *       documents and index entries.
+ *   10. with --curve, what CURVE and authorization cost ingest (bench_curve.h):
+ *       fresh dlqds without security, with CURVE and one key, and with
+ *       CURVE and 1,000 keys and patterns.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
- *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9 (together:
+ *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9, --curve-only step 10 (together:
  *  each of those).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
@@ -43,6 +46,7 @@
  */
 #include "bench_ceiling.h"
 #include "bench_chain.h"
+#include "bench_curve.h"
 #include "bench_daemon.h"
 #include "bench_events.h"
 #include "bench_gateway.h"
@@ -114,6 +118,8 @@ typedef struct {
     const char *mongo_uri;      /* a MongoDB to run it on; NULL: the test server */
     const char *mongo_settings; /* more settings of its sink section */
     bool        mongo_only;     /* only the mongo comparison */
+    bool        curve;          /* run the CURVE comparison */
+    bool        curve_only;     /* only the CURVE comparison */
 } options_t;
 
 typedef struct {
@@ -153,6 +159,11 @@ usage (FILE *out, int code)
         "                    warm-up run, medians compared (default 2; 0 skips it)\n"
         "  --chain-only      run the chain comparison only (no single dlqd run, no\n"
         "                    SQLite references)\n"
+        "  --curve           also compare ingest without security, with CURVE and\n"
+        "                    one admin key, and with CURVE and 1,000 keys (the\n"
+        "                    load's a worker of 1,000 stream patterns): --repeat\n"
+        "                    runs of each, rotating, medians\n"
+        "  --curve-only      run the CURVE comparison only\n"
         "  --postgres C      also compare a postgres sink (libpq conninfo C) with a\n"
         "                    raw COPY of the same rows (--repeat runs of each, and\n"
         "                    of the sink draining a stored backlog after a restart,\n"
@@ -270,11 +281,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "mongo", optional_argument, NULL, 'G' },
         { "mongo-only", no_argument, NULL, 'H' },
         { "mongo-settings", required_argument, NULL, 'T' },
+        { "curve", no_argument, NULL, 'V' },
+        { "curve-only", no_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
-                       NULL, NULL, false, NULL, NULL, false, false, NULL, false, false, NULL, NULL, false };
+                       NULL, NULL, false, NULL, NULL, false, false, NULL, false, false, NULL, NULL, false,
+                       false, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -301,6 +315,8 @@ parse_options (int argc, char **argv, options_t *o)
             case 'G': o->mongo = true; o->mongo_uri = optional_value (argc, argv); break;
             case 'H': o->mongo = o->mongo_only = true; break;
             case 'T': o->mongo_settings = optarg; break;
+            case 'V': o->curve = true; break;
+            case 'W': o->curve = o->curve_only = true; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -697,6 +713,24 @@ chain_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
     out->failed |= !bench_chain_run (&co, dir, ev, &out->chain);
 }
 
+/* Plain vs. CURVE vs. CURVE with 1,000 keys, when asked for. */
+static void
+curve_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    if (!o->curve)
+        return;
+    if (o->endpoint) {
+        printf ("curve           : skipped (--endpoint: the comparison starts its own dlqds)\n");
+        return;
+    }
+    bench_curve_options_t co = {
+        .dlqd = o->dlqd, .clients = o->clients, .window = o->window, .repeat = o->repeat ? o->repeat : 1,
+        .keep = o->keep, .ready_ms = READY_TIMEOUT_MS, .reply_timeout_ms = REPLY_TIMEOUT_MS,
+        .stop_ms = STOP_TIMEOUT_MS
+    };
+    out->failed |= !bench_curve_run (&co, dir, ev);
+}
+
 #if defined DLQD_BENCH_KAFKA || defined DLQD_BENCH_MONGO
 /* The dlqds of a sink comparison's drain runs and the load they take. */
 static bench_sink_dlqd_t
@@ -795,7 +829,7 @@ main (int argc, char **argv)
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
     /* the sink comparisons asked for, nothing else */
-    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only;
+    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only || o.curve_only;
     if (!o.chain_only && !only) {
         ceiling_phase (&o, ev, &out);
         gateway_phase (&o, dir, ev, &out);
@@ -817,6 +851,8 @@ main (int argc, char **argv)
         kafka_phase (&o, dir, ev, &out);
     if (!only || o.mongo_only)
         mongo_phase (&o, dir, ev, &out);
+    if (!only || o.curve_only)
+        curve_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else
