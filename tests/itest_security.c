@@ -6,11 +6,16 @@
  *  malformed certificate dropped in is left out and the gateway still
  *  drains and exits 0 on SIGTERM (CZMQ does not take the signals); the
  *  audit file holds one JSON object per action with the principal's name;
- *  a non-loopback listen without CURVE does not start; and no secret key
- *  appears in the log, a reply or the audit file.
+ *  a non-loopback listen without CURVE does not start; no secret key
+ *  appears in the log, a reply or the audit file; a sink's secret comes
+ *  from a private file or the environment and never shows; libdlq
+ *  connects with CURVE and names a bad key file; the replay endpoint
+ *  delivers to an admin's receiver and nothing to a viewer's.
  */
 #include "dlq_cert.h"
+#include "dlq_client.h"
 #include "dlq_json.h"
+#include "dlq_replay_receiver.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -423,3 +428,77 @@ Test (security, a_sink_secret_never_reaches_the_log_or_stats)
     free (log);
 }
 #endif
+
+/* ---- libdlq and the replay endpoint --------------------------------------------- */
+
+Test (security, libdlq_connects_with_curve_and_names_a_bad_key_file)
+{
+    char server_pub [512], cert [512], err [700] = "";
+    snprintf (server_pub, sizeof server_pub, "%s/gateway.key", d.dir);
+    snprintf (cert, sizeof cert, "%s/wa.key_secret", clients);
+    dlq_client_t *client = dlq_client_new_curve (d.endpoint, server_pub, cert, err, sizeof err);
+    cr_assert_not_null (client, "%s", err);
+    const char *ok = "{\"streamName\":\"a\",\"error\":{\"type\":\"X\",\"message\":\"m\"}}";
+    const char *other = "{\"streamName\":\"b\",\"error\":{\"type\":\"X\",\"message\":\"m\"}}";
+    char id [DLQ_CLIENT_ID_SIZE];
+    cr_expect_eq (dlq_client_put (client, ok, strlen (ok), id, NULL), DLQ_CLIENT_OK, "%s",
+                  dlq_client_error_message (client));
+    cr_expect_eq (dlq_client_put (client, other, strlen (other), id, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_expect_str_eq (dlq_client_error_code (client), "FORBIDDEN");
+    dlq_client_destroy (&client);
+    /* the server key as Z85 text works as well as its file */
+    dlq_client_t *by_text = dlq_client_new_curve (d.endpoint, admin.keys.server, cert, err, sizeof err);
+    cr_assert_not_null (by_text, "%s", err);
+    cr_expect_eq (dlq_client_put (by_text, ok, strlen (ok), id, NULL), DLQ_CLIENT_OK);
+    dlq_client_destroy (&by_text);
+    char missing [512];
+    snprintf (missing, sizeof missing, "%s/nobody.key_secret", d.dir);
+    cr_expect_null (dlq_client_new_curve (d.endpoint, server_pub, missing, err, sizeof err));
+    cr_expect (strstr (err, missing) != NULL, "%s", err);
+    chmod (cert, 0644);
+    cr_expect_null (dlq_client_new_curve (d.endpoint, server_pub, cert, err, sizeof err));
+    cr_expect (strstr (err, "chmod 600") != NULL, "%s", err);
+    chmod (cert, 0600);
+    cr_expect_null (dlq_client_new_curve (d.endpoint, "not-a-key", cert, err, sizeof err));
+    cr_expect (strstr (err, "server key") != NULL, "%s", err);
+}
+
+Test (security, the_replay_endpoint_admits_only_keys_of_every_stream)
+{
+    test_dlqd_signal_wait (&d, SIGTERM);
+    int replay_port = test_free_port ();
+    char extra [2048], replay [64];
+    snprintf (replay, sizeof replay, "tcp://127.0.0.1:%d", replay_port);
+    snprintf (extra, sizeof extra, "replay: { listen = \"%s\"; };\nsecurity: { curve: { server_secret_key = "
+              "\"%s/gateway.key_secret\"; clients = \"%s\"; }; };", replay, d.dir, clients);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    char server_pub [512], admin_cert [512], viewer_cert [512], err [700];
+    snprintf (server_pub, sizeof server_pub, "%s/gateway.key", d.dir);
+    snprintf (admin_cert, sizeof admin_cert, "%s/root.key_secret", clients);
+    snprintf (viewer_cert, sizeof viewer_cert, "%s/va.key_secret", clients);
+    dlq_replay_receiver_t *viewer = dlq_replay_receiver_new_curve (replay, server_pub, viewer_cert, err, sizeof err);
+    cr_assert_not_null (viewer, "%s", err);
+    usleep (300 * 1000);                /* its handshake is refused */
+    dlq_replay_receiver_t *receiver = dlq_replay_receiver_new_curve (replay, server_pub, admin_cert, err, sizeof err);
+    cr_assert_not_null (receiver, "%s", err);
+    char id [40], body [256];
+    put ("a", id);
+    usleep (300 * 1000);
+    snprintf (body, sizeof body, "{\"ids\":[\"%s\"],\"target\":\"endpoint\"}", id);
+    expect_ok (&admin, "REPLAY", body, NULL);
+    char job [DLQ_CLIENT_ID_SIZE], got [DLQ_CLIENT_ID_SIZE], *event = NULL;
+    cr_expect_eq (dlq_replay_receiver_recv (receiver, 5000, job, got, &event, NULL), DLQ_CLIENT_OK,
+                  "the admin's receiver gets the replay");
+    cr_expect_str_eq (got, id);
+    free (event);
+    event = NULL;
+    cr_expect_eq (dlq_replay_receiver_recv (viewer, 200, job, got, &event, NULL), DLQ_CLIENT_ERR_TIMEOUT,
+                  "nothing reaches the viewer");
+    free (event);
+    char *reply = NULL;
+    expect_ok (&admin, "STATS", "", &reply);
+    cr_expect (strstr (reply, "\"replayDenied\":0") == NULL, "the viewer's handshake is counted: %s", reply);
+    free (reply);
+    dlq_replay_receiver_destroy (&viewer);
+    dlq_replay_receiver_destroy (&receiver);
+}

@@ -70,18 +70,11 @@ dlq_replay_receiver_t *
 dlq_replay_receiver_new_curve (const char *endpoint, const char *server_key, const char *client_cert,
                                char *err, size_t err_len)
 {
-    char why [600];
     dlqc_curve_t curve;
-    if (!dlqc_curve_load (&curve, server_key, client_cert, why, sizeof why)) {
-        if (err && err_len)
-            snprintf (err, err_len, "%s", why);
-        errno = EINVAL;
+    if (!dlqc_curve_load (&curve, server_key, client_cert, err, err_len))
         return NULL;
-    }
     dlq_replay_receiver_t *self = receiver_new (endpoint, &curve);
-    if (!self && err && err_len)
-        snprintf (err, err_len, "%s: %s", endpoint ? endpoint : "(no endpoint)", zmq_strerror (errno));
-    memset (&curve, 0, sizeof curve);
+    dlqc_curve_done (&curve, self != NULL, endpoint, err, err_len);
     return self;
 }
 
