@@ -13,6 +13,8 @@
 #include "dlq_code.h"
 #include "dlq_json.h"
 
+#include "json_support.h"
+
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,14 +28,8 @@ static dlq_json_doc_t *
 format (const dlq_counters_t *c)
 {
     dlq_buf_t out = DLQ_BUF_INIT;
-    dlq_buf_putc (&out, '{');
     dlq_counters_format (c, &out);
-    dlq_buf_putc (&out, '}');
-    dlq_json_doc_t *doc = NULL;
-    dlq_json_error_t jerr = { 0 };
-    cr_assert_eq (dlq_json_parse (out.data, out.len, &doc, &jerr), DLQ_JSON_OK, "%s at %zu: %s", jerr.message,
-                  jerr.offset, out.data);
-    cr_assert_null (dlq_json_find_duplicate (dlq_json_root (doc), NULL, 0), "a member twice: %s", out.data);
+    dlq_json_doc_t *doc = json_members_parse (&out);
     dlq_buf_free (&out);
     return doc;
 }
@@ -265,6 +261,38 @@ Test (counters, counts_from_many_threads_add_up)
     const dlq_json_value_t *errors = object (counters, "errors");
     cr_expect_eq (number (errors, "INVALID_JSON"), THREADS * PER_THREAD);
     cr_expect_eq (number (errors, "NOT_FOUND"), THREADS * PER_THREAD);
+    dlq_json_doc_destroy (&doc);
+    dlq_counters_destroy (&c);
+}
+
+Test (counters, with_curve_refusals_are_counted_per_principal_and_bounded)
+{
+    dlq_counters_t *c = dlq_counters_new ();
+    dlq_json_doc_t *doc = format (c);
+    cr_expect_null (dlq_json_get (object (dlq_json_root (doc), "counters"), "forbidden"), "without CURVE: absent");
+    dlq_json_doc_destroy (&doc);
+    dlq_counters_secured (c);
+    dlq_counters_forbidden (c, "alice");
+    dlq_counters_forbidden (c, "alice");
+    dlq_counters_forbidden (c, "b\"ob");
+    for (int i = 0; i < DLQ_COUNTERS_PRINCIPALS + 10; i++) {
+        char name [32];
+        snprintf (name, sizeof name, "key-%d", i);
+        dlq_counters_forbidden (c, name);
+    }
+    dlq_counters_handshake_refused (c, DLQ_HANDSHAKE_UNKNOWN_KEY);
+    dlq_counters_handshake_refused (c, DLQ_HANDSHAKE_REPLAY_DENIED);
+    dlq_counters_handshake_refused (c, DLQ_HANDSHAKE_REPLAY_DENIED);
+    doc = format (c);
+    const dlq_json_value_t *counters = object (dlq_json_root (doc), "counters");
+    const dlq_json_value_t *forbidden = object (counters, "forbidden");
+    cr_expect_eq (number (forbidden, "alice"), 2);
+    cr_expect_eq (number (forbidden, "b\"ob"), 1, "a name is a JSON string, escaped");
+    cr_expect_eq (forbidden->count, DLQ_COUNTERS_PRINCIPALS + 1, "the names past the bound share one entry");
+    cr_expect_eq (number (forbidden, "(others)"), 12);
+    const dlq_json_value_t *handshakes = object (counters, "handshakesRefused");
+    cr_expect_eq (number (handshakes, "unknownKey"), 1);
+    cr_expect_eq (number (handshakes, "replayDenied"), 2);
     dlq_json_doc_destroy (&doc);
     dlq_counters_destroy (&c);
 }
