@@ -4,6 +4,7 @@
 #include "dlq_alloc.h"
 #include "dlq_hash.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,17 @@ dlq_strmap_destroy (dlq_strmap_t **self_p)
     *self_p = NULL;
 }
 
-static slot_t *
-find_slot (slot_t *slots, size_t size, const char *key)
+static bool
+key_is (const char *stored, const char *key, size_t len)
 {
-    size_t i = (size_t) dlq_hash_fnv64_str (key) & (size - 1);
-    while (slots [i].key && strcmp (slots [i].key, key) != 0)
+    return strnlen (stored, len + 1) == len && memcmp (stored, key, len) == 0;
+}
+
+static slot_t *
+find_slot (slot_t *slots, size_t size, const char *key, size_t len)
+{
+    size_t i = (size_t) dlq_hash_fnv64 (key, len) & (size - 1);
+    while (slots [i].key && !key_is (slots [i].key, key, len))
         i = (i + 1) & (size - 1);
     return &slots [i];
 }
@@ -64,7 +71,7 @@ grow (dlq_strmap_t *self)
     slot_t *slots = dlq_calloc (size, sizeof *slots);
     for (size_t i = 0; i < self->size; i++)
         if (self->slots [i].key)
-            *find_slot (slots, size, self->slots [i].key) = self->slots [i];
+            *find_slot (slots, size, self->slots [i].key, strlen (self->slots [i].key)) = self->slots [i];
     free (self->slots);
     self->slots = slots;
     self->size = size;
@@ -73,7 +80,13 @@ grow (dlq_strmap_t *self)
 void *
 dlq_strmap_get (const dlq_strmap_t *self, const char *key)
 {
-    return find_slot (self->slots, self->size, key)->value;
+    return dlq_strmap_get_n (self, key, strlen (key));
+}
+
+void *
+dlq_strmap_get_n (const dlq_strmap_t *self, const char *key, size_t len)
+{
+    return find_slot (self->slots, self->size, key, len)->value;
 }
 
 void
@@ -81,7 +94,7 @@ dlq_strmap_put (dlq_strmap_t *self, const char *key, void *value)
 {
     if ((self->used + 1) * 10 > self->size * 7)
         grow (self);
-    slot_t *slot = find_slot (self->slots, self->size, key);
+    slot_t *slot = find_slot (self->slots, self->size, key, strlen (key));
     if (!slot->key) {
         slot->key = dlq_strdup (key);
         self->used++;

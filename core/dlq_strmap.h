@@ -18,6 +18,10 @@ void dlq_strmap_destroy (dlq_strmap_t **self_p);
 /* The value of key, or NULL. */
 void *dlq_strmap_get (const dlq_strmap_t *self, const char *key);
 
+/* The value of the key of len bytes at key (no NUL needed; one inside it
+ * matches no key), or NULL. */
+void *dlq_strmap_get_n (const dlq_strmap_t *self, const char *key, size_t len);
+
 /* Set key to value (key absent: the caller checks with get first). */
 void dlq_strmap_put (dlq_strmap_t *self, const char *key, void *value);
 

@@ -1,12 +1,14 @@
 /*  test_strmap — the string map: get after put, misses, growth past the
  *  first table (every key still found), replacing a value frees the old
- *  one, destroy frees the values.
+ *  one, destroy frees the values, lookups by length in a buffer that has
+ *  no NUL (only its len bytes read).
  */
 #include "dlq_strmap.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int freed;
 
@@ -62,4 +64,18 @@ Test (strmap, grows_and_keeps_every_key)
     cr_expect_eq (dlq_strmap_size (map), N);
     dlq_strmap_destroy (&map);
     cr_expect_eq (freed, N + 1, "destroy frees every value");
+}
+
+Test (strmap, finds_a_key_by_length_reading_only_its_bytes)
+{
+    dlq_strmap_t *map = dlq_strmap_new (free);
+    dlq_strmap_put (map, "orders", number (1));
+    char *exact = malloc (6);                           /* "orders", no NUL: ASan sees a read past it */
+    memcpy (exact, "orders", 6);
+    cr_expect_eq (*(int *) dlq_strmap_get_n (map, exact, 6), 1);
+    cr_expect_null (dlq_strmap_get_n (map, exact, 5), "a prefix is another key");
+    cr_expect_null (dlq_strmap_get_n (map, "orders\0x", 8), "a NUL inside matches no key");
+    cr_expect_null (dlq_strmap_get_n (map, "ordersx", 7));
+    free (exact);
+    dlq_strmap_destroy (&map);
 }

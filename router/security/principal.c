@@ -204,7 +204,7 @@ decide (const dlq_principal_t *self, const char *stream, size_t len)
 {
     if (self->all)
         return true;
-    if (!memchr (stream, '\0', len) && dlq_strmap_get (self->exact, stream))
+    if (!memchr (stream, '\0', len) && dlq_strmap_get_n (self->exact, stream, len))
         return true;
     for (size_t i = 0; i < self->pattern_count; i++)
         if (dlq_principal_glob (self->patterns [i], strlen (self->patterns [i]), stream, len))
