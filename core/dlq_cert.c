@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATH_MAX_CERT 240       /* zcert_load appends "_secret" in 256 bytes */
+#define PATH_MAX_CERT 240       /* a path and "_secret" fit zcert's 256 bytes */
+#define CERT_FILE_MAX 65536     /* a certificate is a few hundred bytes */
 #define SECRET_SUFFIX "_secret"
 
 /* CZMQ starts its zsys layer by itself the first time it logs (zconfig
@@ -83,19 +84,57 @@ check_readable (const char *path, bool secret, char *err, size_t err_len)
     return DLQ_CERT_OK;
 }
 
-/* zcert_load reads "<path>_secret" first when there is one: to read a
- * public file alone, hand it the ZPL text through zconfig instead. */
-static zcert_t *
-load_public_only (const char *path)
+/* The whole of the file at path (NUL-terminated, at most CERT_FILE_MAX
+ * bytes), or NULL with errno set. */
+static char *
+read_small_file (const char *path)
 {
-    zconfig_t *root = zconfig_load (path);
+    FILE *f = fopen (path, "re");
+    if (!f)
+        return NULL;
+    char *text = dlq_malloc (CERT_FILE_MAX + 1);
+    size_t n = fread (text, 1, CERT_FILE_MAX + 1, f);
+    bool failed = ferror (f) != 0;
+    fclose (f);
+    if (failed || n > CERT_FILE_MAX) {
+        free (text);
+        errno = failed ? EIO : EFBIG;
+        return NULL;
+    }
+    text [n] = '\0';
+    return text;
+}
+
+/* The key at name in root decoded into key, when it is 40 Z85 characters. */
+static bool
+zpl_key (zconfig_t *root, const char *name, uint8_t key [32])
+{
+    char *text = zconfig_get (root, name, NULL);
+    return dlq_cert_key_valid (text) && zmq_z85_decode (key, text) != NULL;
+}
+
+/* The certificate in the ZPL file at path: its public key, its secret key
+ * when need_secret (all zeros when absent) and its metadata; NULL when the
+ * file is no ZPL or has no valid public key. The text is read here and
+ * parsed with zconfig_str_load: CZMQ's own zcert_load / zconfig_load leak
+ * their file object on a file they cannot parse, and zcert_load reads a
+ * "<path>_secret" beside a public file by itself. */
+static zcert_t *
+load_zpl (const char *path, bool need_secret)
+{
+    char *text = read_small_file (path);
+    if (!text)
+        return NULL;
+    zconfig_t *root = zconfig_str_load (text);
+    free (text);
     if (!root)
         return NULL;
     zcert_t *cert = NULL;
-    char *text = zconfig_get (root, "/curve/public-key", NULL);
-    uint8_t key [32], none [32] = { 0 };
-    if (dlq_cert_key_valid (text) && zmq_z85_decode (key, text)) {
-        cert = zcert_new_from (key, none);
+    uint8_t public_key [32], secret_key [32] = { 0 };
+    if (zpl_key (root, "/curve/public-key", public_key)) {
+        if (need_secret && !zpl_key (root, "/curve/secret-key", secret_key))
+            memset (secret_key, 0, sizeof secret_key);
+        cert = zcert_new_from (public_key, secret_key);
         zconfig_t *meta = zconfig_locate (root, "/metadata");
         for (zconfig_t *item = meta ? zconfig_child (meta) : NULL; item; item = zconfig_next (item))
             if (zconfig_name (item) && zconfig_value (item))
@@ -128,7 +167,7 @@ dlq_cert_load (const char *path, bool need_secret, dlq_cert_t **cert_out, char *
     dlq_cert_result_t rc = check_readable (file, need_secret, err, err_len);
     if (rc != DLQ_CERT_OK)
         return rc;
-    zcert_t *cert = need_secret ? zcert_load (file) : load_public_only (file);
+    zcert_t *cert = load_zpl (file, need_secret);
     if (!cert || all_zero (zcert_public_key (cert))) {
         snprintf (err, err_len, "%s: not a CURVE certificate (expected a ZPL file with curve/public-key, "
                   "40 Z85 characters)", file);
