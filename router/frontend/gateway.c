@@ -36,6 +36,7 @@
 #include "stream_policy.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -528,13 +529,20 @@ commit_timeout (dlq_gateway_t *self)
 
 /* Read what the signal handler wrote to stop_fd (one byte per signal):
  * SIGHUP reloads what can be reloaded (the clients directory), any other
- * signal stops. True once stopping. */
+ * signal stops. True once stopping. Reads only while poll says there is
+ * something to read, so that a blocking stop_fd works as well as a
+ * non-blocking one; end of file also stops. */
 static bool
 stop_requested (dlq_gateway_t *self, int stop_fd)
 {
     char sigs [64];
-    ssize_t n;
-    while ((n = read (stop_fd, sigs, sizeof sigs)) > 0)
+    struct pollfd ready = { .fd = stop_fd, .events = POLLIN };
+    while (!self->stopping && poll (&ready, 1, 0) == 1) {
+        ssize_t n = read (stop_fd, sigs, sizeof sigs);
+        if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN))) {
+            self->stopping = true;
+            break;
+        }
         for (ssize_t i = 0; i < n; i++) {
             if (sigs [i] != SIGHUP)
                 self->stopping = true;
@@ -544,6 +552,7 @@ stop_requested (dlq_gateway_t *self, int stop_fd)
             else
                 dlq_log (DLQ_LOG_INFO, "SIGHUP: nothing to reload (no security.curve)");
         }
+    }
     return self->stopping;
 }
 

@@ -19,9 +19,11 @@ typedef struct dlq_gateway dlq_gateway_t;
  * every endpoint. NULL with a message in *err_p (caller frees) on failure. */
 dlq_gateway_t *dlq_gateway_new (const dlqd_config_t *config, char **err_p);
 
-/* Serve until stop_fd becomes readable (a signal handler writes to it), then
- * drain: every request already received is answered (PUTs committed and
- * acked), and return 0. Returns non-zero on a fatal error. */
+/* Serve until a byte other than SIGHUP can be read from stop_fd (a signal
+ * handler writes the signal's number to it; blocking or not) or it reaches
+ * end of file, then drain: every request already received is answered
+ * (PUTs committed and acked), and return 0. A SIGHUP byte reloads the
+ * clients directory. Returns non-zero on a fatal error. */
 int dlq_gateway_run (dlq_gateway_t *self, int stop_fd);
 
 /* Stop the threads and free everything; accepts NULL and NULLs the pointer. */
