@@ -337,6 +337,7 @@ Test (security, a_network_listen_without_curve_does_not_start)
     test_rmtree (open.dir);
 }
 
+#if DLQD_WITH_AMQP
 /* dlqd --check-config on a file of text (mode), with env set: its output
  * and exit status into out. */
 static void
@@ -356,7 +357,6 @@ check_config (const char *text, mode_t mode, const char *env, char *out, size_t 
     pclose (p);
 }
 
-#if DLQD_WITH_AMQP
 Test (security, a_sink_secret_comes_from_a_private_file_or_the_environment)
 {
     const char *password = "Pa55-known-to-the-test";
