@@ -12,6 +12,7 @@
 #include "dlq_hash.h"
 #include "dlq_time.h"
 #include "fingerprint.h"
+#include "log_json.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -45,6 +46,7 @@ static dlq_buf_t normalised = DLQ_BUF_INIT;
 static int       out_fd = STDERR_FILENO;
 static int64_t   window_ms = DLQ_LOG_WINDOW_MS;
 static int64_t (*clock_ms) (void) = dlq_time_mono_ms;
+static bool      as_json;               /* log_format = "json" (log_json.h) */
 static uint64_t  uses;                  /* messages logged, for "least recently seen" */
 
 void
@@ -72,6 +74,13 @@ write_line (dlq_log_level_t level, const char *text, size_t len, const char *suf
 {
     char line [LINE_MAX_BYTES], iso [DLQ_TIME_ISO_LEN + 1];
     dlq_time_format_iso (dlq_time_now_ms (), iso);
+    if (as_json) {
+        static const char *const lower [] = { "debug", "info", "warn", "error" };
+        size_t used = dlq_log_json_line (line, sizeof line, iso, lower [level], (int) getpid (), text, len, suffix);
+        ssize_t ignored = write (out_fd, line, used);
+        (void) ignored;
+        return;
+    }
     int n = snprintf (line, sizeof line, "%s dlqd[%d] %s ", iso, (int) getpid (), names [level]);
     size_t used = n < 0 ? 0 : (size_t) n;
     size_t tail = strlen (suffix);
@@ -272,5 +281,13 @@ dlq_log_set_clock (int64_t (*mono_ms) (void))
     pthread_mutex_lock (&lock);
     flush_locked ();
     clock_ms = mono_ms ? mono_ms : dlq_time_mono_ms;
+    pthread_mutex_unlock (&lock);
+}
+
+void
+dlq_log_set_json (bool json)
+{
+    pthread_mutex_lock (&lock);
+    as_json = json;
     pthread_mutex_unlock (&lock);
 }

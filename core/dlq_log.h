@@ -1,6 +1,7 @@
 /*  dlq_log — leveled logging to stderr, one line per message:
  *      2026-06-09T14:32:11.123Z dlqd[1234] WARN message
- *  Thread-safe (one write(2) per line).
+ *  or, with dlq_log_set_json (log_format = "json"), one JSON object per
+ *  line (log_json.h). Thread-safe (one write(2) per line).
  *
  *  Repeats are suppressed, so that an error that recurs per request or per
  *  batch (a full disk refusing every PUT, a dead sink, a store that cannot be
@@ -45,6 +46,7 @@
 #ifndef DLQ_LOG_H
 #define DLQ_LOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum {
@@ -80,6 +82,9 @@ void dlq_log_flush (void);
 /* Write lines to fd instead of stderr (not closed by dlq_log; stderr again
  * with STDERR_FILENO). */
 void dlq_log_set_fd (int fd);
+
+/* Write each line as one JSON object (log_json.h) instead of text. */
+void dlq_log_set_json (bool json);
 
 /* Set the window in ms (default DLQ_LOG_WINDOW_MS); 0 writes every line.
  * Pending counts are written first (dlq_log_flush). */
