@@ -213,6 +213,18 @@ static const dlq_setting_t rows [] = {
              "allow a non-loopback listen without CURVE",
              HOME_CONFIG, offsetof (dlqd_config_t, security.allow_insecure), NULL, NULL,
              "without `curve`, an endpoint reachable from the network (anything but `tcp://` on a loopback address, `ipc://` or `inproc://`) is a configuration error unless this is `true`; then dlqd warns at every start"),
+    SETTING ("http.listen", STRING_LIST, NULL, 0, 16,
+             "HTTP addresses of /metrics, /healthz and /readyz, e.g. [\"127.0.0.1:9560\"]",
+             HOME_CONFIG, offsetof (dlqd_config_t, http.listen), "array of `\"HOST:PORT\"`", "`[]` (no HTTP listener)",
+             "the addresses the HTTP listener binds, each `\"HOST:PORT\"` (`127.0.0.1:9560`, `[::1]:9560`, `localhost:9560`; `*:9560` or `0.0.0.0:9560` for every interface). It serves `GET /metrics` (Prometheus), `/healthz` and `/readyz` ([Metrics and health](metrics.md)). Nothing on it authenticates: an address reachable from the network is a configuration error unless `security.allow_insecure` is `true`"),
+    SETTING ("http.min_free_bytes", INT, "104857600", 0, 4611686018427387904LL,
+             "/readyz fails when data_dir's filesystem has this little free space",
+             HOME_CONFIG, offsetof (dlqd_config_t, http.min_free_bytes), NULL, "104857600 (100 MiB)",
+             "`/readyz` answers 503 (reason `disk`) while the filesystem of `gateway.data_dir` has at most this many bytes free to dlqd, and 200 again once there is more"),
+    SETTING ("log_format", STRING, "text", 1, 16,
+             "\"text\" (one line per message) or \"json\" (one JSON object per line)",
+             HOME_CONFIG, offsetof (dlqd_config_t, log_format), "`\"text\"` or `\"json\"`", NULL,
+             "how the log is written to standard error: `text`, `TIME dlqd[PID] LEVEL message`; or `json`, one object per line with `time`, `level`, `pid`, `message` and, where the message is about one, `sink`, `stream`, `eventId`, `principal` ([Metrics and health](metrics.md#logs))"),
     SHAPED ("sinks", GROUP, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }", "`{}`",
             "the sinks, each a group `NAME: { type = \"...\"; ... }` with the settings below"),
 };
@@ -281,6 +293,9 @@ check_across (const config_setting_t *root, const dlqd_config_t *c, dlq_config_e
     if (c->listen_count == 0)
         return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "gateway.listen"),
                                 "expected at least one endpoint");
+    if (strcmp (c->log_format, "text") && strcmp (c->log_format, "json"))
+        return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "log_format"),
+                                "expected \"text\" or \"json\", got \"%s\"", c->log_format);
     if (c->max_frame_bytes && c->max_frame_bytes < c->max_message_bytes)
         return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "gateway.max_frame_bytes"),
                                 "expected at least max_message_bytes (%lld)", (long long) c->max_message_bytes);
@@ -520,6 +535,23 @@ check_exposed (const config_setting_t *root, const dlqd_config_t *c, const char 
                             "or set security.allow_insecure = true", endpoint);
 }
 
+/* An HTTP listen address is HOST:PORT; nothing authenticates its
+ * clients, so one the network can reach needs allow_insecure. */
+static bool
+check_http_listen (const config_setting_t *root, const dlqd_config_t *c, const char *listen, dlq_config_error_t *err)
+{
+    char host [256];
+    unsigned port;
+    const config_setting_t *at = config_setting_lookup ((config_setting_t *) root, "http.listen");
+    if (!dlq_endpoint_split_http (listen, host, sizeof host, &port))
+        return dlq_config_fail (err, at, "%s: expected \"HOST:PORT\" (e.g. \"127.0.0.1:9560\", \"[::1]:9560\")",
+                                listen);
+    if (c->security.allow_insecure || dlq_endpoint_http_is_local (listen))
+        return true;
+    return dlq_config_fail (err, at, "%s is reachable from the network and nothing authenticates HTTP clients: "
+                            "listen on a loopback address or set security.allow_insecure = true", listen);
+}
+
 /* CURVE needs both of its settings, a server key that loads and a clients
  * directory that can be read; without CURVE every endpoint is local
  * unless allow_insecure says otherwise. */
@@ -545,6 +577,9 @@ check_security (const config_setting_t *root, dlqd_config_t *c, dlq_config_error
     }
     for (size_t i = 0; i < c->listen_count; i++)
         if (!check_exposed (root, c, "gateway.listen", c->listen [i], err))
+            return false;
+    for (size_t i = 0; i < c->http.listen.count; i++)
+        if (!check_http_listen (root, c, c->http.listen.items [i], err))
             return false;
     if (c->replay.listen && !check_exposed (root, c, "replay.listen", c->replay.listen, err))
         return false;

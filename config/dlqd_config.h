@@ -42,6 +42,12 @@ typedef struct {
     char               *audit_log;          /* the audit log's file (dlq_audit.h); NULL: the main log */
 } dlqd_security_config_t;
 
+/* The HTTP listener's settings (the top-level group http; docs/metrics.md). */
+typedef struct {
+    dlq_setting_list_t  listen;             /* "HOST:PORT" addresses; none: no HTTP listener */
+    int64_t             min_free_bytes;     /* /readyz fails at or below this much free space */
+} dlqd_http_config_t;
+
 typedef struct {
     char              **listen;             /* ZeroMQ endpoints to bind */
     size_t              listen_count;
@@ -70,6 +76,8 @@ typedef struct {
     dlq_policy_table_t *policies;           /* per-stream policy, default included */
     dlqd_replay_config_t replay;
     dlqd_security_config_t security;
+    dlqd_http_config_t  http;
+    char               *log_format;         /* "text" or "json" (dlq_log.h) */
     char              **warnings;           /* what is valid but likely a mistake, one line each */
     size_t              warning_count;
 } dlqd_config_t;

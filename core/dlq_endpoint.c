@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The host part of "tcp://HOST:PORT" into out (brackets of an IPv6
@@ -49,4 +50,42 @@ dlq_endpoint_is_local (const char *endpoint)
     if (inet_pton (AF_INET6, host, &v6) == 1)
         return memcmp (&v6, &in6addr_loopback, sizeof v6) == 0;
     return false;
+}
+
+bool
+dlq_endpoint_split_http (const char *listen, char *host, size_t host_len, unsigned *port)
+{
+    const char *colon = strrchr (listen, ':');
+    if (!colon || colon == listen || !colon [1] || strspn (colon + 1, "0123456789") != strlen (colon + 1)
+        || strlen (colon + 1) > 5)
+        return false;
+    unsigned long p = strtoul (colon + 1, NULL, 10);
+    if (p == 0 || p > 65535)
+        return false;
+    const char *start = listen, *end = colon;
+    if (*start == '[') {
+        if (end [-1] != ']')
+            return false;
+        start++, end--;
+    }
+    size_t n = (size_t) (end - start);
+    if (n == 0 || n >= host_len || (memchr (start, ':', n) && listen [0] != '['))
+        return false;
+    memcpy (host, start, n);
+    host [n] = '\0';
+    if (!strcmp (host, "*"))
+        host [0] = '\0';
+    *port = (unsigned) p;
+    return true;
+}
+
+bool
+dlq_endpoint_http_is_local (const char *listen)
+{
+    char host [256], endpoint [300];
+    unsigned port;
+    if (!dlq_endpoint_split_http (listen, host, sizeof host, &port) || !host [0])
+        return false;
+    snprintf (endpoint, sizeof endpoint, strchr (host, ':') ? "tcp://[%s]:%u" : "tcp://%s:%u", host, port);
+    return dlq_endpoint_is_local (endpoint);
 }

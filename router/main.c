@@ -87,6 +87,7 @@ load (const char *path)
 static int
 serve (dlqd_config_t *config)
 {
+    dlq_log_set_json (strcmp (config->log_format, "json") == 0);
     if (pipe2 (stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         perror ("dlqd: pipe");
         return 1;

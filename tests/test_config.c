@@ -74,6 +74,39 @@ Test (config, shipped_config_is_valid)
     char *err = NULL;
     cr_assert_eq (dlqd_config_load (DLQ_SOURCE_DIR "/config/dlqd.conf", &c, &err), DLQD_CONFIG_OK, "%s", err);
     cr_expect_str_eq (c->listen [0], "tcp://127.0.0.1:5560");
+    cr_expect_eq (c->http.listen.count, 1, "the shipped config serves /metrics");
+    cr_expect_str_eq (c->http.listen.items [0], "127.0.0.1:9560", "on loopback");
+    dlqd_config_destroy (&c);
+}
+
+Test (config, http_and_log_format_settings)
+{
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_assert_eq (load_text ("", &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_eq (c->http.listen.count, 0, "no HTTP listener unless asked for");
+    cr_expect_eq (c->http.min_free_bytes, 104857600);
+    cr_expect_str_eq (c->log_format, "text");
+    dlqd_config_destroy (&c);
+    cr_assert_eq (load_text ("http: { listen = [\"127.0.0.1:9560\", \"[::1]:9561\", \"localhost:9562\"]; "
+                             "min_free_bytes = 0; }; log_format = \"json\";", &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_eq (c->http.listen.count, 3);
+    cr_expect_str_eq (c->http.listen.items [1], "[::1]:9561");
+    cr_expect_eq (c->http.min_free_bytes, 0);
+    cr_expect_str_eq (c->log_format, "json");
+    dlqd_config_destroy (&c);
+    expect_error ("http: { listen = [\"0.0.0.0:9560\"]; };", DLQD_CONFIG_ERR_INVALID, "http.listen",
+                  "0.0.0.0:9560 is reachable from the network");
+    expect_error ("http: { listen = [\"*:9560\"]; };", DLQD_CONFIG_ERR_INVALID, "*:9560", "allow_insecure");
+    expect_error ("http: { listen = [\"10.1.2.3:80\"]; };", DLQD_CONFIG_ERR_INVALID, "10.1.2.3:80", "reachable");
+    expect_error ("http: { listen = [\"127.0.0.1\"]; };", DLQD_CONFIG_ERR_INVALID, "http.listen", "HOST:PORT");
+    expect_error ("http: { listen = [\"127.0.0.1:0\"]; };", DLQD_CONFIG_ERR_INVALID, "http.listen", "HOST:PORT");
+    expect_error ("http: { listen = [\"127.0.0.1:65536\"]; };", DLQD_CONFIG_ERR_INVALID, "http.listen", "HOST:PORT");
+    expect_error ("http: { listen = \"127.0.0.1:9560\"; };", DLQD_CONFIG_ERR_INVALID, "http.listen", NULL);
+    expect_error ("http: { min_free_bytes = -1; };", DLQD_CONFIG_ERR_INVALID, "http.min_free_bytes", NULL);
+    expect_error ("log_format = \"xml\";", DLQD_CONFIG_ERR_INVALID, "log_format", "\"text\" or \"json\"");
+    cr_assert_eq (load_text ("security: { allow_insecure = true; }; http: { listen = [\"0.0.0.0:9560\"]; };",
+                             &c, &err), DLQD_CONFIG_OK, "allow_insecure allows it: %s", err);
     dlqd_config_destroy (&c);
 }
 

@@ -5,7 +5,9 @@
  *  zero; errors broken down by code name with zero counts omitted; bad-input
  *  codes also count as rejected, while NOT_FOUND, UNAVAILABLE, INTERNAL and
  *  INVALID_STATE do not; a code out of range counts as INTERNAL;
- *  connections is set, not added; counts from many threads add up.
+ *  connections is set, not added; counts from many threads add up; a
+ *  reading (for /metrics) holds the replies by verb and code and the ack
+ *  and group-commit histograms.
  */
 #include "counters.h"
 
@@ -124,9 +126,9 @@ Test (counters, connections_are_set_not_added)
 Test (counters, errors_are_counted_by_code_name)
 {
     dlq_counters_t *c = dlq_counters_new ();
-    dlq_counters_error (c, DLQ_ERR_INVALID_JSON);
-    dlq_counters_error (c, DLQ_ERR_INVALID_JSON);
-    dlq_counters_error (c, DLQ_ERR_TOO_LARGE);
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_ERR_INVALID_JSON);
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_ERR_INVALID_JSON);
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_ERR_TOO_LARGE);
     dlq_json_doc_t *doc = format (c);
     const dlq_json_value_t *errors = object (object (dlq_json_root (doc), "counters"), "errors");
     cr_expect_eq (errors->count, 2, "only the codes counted");
@@ -147,7 +149,7 @@ Test (counters, bad_input_codes_also_count_as_rejected)
     enum { N = sizeof bad_input / sizeof bad_input [0] };
     for (size_t i = 0; i < N; i++) {
         dlq_counters_t *c = dlq_counters_new ();
-        dlq_counters_error (c, bad_input [i]);
+        dlq_counters_reply (c, DLQ_VERB_PUT, bad_input [i]);
         dlq_json_doc_t *doc = format (c);
         const dlq_json_value_t *counters = object (dlq_json_root (doc), "counters");
         cr_expect_eq (number (counters, "rejected"), 1, "%s", dlq_code_name (bad_input [i]));
@@ -167,7 +169,7 @@ Test (counters, answers_and_the_gateways_trouble_are_not_rejections)
     };
     dlq_counters_t *c = dlq_counters_new ();
     for (size_t i = 0; i < sizeof not_bad / sizeof not_bad [0]; i++)
-        dlq_counters_error (c, not_bad [i]);
+        dlq_counters_reply (c, DLQ_VERB_PUT, not_bad [i]);
     dlq_json_doc_t *doc = format (c);
     const dlq_json_value_t *counters = object (dlq_json_root (doc), "counters");
     cr_expect_eq (number (counters, "rejected"), 0);
@@ -182,9 +184,9 @@ Test (counters, answers_and_the_gateways_trouble_are_not_rejections)
 Test (counters, a_code_out_of_range_counts_as_internal)
 {
     dlq_counters_t *c = dlq_counters_new ();
-    dlq_counters_error (c, DLQ_CODE_COUNT);
-    dlq_counters_error (c, (dlq_code_t) 1000);
-    dlq_counters_error (c, (dlq_code_t) -1);
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_CODE_COUNT);
+    dlq_counters_reply (c, DLQ_VERB_PUT, (dlq_code_t) 1000);
+    dlq_counters_reply (c, DLQ_VERB_PUT, (dlq_code_t) -1);
     dlq_json_doc_t *doc = format (c);
     const dlq_json_value_t *counters = object (dlq_json_root (doc), "counters");
     const dlq_json_value_t *errors = object (counters, "errors");
@@ -238,8 +240,8 @@ count_many (void *arg)
         dlq_counters_accepted (c, 1);
         dlq_counters_duplicate (c, 2);
         dlq_counters_reply_dropped (c, 1);
-        dlq_counters_error (c, DLQ_ERR_INVALID_JSON);
-        dlq_counters_error (c, DLQ_ERR_NOT_FOUND);
+        dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_ERR_INVALID_JSON);
+        dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_ERR_NOT_FOUND);
     }
     return NULL;
 }
@@ -294,5 +296,37 @@ Test (counters, with_curve_refusals_are_counted_per_principal_and_bounded)
     cr_expect_eq (number (handshakes, "unknownKey"), 1);
     cr_expect_eq (number (handshakes, "replayDenied"), 2);
     dlq_json_doc_destroy (&doc);
+    dlq_counters_destroy (&c);
+}
+
+Test (counters, a_reading_has_every_reply_by_verb_and_code_and_the_histograms)
+{
+    dlq_counters_t *c = dlq_counters_new ();
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_OK);
+    dlq_counters_reply (c, DLQ_VERB_PUT, DLQ_OK);
+    dlq_counters_reply (c, DLQ_VERB_GET, DLQ_ERR_NOT_FOUND);
+    dlq_counters_reply (c, DLQ_VERB_UNKNOWN, DLQ_ERR_UNKNOWN_VERB);
+    dlq_counters_reply (c, (dlq_verb_t) 999, DLQ_OK);
+    dlq_counters_accepted (c, 2);
+    dlq_counters_forbidden (c, "eve");
+    dlq_counters_handshake_refused (c, DLQ_HANDSHAKE_UNKNOWN_KEY);
+    dlq_counters_ack_latency (c, 0.002);
+    dlq_counters_ack_latency (c, 0.2);
+    dlq_counters_commit (c, 300, 0.004);
+    dlq_counters_reading_t r;
+    dlq_counters_read (c, &r);
+    cr_expect_eq (r.replies [DLQ_VERB_PUT][DLQ_OK], 2);
+    cr_expect_eq (r.replies [DLQ_VERB_GET][DLQ_ERR_NOT_FOUND], 1);
+    cr_expect_eq (r.replies [DLQ_VERB_UNKNOWN][DLQ_ERR_UNKNOWN_VERB], 1);
+    cr_expect_eq (r.replies [DLQ_VERB_UNKNOWN][DLQ_OK], 1, "a verb out of range counts as UNKNOWN");
+    cr_expect_eq (r.rejected, 1, "UNKNOWN_VERB is bad input, NOT_FOUND is not");
+    cr_expect_eq (r.accepted, 2);
+    cr_expect_eq (r.forbidden, 1);
+    cr_expect_eq (r.handshakes_unknown_key, 1);
+    cr_expect_eq (r.ack_latency.count, 2);
+    cr_expect_float_eq (r.ack_latency.sum, 0.202, 1e-6);
+    cr_expect_eq (r.commit_writes.count, 1);
+    cr_expect_float_eq (r.commit_writes.sum, 300, 1e-6);
+    cr_expect_eq (r.commit_seconds.count, 1);
     dlq_counters_destroy (&c);
 }

@@ -37,8 +37,11 @@
  *   10. with --curve, what CURVE and authorization cost ingest (bench_curve.h):
  *       fresh dlqds without security, with CURVE and one key, and with
  *       CURVE and 1,000 keys and patterns.
+ *   11. with --scrape, what a Prometheus scrape of /metrics once a second
+ *       costs ingest (bench_scrape.h): fresh dlqds with an HTTP listener,
+ *       scraped and not.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
- *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9, --curve-only step 10 (together:
+ *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9, --curve-only step 10, --scrape-only step 11 (together:
  *  each of those).
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
@@ -47,6 +50,7 @@
 #include "bench_ceiling.h"
 #include "bench_chain.h"
 #include "bench_curve.h"
+#include "bench_scrape.h"
 #include "bench_daemon.h"
 #include "bench_events.h"
 #include "bench_gateway.h"
@@ -120,6 +124,8 @@ typedef struct {
     bool        mongo_only;     /* only the mongo comparison */
     bool        curve;          /* run the CURVE comparison */
     bool        curve_only;     /* only the CURVE comparison */
+    bool        scrape;         /* run the scrape comparison */
+    bool        scrape_only;    /* only the scrape comparison */
 } options_t;
 
 typedef struct {
@@ -164,6 +170,9 @@ usage (FILE *out, int code)
         "                    load's a worker of 1,000 stream patterns): --repeat\n"
         "                    runs of each, rotating, medians\n"
         "  --curve-only      run the CURVE comparison only\n"
+        "  --scrape          also compare ingest with a scraper of /metrics at 1 Hz\n"
+        "                    and without: --repeat runs of each, alternating, medians\n"
+        "  --scrape-only     run the scrape comparison only\n"
         "  --postgres C      also compare a postgres sink (libpq conninfo C) with a\n"
         "                    raw COPY of the same rows (--repeat runs of each, and\n"
         "                    of the sink draining a stored backlog after a restart,\n"
@@ -283,12 +292,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "mongo-settings", required_argument, NULL, 'T' },
         { "curve", no_argument, NULL, 'V' },
         { "curve-only", no_argument, NULL, 'W' },
+        { "scrape", no_argument, NULL, 'X' },
+        { "scrape-only", no_argument, NULL, 'Y' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
                        NULL, NULL, false, NULL, NULL, false, false, NULL, false, false, NULL, NULL, false,
-                       false, false };
+                       false, false, false, false };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -317,6 +328,8 @@ parse_options (int argc, char **argv, options_t *o)
             case 'T': o->mongo_settings = optarg; break;
             case 'V': o->curve = true; break;
             case 'W': o->curve = o->curve_only = true; break;
+            case 'X': o->scrape = true; break;
+            case 'Y': o->scrape = o->scrape_only = true; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -731,6 +744,24 @@ curve_phase (const options_t *o, const char *dir, const bench_events_t *ev, outc
     out->failed |= !bench_curve_run (&co, dir, ev);
 }
 
+/* Ingest with a scraper of /metrics at 1 Hz and without, when asked for. */
+static void
+scrape_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
+{
+    if (!o->scrape)
+        return;
+    if (o->endpoint) {
+        printf ("scrape          : skipped (--endpoint: the comparison starts its own dlqds)\n");
+        return;
+    }
+    bench_scrape_options_t so = {
+        .dlqd = o->dlqd, .clients = o->clients, .window = o->window, .repeat = o->repeat ? o->repeat : 1,
+        .keep = o->keep, .ready_ms = READY_TIMEOUT_MS, .reply_timeout_ms = REPLY_TIMEOUT_MS,
+        .stop_ms = STOP_TIMEOUT_MS
+    };
+    out->failed |= !bench_scrape_run (&so, dir, ev);
+}
+
 #if defined DLQD_BENCH_KAFKA || defined DLQD_BENCH_MONGO
 /* The dlqds of a sink comparison's drain runs and the load they take. */
 static bench_sink_dlqd_t
@@ -829,7 +860,7 @@ main (int argc, char **argv)
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
     /* the sink comparisons asked for, nothing else */
-    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only || o.curve_only;
+    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only || o.curve_only || o.scrape_only;
     if (!o.chain_only && !only) {
         ceiling_phase (&o, ev, &out);
         gateway_phase (&o, dir, ev, &out);
@@ -853,6 +884,8 @@ main (int argc, char **argv)
         mongo_phase (&o, dir, ev, &out);
     if (!only || o.curve_only)
         curve_phase (&o, dir, ev, &out);
+    if (!only || o.scrape_only)
+        scrape_phase (&o, dir, ev, &out);
     if (o.keep)
         printf ("kept            : %s\n", dir);
     else

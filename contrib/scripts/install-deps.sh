@@ -15,6 +15,7 @@ packages=(
   libzmq3-dev libczmq-dev libconfig-dev libsqlite3-dev libpq-dev
   libisal-dev            # CRC32C of the spool's records (ISA-L)
   libxxhash-dev          # the hash of the in-memory id index (XXH3)
+  libmicrohttpd-dev      # the HTTP listener: /metrics, /healthz, /readyz
   libcriterion-dev
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against
@@ -26,6 +27,7 @@ if [ "${1:-}" = "--test" ]; then
     postgresql-15          # the real PostgreSQL the postgres sink's tests run against
     rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
     clang libclang-rt-14-dev   # the libFuzzer harnesses of tests/fuzz (a DLQD_FUZZ=ON build)
+    prometheus             # the real Prometheus server (and promtool) the metrics tests scrape with
   )
 elif [ $# -gt 0 ]; then
   echo "usage: install-deps.sh [--test]" >&2

@@ -6,6 +6,7 @@
 #include "dlq_time.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ struct dlq_delivery_health {
     uint64_t        ordinal;        /* the dispatcher's queue (dlq_delivery_health_set_queue) */
     int64_t         before_spool;
     size_t          retrying;
+    int64_t         oldest_at;
+    uint64_t        held_from;
+    atomic_uint_fast64_t retried;
+    dlq_histogram_t *delivery_seconds;
 };
 
 dlq_delivery_health_t *
@@ -27,6 +32,8 @@ dlq_delivery_health_new (void)
     pthread_mutex_init (&self->lock, NULL);
     snprintf (self->circuit, sizeof self->circuit, "closed");
     self->last_error_at = DLQ_TIME_NONE;
+    self->oldest_at = DLQ_TIME_NONE;
+    self->delivery_seconds = dlq_histogram_new (dlq_histogram_seconds, dlq_histogram_seconds_count);
     return self;
 }
 
@@ -36,6 +43,7 @@ dlq_delivery_health_destroy (dlq_delivery_health_t **self_p)
     if (!self_p || !*self_p)
         return;
     pthread_mutex_destroy (&(*self_p)->lock);
+    dlq_histogram_destroy (&(*self_p)->delivery_seconds);
     free (*self_p);
     *self_p = NULL;
 }
@@ -92,4 +100,37 @@ dlq_delivery_health_queue (dlq_delivery_health_t *self, uint64_t newest, int64_t
     *backlog_out = (int64_t) past + self->before_spool;
     *retrying_out = (int64_t) self->retrying;
     pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_delivery_health_set_oldest (dlq_delivery_health_t *self, int64_t created_at_ms, uint64_t held_from)
+{
+    pthread_mutex_lock (&self->lock);
+    self->oldest_at = created_at_ms;
+    self->held_from = held_from;
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+dlq_delivery_health_retried (dlq_delivery_health_t *self, uint64_t events)
+{
+    atomic_fetch_add_explicit (&self->retried, events, memory_order_relaxed);
+}
+
+void
+dlq_delivery_health_delivery_took (dlq_delivery_health_t *self, double seconds)
+{
+    dlq_histogram_observe (self->delivery_seconds, seconds);
+}
+
+void
+dlq_delivery_health_read (dlq_delivery_health_t *self, dlq_delivery_health_reading_t *out)
+{
+    pthread_mutex_lock (&self->lock);
+    snprintf (out->circuit, sizeof out->circuit, "%s", self->circuit);
+    out->oldest_at_ms = self->oldest_at;
+    out->held_from = self->held_from;
+    pthread_mutex_unlock (&self->lock);
+    out->retried = atomic_load_explicit (&self->retried, memory_order_relaxed);
+    dlq_histogram_read (self->delivery_seconds, &out->delivery_seconds);
 }

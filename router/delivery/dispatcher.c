@@ -37,6 +37,7 @@
 #define TIP_REFRESH_MS 1000     /* re-read the last seq from the store when idle this long */
 #define HOLD_RECOUNT_MS 1000    /* count the oldest retry exactly at most this often */
 #define READ_RETRY_MS 1000      /* after a failed spool read, wait this long before the next */
+#define OLDEST_SCAN_MAX 64      /* records (checkpoint writes, ...) looked past for the oldest event */
 
 /* One event of the batch in hand. */
 typedef struct {
@@ -63,6 +64,7 @@ struct dlq_dispatcher {
     void                 *tip_sub;
     int64_t               tip;              /* highest committed seq known */
     dlq_spool_reader_t   *reader;           /* the backlog, from the spool */
+    dlq_spool_reader_t   *age_reader;       /* the oldest event not handled, from the spool */
     int64_t               reader_after;     /* the seq of the record the reader read last (-1: none) */
     dlq_spool_consumer_t *consumer;         /* what this sink still needs of the spool */
     int64_t               retry_counted_ms; /* when the oldest retry was counted last */
@@ -201,6 +203,68 @@ add_slot (dlq_dispatcher_t *self, int64_t seq, dlq_event_t *event, uint32_t atte
 
 /* ---- the backlog from the spool ------------------------------------------------- */
 
+static void
+take_created_at (int64_t seq, dlq_event_t *event, void *arg)
+{
+    (void) seq;
+    *(int64_t *) arg = event->created_at;
+    dlq_event_destroy (&event);
+}
+
+/* The created_at of the first event record at or after position (from the
+ * spool, or the store when the spool no longer holds it), DLQ_TIME_NONE
+ * when there is none. Read with a reader of its own, so that the
+ * backlog's reader keeps its place. */
+static int64_t
+created_at_from (dlq_dispatcher_t *self, int64_t position, bool past_it)
+{
+    int64_t at = DLQ_TIME_NONE;
+    uint64_t begin = dlq_spool_begin (self->args.spool);
+    if (position < (int64_t) begin) {
+        dlq_event_t *event = NULL;
+        if (!past_it && position >= 1 && dlq_embedded_read_seq (self->store, position, &event) == DLQ_STORE_OK)
+            at = event->created_at;
+        else
+            dlq_embedded_read_after (self->store, position, 1, take_created_at, &at);
+        dlq_event_destroy (&event);
+        if (at != DLQ_TIME_NONE || position < (int64_t) begin - 1)
+            return at;
+        position = (int64_t) begin;
+        past_it = false;
+    }
+    dlq_spool_reader_seek (self->age_reader, (uint64_t) position);
+    dlq_spool_entry_t e;
+    char err [256];
+    for (int skipped = 0; skipped < OLDEST_SCAN_MAX
+         && dlq_spool_reader_next (self->age_reader, &e, err, sizeof err) == DLQ_SPOOL_OK; skipped++) {
+        if (e.kind != DLQ_SPOOL_KIND_EVENT || (past_it && (int64_t) e.position == position))
+            continue;
+        dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
+        if (event)
+            at = event->created_at;
+        dlq_event_destroy (&event);
+        break;
+    }
+    return at;
+}
+
+/* Show when the oldest event the sink has not handled was accepted: the
+ * oldest waiting for a retry (retry_min, INT64_MAX: none), or the first
+ * past the cursor, whichever is older. */
+static void
+publish_oldest (dlq_dispatcher_t *self, int64_t retry_min, uint64_t held_from)
+{
+    int64_t at = DLQ_TIME_NONE;
+    if (retry_min != INT64_MAX)
+        at = created_at_from (self, retry_min, false);
+    if ((int64_t) dlq_spool_last (self->args.spool) > self->cursor || self->tip > self->cursor) {
+        int64_t next = created_at_from (self, self->cursor, true);
+        if (next != DLQ_TIME_NONE && (at == DLQ_TIME_NONE || next < at))
+            at = next;
+    }
+    dlq_delivery_health_set_oldest (self->args.status, at, held_from);
+}
+
 /* Tell the spool what this sink still needs: its cursor's next record, or
  * the oldest event waiting for a retry (its backlog stays on disk, counted
  * against max_backlog_bytes). The exact oldest is counted at most once a
@@ -215,6 +279,8 @@ hold_spool (dlq_dispatcher_t *self, bool recount)
     }
     int64_t needed = self->cursor + 1, oldest = dlq_retry_queue_min_seq (self->retries, recount);
     dlq_spool_consumer_set (self->consumer, (uint64_t) (oldest < needed ? oldest : needed));
+    if (recount)
+        publish_oldest (self, oldest, (uint64_t) (oldest < needed ? oldest : needed));
 }
 
 /* Show STATS where the cursor stands and how many events wait for a retry. */
@@ -380,7 +446,9 @@ deliver (dlq_dispatcher_t *self)
     memset (self->outcomes, 0, self->count * sizeof *self->outcomes);
     int64_t start = dlq_time_mono_ms ();
     int64_t deadline = start + self->dispatch->timeout_ms;
+    int64_t start_ns = dlq_time_mono_ns ();
     self->ops->deliver (self->instance, self->events, self->count, self->outcomes, deadline);
+    dlq_delivery_health_delivery_took (self->args.status, (double) (dlq_time_mono_ns () - start_ns) / 1e9);
     int64_t took = dlq_time_mono_ms () - start;
     if (took <= self->dispatch->timeout_ms)
         return;
@@ -411,6 +479,7 @@ record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
                  dlq_time_now_ms () + delay, why);
         dlq_retry_queue_push (self->retries, (dlq_retry_item_t) {
             slot->seq, attempts, dlq_time_mono_ms () + delay });
+        dlq_delivery_health_retried (self->args.status, 1);
         return;
     }
     u->failed++;
@@ -642,6 +711,7 @@ start (dlq_dispatcher_t *self)
     char name [DLQ_SINK_NAME_MAX + 8];
     snprintf (name, sizeof name, "sink:%s", sink_name (self));
     self->reader = dlq_spool_reader_new (self->args.spool, 0);
+    self->age_reader = dlq_spool_reader_new (self->args.spool, 0);
     self->reader_after = -1;
     self->consumer = dlq_spool_consumer_new (self->args.spool, name, (uint64_t) self->cursor + 1,
                                              (uint64_t) self->dispatch->max_backlog_bytes);
@@ -671,6 +741,7 @@ stop (dlq_dispatcher_t *self)
     self->tip_sub = NULL;
     dlq_embedded_destroy (&self->store);
     dlq_spool_reader_destroy (&self->reader);
+    dlq_spool_reader_destroy (&self->age_reader);
     dlq_spool_consumer_destroy (&self->consumer);
 }
 

@@ -26,6 +26,11 @@ struct dlq_counters {
     atomic_uint_fast64_t replies_dropped;
     atomic_uint_fast64_t connections;
     atomic_uint_fast64_t errors [DLQ_CODE_COUNT];
+    atomic_uint_fast64_t replies [DLQ_VERB_SLOTS][DLQ_CODE_COUNT];
+    atomic_uint_fast64_t forbidden;
+    dlq_histogram_t     *ack_latency;
+    dlq_histogram_t     *commit_writes;
+    dlq_histogram_t     *commit_seconds;
     int64_t              started_ms;
     bool                 secured;
     atomic_uint_fast64_t handshakes [2];
@@ -39,6 +44,9 @@ dlq_counters_new (void)
 {
     dlq_counters_t *self = dlq_calloc (1, sizeof *self);
     self->started_ms = dlq_time_mono_ms ();
+    self->ack_latency = dlq_histogram_new (dlq_histogram_seconds, dlq_histogram_seconds_count);
+    self->commit_writes = dlq_histogram_new (dlq_histogram_sizes, dlq_histogram_sizes_count);
+    self->commit_seconds = dlq_histogram_new (dlq_histogram_seconds, dlq_histogram_seconds_count);
     pthread_mutex_init (&self->lock, NULL);
     return self;
 }
@@ -52,6 +60,9 @@ dlq_counters_destroy (dlq_counters_t **self_p)
     for (size_t i = 0; i < self->refusal_count; i++)
         free (self->refusals [i].name);
     free (self->refusals);
+    dlq_histogram_destroy (&self->ack_latency);
+    dlq_histogram_destroy (&self->commit_writes);
+    dlq_histogram_destroy (&self->commit_seconds);
     pthread_mutex_destroy (&self->lock);
     free (self);
     *self_p = NULL;
@@ -75,13 +86,27 @@ is_bad_input (dlq_code_t code)
 }
 
 void
-dlq_counters_error (dlq_counters_t *self, dlq_code_t code)
+dlq_counters_reply (dlq_counters_t *self, dlq_verb_t verb, dlq_code_t code)
 {
     if ((unsigned) code >= DLQ_CODE_COUNT)
         code = DLQ_ERR_INTERNAL;
+    if ((unsigned) verb >= DLQ_VERB_SLOTS)
+        verb = DLQ_VERB_UNKNOWN;
+    atomic_fetch_add_explicit (&self->replies [verb][code], 1, memory_order_relaxed);
+    if (code == DLQ_OK)
+        return;
     atomic_fetch_add_explicit (&self->errors [code], 1, memory_order_relaxed);
     if (is_bad_input (code))
         atomic_fetch_add_explicit (&self->rejected, 1, memory_order_relaxed);
+}
+
+void dlq_counters_ack_latency (dlq_counters_t *self, double seconds) { dlq_histogram_observe (self->ack_latency, seconds); }
+
+void
+dlq_counters_commit (dlq_counters_t *self, size_t writes, double seconds)
+{
+    dlq_histogram_observe (self->commit_writes, (double) writes);
+    dlq_histogram_observe (self->commit_seconds, seconds);
 }
 
 void dlq_counters_secured (dlq_counters_t *self) { self->secured = true; }
@@ -102,6 +127,7 @@ dlq_counters_forbidden (dlq_counters_t *self, const char *principal)
     }
     self->refusals [i].count++;
     pthread_mutex_unlock (&self->lock);
+    atomic_fetch_add_explicit (&self->forbidden, 1, memory_order_relaxed);
 }
 
 void
@@ -151,4 +177,25 @@ dlq_counters_format (const dlq_counters_t *self, dlq_buf_t *out)
     dlq_buf_printf (out, "},\"uptimeSeconds\":%lld,\"connections\":%llu",
                     (long long) ((dlq_time_mono_ms () - self->started_ms) / 1000),
                     (unsigned long long) atomic_load (&self->connections));
+}
+
+void
+dlq_counters_read (const dlq_counters_t *self, dlq_counters_reading_t *out)
+{
+    memset (out, 0, sizeof *out);
+    out->accepted = atomic_load_explicit (&self->accepted, memory_order_relaxed);
+    out->duplicate = atomic_load_explicit (&self->duplicate, memory_order_relaxed);
+    out->rejected = atomic_load_explicit (&self->rejected, memory_order_relaxed);
+    out->replies_dropped = atomic_load_explicit (&self->replies_dropped, memory_order_relaxed);
+    out->connections = atomic_load_explicit (&self->connections, memory_order_relaxed);
+    out->uptime_seconds = (dlq_time_mono_ms () - self->started_ms) / 1000;
+    for (int v = 0; v < DLQ_VERB_SLOTS; v++)
+        for (int c = 0; c < DLQ_CODE_COUNT; c++)
+            out->replies [v][c] = atomic_load_explicit (&self->replies [v][c], memory_order_relaxed);
+    out->forbidden = atomic_load_explicit (&self->forbidden, memory_order_relaxed);
+    out->handshakes_unknown_key = atomic_load_explicit (&self->handshakes [0], memory_order_relaxed);
+    out->handshakes_replay_denied = atomic_load_explicit (&self->handshakes [1], memory_order_relaxed);
+    dlq_histogram_read (self->ack_latency, &out->ack_latency);
+    dlq_histogram_read (self->commit_writes, &out->commit_writes);
+    dlq_histogram_read (self->commit_seconds, &out->commit_seconds);
 }

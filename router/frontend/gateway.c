@@ -10,6 +10,9 @@
 
 #include "authorizer.h"
 #include "zap_handler.h"
+#include "http_server.h"
+#include "metrics.h"
+#include "readiness.h"
 #include "commit_batch.h"
 #include "committer.h"
 #include "indexer.h"
@@ -71,6 +74,11 @@ struct dlq_gateway {
     dlq_buf_t             verb_names;   /* every verb, for the UNKNOWN_VERB message */
     dlq_authorizer_t     *auth;         /* CURVE: who may call what; NULL without security.curve */
     dlq_principal_t      *caller;       /* with auth: who sent the request being handled */
+    dlq_verb_t            answering;    /* the verb of the replies sent now, for the counters */
+    int64_t               commit_started_ns;    /* the batch in the committer was handed over then */
+    dlq_readiness_t      *readiness;    /* what /readyz says */
+    dlq_metrics_t        *metrics;      /* what /metrics says; NULL without http.listen */
+    dlq_http_server_t    *http;
     bool                  stopping;     /* SIGTERM or SIGINT came */
 };
 
@@ -82,6 +90,8 @@ static void
 send_reply (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id,
             bool ok, const char *body, size_t len)
 {
+    if (ok)
+        dlq_counters_reply (self->counters, self->answering, DLQ_OK);
     if (zmq_msg_send (identity, self->router, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
         dlq_counters_reply_dropped (self->counters, 1);
         return;
@@ -94,7 +104,7 @@ send_reply (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id,
 static void
 send_error (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id, const dlq_error_t *err)
 {
-    dlq_counters_error (self->counters, err->code);
+    dlq_counters_reply (self->counters, self->answering, err->code);
     dlq_buf_t body = DLQ_BUF_INIT;
     dlq_protocol_error_body (&body, err);
     send_reply (self, identity, request_id, false, body.data, body.len);
@@ -105,7 +115,12 @@ send_error (dlq_gateway_t *self, zmq_msg_t *identity, zmq_msg_t *request_id, con
 static void
 acknowledge_checkpoints (dlq_gateway_t *self, dlq_commit_batch_t *batch)
 {
+    static const dlq_verb_t verbs [] = {
+        [DLQ_SINK_CKPT_SAVE] = DLQ_VERB_CKPT_SAVE, [DLQ_SINK_CKPT_SEEN] = DLQ_VERB_CKPT_SEEN,
+        [DLQ_SINK_CKPT_PROCESSED] = DLQ_VERB_CKPT_PROCESSED
+    };
     for (size_t i = 0; i < batch->ckpt_count; i++) {
+        self->answering = batch->ckpts [i].remove ? DLQ_VERB_CKPT_DELETE : verbs [batch->ckpts [i].kind];
         if (batch->ckpt_failed) {
             dlq_error_t err;
             dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not commit: %s; "
@@ -129,9 +144,12 @@ static void
 acknowledge (dlq_gateway_t *self, dlq_commit_batch_t *batch)
 {
     acknowledge_checkpoints (self, batch);
+    self->answering = DLQ_VERB_PUT;
     dlq_buf_t body = DLQ_BUF_INIT;
     uint64_t duplicates = 0;
+    int64_t now_ns = dlq_time_mono_ns ();
     for (size_t i = 0; i < batch->count; i++) {
+        dlq_counters_ack_latency (self->counters, (double) (now_ns - batch->received_ns [i]) / 1e9);
         if (batch->failed) {
             dlq_error_t err;
             dlq_error_set (&err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not commit: %s; "
@@ -162,6 +180,7 @@ maybe_commit (dlq_gateway_t *self, bool draining)
     if (!draining && !dlq_commit_batch_full (self->gathering)
     &&  age < self->config->commit_max_delay_ms)
         return;
+    self->commit_started_ns = dlq_time_mono_ns ();
     dlq_committer_submit (self->committer, self->gathering);
     self->committing = true;
     self->gathering = self->spare;
@@ -172,6 +191,9 @@ static void
 on_committed (dlq_gateway_t *self, bool draining)
 {
     dlq_commit_batch_t *batch = dlq_committer_receive (self->committer);
+    dlq_counters_commit (self->counters, batch->count + batch->ckpt_count,
+                         (double) (dlq_time_mono_ns () - self->commit_started_ns) / 1e9);
+    dlq_readiness_commit (self->readiness, batch->failed ? batch->error : batch->ckpt_failed ? batch->ckpt_error : NULL);
     acknowledge (self, batch);
     dlq_commit_batch_clear (batch);
     self->spare = batch;
@@ -318,8 +340,10 @@ handle_redeliver (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
     dlq_json_doc_destroy (&doc);
     if (err.code != DLQ_OK)
         send_error (self, &frames [0], &frames [2], &err);
-    else
+    else {
+        dlq_counters_reply (self->counters, DLQ_VERB_REDELIVER, DLQ_OK);    /* its dispatcher answers OK */
         dlq_chain_submit (self->sinks, (size_t) sink, frames);
+    }
 }
 
 /* Read one whole message: identity plus at most 4 frames kept. Returns the
@@ -449,10 +473,13 @@ handle_request (dlq_gateway_t *self)
     int count = read_message (self, frames);
     if (count < 0)
         return false;
+    self->answering = DLQ_VERB_UNKNOWN;
     if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX)
         refuse_frames (self, frames, count);
     else {
         const dlq_verb_spec_t *spec = dlq_verb_table_find (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
+        if (spec)
+            self->answering = spec->verb;
         if (!spec) {
             dlq_error_t err;
             dlq_error_set (&err, DLQ_ERR_UNKNOWN_VERB, NULL, "unknown verb; expected %s (upper case)",
@@ -613,6 +640,7 @@ dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
                  "aside or restore it, and start again", fatal);
     dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
     dlq_replayer_destroy (&self->replayer);     /* no replay starts once stopping (progress is saved) */
+    dlq_readiness_stopping (self->readiness);
     drain (self);
     dlq_log (DLQ_LOG_INFO, fatal ? "stopped" : "stopped cleanly");
     return fatal ? 1 : 0;
@@ -684,6 +712,26 @@ max_connections (const dlqd_config_t *config)
     return config->max_connections;
 }
 
+/* The HTTP listener (http.listen), once every ZeroMQ endpoint is bound;
+ * none without addresses. */
+static bool
+start_http (dlq_gateway_t *self, char **err_p)
+{
+    const dlqd_http_config_t *http = &self->config->http;
+    if (http->listen.count == 0)
+        return true;
+    char err [600];
+    dlq_metrics_sources_t sources = { self->config, self->counters, self->committer, self->indexer, self->sinks,
+                                      self->readiness };
+    self->metrics = dlq_metrics_new (&sources, err, sizeof err);
+    if (self->metrics)
+        self->http = dlq_http_server_new (http->listen.items, http->listen.count, self->metrics, self->readiness,
+                                          err, sizeof err);
+    if (!self->http)
+        *err_p = dlq_strdup (err);
+    return self->http != NULL;
+}
+
 dlq_gateway_t *
 dlq_gateway_new (const dlqd_config_t *config, char **err_p)
 {
@@ -694,6 +742,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->config = config;
     self->ctx = zmq_ctx_new ();
     self->counters = dlq_counters_new ();
+    self->readiness = dlq_readiness_new (config->data_dir, config->http.min_free_bytes);
     dlq_verb_table_names (&self->verb_names);
     char auth_err [600];
     if (!dlq_audit_open (config->security.audit_log, auth_err, sizeof auth_err)) {
@@ -741,10 +790,11 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
                                                   err, sizeof err);
     if (!self->connections)
         *err_p = dlq_strdup (err);
-    if (!self->connections || !bind_all (self, err_p)) {
+    if (!self->connections || !bind_all (self, err_p) || !start_http (self, err_p)) {
         dlq_gateway_destroy (&self);
         return NULL;
     }
+    dlq_readiness_bound (self->readiness);
     return self;
 }
 
@@ -754,6 +804,9 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_gateway_t *self = *self_p;
+    dlq_http_server_destroy (&self->http);      /* first: a scrape reads everything below */
+    dlq_metrics_destroy (&self->metrics);
+    dlq_readiness_destroy (&self->readiness);
     dlq_connection_limit_destroy (&self->connections);
     if (self->router) {
         int linger = DRAIN_LINGER_MS;

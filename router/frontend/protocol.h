@@ -38,6 +38,9 @@ typedef enum {
     DLQ_VERB_CKPT_DELETE
 } dlq_verb_t;
 
+/* One past the last verb: the size of an array indexed by dlq_verb_t. */
+#define DLQ_VERB_SLOTS (DLQ_VERB_CKPT_DELETE + 1)
+
 /* {"code":...,"message":...,"field":...} for err into out. Pure. */
 void dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err);
 

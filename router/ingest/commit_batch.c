@@ -2,6 +2,7 @@
 #include "commit_batch.h"
 
 #include "dlq_alloc.h"
+#include "dlq_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ dlq_commit_batch_new (size_t capacity, size_t max_bytes)
     self->identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->request_ids = dlq_calloc (capacity, sizeof (zmq_msg_t));
     self->duplicate = dlq_calloc (capacity, sizeof (bool));
+    self->received_ns = dlq_calloc (capacity, sizeof (int64_t));
     self->ckpts = dlq_calloc (capacity, sizeof (dlq_ckpt_write_t));
     self->ckpt_values = dlq_calloc (capacity, sizeof (dlq_checkpoint_t));
     self->ckpt_identities = dlq_calloc (capacity, sizeof (zmq_msg_t));
@@ -39,6 +41,7 @@ dlq_commit_batch_add (dlq_commit_batch_t *self, dlq_event_t **event_p,
     zmq_msg_init (&self->request_ids [i]);
     zmq_msg_move (&self->request_ids [i], request_id);
     self->duplicate [i] = false;
+    self->received_ns [i] = dlq_time_mono_ns ();
 }
 
 void
@@ -104,6 +107,7 @@ dlq_commit_batch_destroy (dlq_commit_batch_t **self_p)
     free (self->identities);
     free (self->request_ids);
     free (self->duplicate);
+    free (self->received_ns);
     for (size_t i = 0; i < self->capacity; i++)
         dlq_buf_free (&self->ckpts [i].reply);
     free (self->ckpts);

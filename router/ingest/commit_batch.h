@@ -26,6 +26,7 @@ typedef struct {
     zmq_msg_t     *identities;      /* ROUTER identity of each event's client */
     zmq_msg_t     *request_ids;
     bool          *duplicate;       /* filled by the commit */
+    int64_t       *received_ns;     /* when each event was added (dlq_time_mono_ns): its ack latency */
     size_t             ckpt_count;
     dlq_ckpt_write_t  *ckpts;       /* the checkpoint writes (their replies filled by the commit) */
     dlq_checkpoint_t  *ckpt_values; /* what each write points into (owned) */

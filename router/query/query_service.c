@@ -634,8 +634,8 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
                        spec->name, zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), code,
                        code == DLQ_OK ? NULL : err.message);
     }
+    dlq_counters_reply (w->counters, spec ? spec->verb : DLQ_VERB_UNKNOWN, code);
     if (code != DLQ_OK) {
-        dlq_counters_error (w->counters, code);
         dlq_buf_reset (&out);
         dlq_protocol_error_body (&out, &err);
     }

@@ -1,0 +1,321 @@
+/*  metrics — GET /metrics: every figure of docs/metrics.md, gathered at
+ *  scrape time. */
+#include "metrics.h"
+
+#include "delivery_health.h"
+#include "dlq_alloc.h"
+#include "dlq_prom.h"
+#include "dlq_time.h"
+#include "embedded_jobs.h"
+#include "embedded_store.h"
+#include "plugin_config.h"
+#include "spool.h"
+#include "spool_ledger.h"
+#include "verb_table.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#define JOBS_COUNTED_MAX 100000     /* replay jobs read per scrape, at most */
+
+struct dlq_metrics {
+    dlq_metrics_sources_t src;
+    dlq_embedded_t       *store;    /* read-only, this thread's */
+};
+
+dlq_metrics_t *
+dlq_metrics_new (const dlq_metrics_sources_t *sources, char *err, size_t err_len)
+{
+    dlq_embedded_t *store = dlq_embedded_open (sources->config->data_dir, DLQ_EMBEDDED_READER, err, err_len);
+    if (!store)
+        return NULL;
+    dlq_metrics_t *self = dlq_calloc (1, sizeof *self);
+    self->src = *sources;
+    self->store = store;
+    return self;
+}
+
+void
+dlq_metrics_destroy (dlq_metrics_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_embedded_destroy (&(*self_p)->store);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+int64_t
+dlq_metrics_free_bytes (const char *data_dir, int64_t *size_out)
+{
+    struct statvfs fs;
+    if (statvfs (data_dir, &fs) != 0)
+        return -1;
+    if (size_out)
+        *size_out = (int64_t) fs.f_blocks * (int64_t) fs.f_frsize;
+    return (int64_t) fs.f_bavail * (int64_t) fs.f_frsize;
+}
+
+/* Bytes of the regular files in dir and the directories below it. */
+static uint64_t
+tree_bytes (const char *dir, int depth)
+{
+    DIR *d = opendir (dir);
+    if (!d)
+        return 0;
+    uint64_t total = 0;
+    char path [4400];
+    for (struct dirent *e; (e = readdir (d)); ) {
+        if (!strcmp (e->d_name, ".") || !strcmp (e->d_name, ".."))
+            continue;
+        snprintf (path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat (path, &st) != 0)
+            continue;
+        if (S_ISREG (st.st_mode))
+            total += (uint64_t) st.st_blocks * 512;
+        else
+        if (S_ISDIR (st.st_mode) && depth < 4)
+            total += tree_bytes (path, depth + 1);
+    }
+    closedir (d);
+    return total;
+}
+
+/* One family with a single sample without labels. */
+static void
+single (dlq_buf_t *out, const char *name, const char *type, const char *help, double value)
+{
+    dlq_prom_family (out, name, type, help);
+    dlq_prom_sample (out, name, NULL, 0, value);
+}
+
+static void
+format_requests (dlq_buf_t *out, const dlq_counters_reading_t *c)
+{
+    dlq_prom_family (out, "dlqd_requests_total", "counter",
+                     "Requests answered, by verb (UNKNOWN: no known verb) and reply code (OK or the ERR code).");
+    for (int v = 0; v < DLQ_VERB_SLOTS; v++)
+        for (int code = 0; code < DLQ_CODE_COUNT; code++) {
+            if (!c->replies [v][code])
+                continue;
+            dlq_prom_label_t labels [] = {
+                { "verb", v == DLQ_VERB_UNKNOWN ? "UNKNOWN" : dlq_verb_table_get ((dlq_verb_t) v)->name },
+                { "code", dlq_code_name ((dlq_code_t) code) } };
+            dlq_prom_sample (out, "dlqd_requests_total", labels, 2, (double) c->replies [v][code]);
+        }
+    uint64_t ckpt = c->replies [DLQ_VERB_CKPT_SAVE][DLQ_OK] + c->replies [DLQ_VERB_CKPT_SEEN][DLQ_OK]
+                  + c->replies [DLQ_VERB_CKPT_PROCESSED][DLQ_OK] + c->replies [DLQ_VERB_CKPT_DELETE][DLQ_OK];
+    single (out, "dlqd_checkpoint_writes_total", "counter",
+            "Checkpoint writes acknowledged (CKPT.SAVE, CKPT.SEEN, CKPT.PROCESSED, CKPT.DELETE).", (double) ckpt);
+}
+
+static void
+format_gateway (dlq_buf_t *out, const dlq_counters_reading_t *c)
+{
+    dlq_prom_family (out, "dlqd_build_info", "gauge", "Always 1; the version of this dlqd in its label.");
+    dlq_prom_label_t version = { "version", DLQD_VERSION };
+    dlq_prom_sample (out, "dlqd_build_info", &version, 1, 1);
+    single (out, "dlqd_uptime_seconds", "gauge", "Seconds since the gateway started.", (double) c->uptime_seconds);
+    format_requests (out, c);
+    single (out, "dlqd_events_accepted_total", "counter", "PUTs stored for the first time.", (double) c->accepted);
+    single (out, "dlqd_events_duplicate_total", "counter", "PUTs acknowledged as duplicates of a stored event.",
+            (double) c->duplicate);
+    single (out, "dlqd_requests_rejected_total", "counter", "Requests refused for bad input (frames, JSON, "
+            "UTF-8, size, parameters).", (double) c->rejected);
+    single (out, "dlqd_replies_dropped_total", "counter", "Replies not sent: the client's queue was full or it "
+            "had gone.", (double) c->replies_dropped);
+    single (out, "dlqd_connected_clients", "gauge", "Client connections open now.", (double) c->connections);
+    dlq_prom_family (out, "dlqd_ack_latency_seconds", "histogram",
+                     "Seconds from a PUT's arrival to its acknowledgement (after the sync that covers it).");
+    dlq_prom_histogram (out, "dlqd_ack_latency_seconds", NULL, 0, &c->ack_latency);
+    dlq_prom_family (out, "dlqd_group_commit_writes", "histogram", "Writes (PUTs and checkpoint writes) per "
+                     "group commit.");
+    dlq_prom_histogram (out, "dlqd_group_commit_writes", NULL, 0, &c->commit_writes);
+    dlq_prom_family (out, "dlqd_group_commit_duration_seconds", "histogram",
+                     "Seconds one group commit took: its append to the log and the sync.");
+    dlq_prom_histogram (out, "dlqd_group_commit_duration_seconds", NULL, 0, &c->commit_seconds);
+    dlq_prom_family (out, "dlqd_auth_refusals_total", "counter", "Refusals: CURVE handshakes by a key not in the "
+                     "clients directory (unknown_key) or of the replay endpoint by a key that may not receive "
+                     "(replay_denied), and requests answered FORBIDDEN (forbidden).");
+    const struct { const char *reason; uint64_t n; } refusals [] = {
+        { "unknown_key", c->handshakes_unknown_key }, { "replay_denied", c->handshakes_replay_denied },
+        { "forbidden", c->forbidden } };
+    for (size_t i = 0; i < 3; i++) {
+        dlq_prom_label_t reason = { "reason", refusals [i].reason };
+        dlq_prom_sample (out, "dlqd_auth_refusals_total", &reason, 1, (double) refusals [i].n);
+    }
+}
+
+/* The log (the spool), the store beside it and the disk they are on. */
+static void
+format_storage (dlq_metrics_t *self, dlq_buf_t *out)
+{
+    dlq_spool_stats_t st;
+    dlq_spool_stats (dlq_committer_spool (self->src.committer), &st);
+    uint64_t all = tree_bytes (self->src.config->data_dir, 0);
+    single (out, "dlqd_log_bytes", "gauge", "Bytes of the log's segment files.", (double) st.bytes);
+    single (out, "dlqd_log_segments", "gauge", "Segment files of the log.", (double) st.segments);
+    single (out, "dlqd_store_bytes", "gauge", "Bytes on disk in data_dir besides the log (the embedded store "
+            "and its write-ahead log).", (double) (all > st.bytes ? all - st.bytes : 0));
+    int64_t size = 0, free_bytes = dlq_metrics_free_bytes (self->src.config->data_dir, &size);
+    single (out, "dlqd_data_dir_free_bytes", "gauge", "Bytes free to dlqd on the filesystem of data_dir.",
+            (double) (free_bytes < 0 ? 0 : free_bytes));
+    single (out, "dlqd_data_dir_size_bytes", "gauge", "Size in bytes of the filesystem of data_dir.",
+            (double) (free_bytes < 0 ? 0 : size));
+    dlq_indexer_stats_t ix;
+    dlq_indexer_stats (self->src.indexer, &ix);
+    uint64_t appended = dlq_committer_events (self->src.committer);
+    single (out, "dlqd_index_lag_events", "gauge", "Events acknowledged and not yet in the embedded store's "
+            "index.", (double) (appended > ix.events ? appended - ix.events : 0));
+    single (out, "dlqd_index_lag_bytes", "gauge", "Bytes of the log not yet indexed.", (double) ix.behind_bytes);
+    single (out, "dlqd_index_lag_seconds", "gauge", "Age of the oldest record of the log not yet indexed "
+            "(0 when none).", (double) ix.lag_ms / 1000.0);
+}
+
+static const char *const circuit_states [] = { "closed", "open", "half-open" };
+
+static void
+format_sink_gauges (dlq_metrics_t *self, dlq_buf_t *out)
+{
+    dlq_spool_stats_t st;
+    dlq_spool_stats (dlq_committer_spool (self->src.committer), &st);
+    const char *families [][3] = {
+        { "dlqd_sink_backlog_events", "gauge", "Events the sink has not delivered yet: past its cursor or waiting "
+          "for a retry." },
+        { "dlqd_sink_retrying_events", "gauge", "Of those, the events waiting for a retry." },
+        { "dlqd_sink_backlog_bytes", "gauge", "Bytes of the log the sink still needs (from its oldest event "
+          "not handled to the tip)." },
+        { "dlqd_sink_oldest_undelivered_age_seconds", "gauge", "Age of the oldest event the sink has not "
+          "handled yet (since it was accepted); 0 when none waits." },
+        { "dlqd_sink_failed_events", "gauge", "Events that failed for good at the sink and were not "
+          "redelivered (REDELIVER takes them)." },
+    };
+    int64_t now = dlq_time_now_ms ();
+    for (size_t f = 0; f < sizeof families / sizeof families [0]; f++) {
+        dlq_prom_family (out, families [f][0], families [f][1], families [f][2]);
+        for (size_t i = 0; i < self->src.config->sink_count; i++) {
+            const char *name = dlq_plugin_config_name (self->src.config->sinks [i]);
+            dlq_delivery_health_t *health = dlq_chain_health (self->src.sinks, i);
+            dlq_delivery_health_reading_t h;
+            dlq_delivery_health_read (health, &h);
+            int64_t backlog = 0, retrying = 0;
+            dlq_delivery_health_queue (health, dlq_committer_ordinal (self->src.committer), &backlog, &retrying);
+            double value = 0;
+            if (f == 0)
+                value = (double) (backlog + retrying);
+            else if (f == 1)
+                value = (double) retrying;
+            else if (f == 2)
+                value = backlog + retrying == 0 ? 0 : (double) (st.tip > h.held_from ? st.tip - h.held_from : 0);
+            else if (f == 3)
+                value = backlog + retrying == 0 || h.oldest_at_ms == DLQ_TIME_NONE || h.oldest_at_ms > now ? 0
+                      : (double) (now - h.oldest_at_ms) / 1000.0;
+            else {
+                int64_t n = dlq_embedded_count_state (self->store, name, DLQ_DELIVERY_FAILED);
+                value = n > 0 ? (double) n : 0;
+            }
+            dlq_prom_label_t sink = { "sink", name };
+            dlq_prom_sample (out, families [f][0], &sink, 1, value);
+        }
+    }
+    dlq_prom_family (out, "dlqd_sink_circuit_state", "gauge", "1 for the state the sink's circuit breaker is "
+                     "in (closed, open, half-open), 0 for the others.");
+    for (size_t i = 0; i < self->src.config->sink_count; i++) {
+        dlq_delivery_health_reading_t h;
+        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
+        for (size_t s = 0; s < 3; s++) {
+            dlq_prom_label_t labels [] = {
+                { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) }, { "state", circuit_states [s] } };
+            dlq_prom_sample (out, "dlqd_sink_circuit_state", labels, 2, strcmp (h.circuit, circuit_states [s]) == 0);
+        }
+    }
+}
+
+static void
+format_sink_counters (dlq_metrics_t *self, dlq_buf_t *out)
+{
+    const char *families [][2] = {
+        { "dlqd_sink_delivered_total", "Events the sink took." },
+        { "dlqd_sink_retried_total", "Deliveries the sink answered RETRY (or that timed out) and that were "
+          "queued for another attempt." },
+        { "dlqd_sink_failed_total", "Events that failed for good at the sink (attempts spent, or a FAIL "
+          "outcome)." },
+        { "dlqd_sink_redelivered_total", "Events delivered again after a restart (they may have reached the "
+          "sink before it) or by REDELIVER." },
+    };
+    size_t n = self->src.config->sink_count;
+    dlq_sink_state_t *states = dlq_calloc (n ? n : 1, sizeof *states);
+    uint64_t *retried = dlq_calloc (n ? n : 1, sizeof *retried);
+    for (size_t i = 0; i < n; i++) {
+        dlq_embedded_sink_state (self->store, dlq_plugin_config_name (self->src.config->sinks [i]), &states [i]);
+        dlq_delivery_health_reading_t h;
+        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
+        retried [i] = h.retried;
+    }
+    for (size_t f = 0; f < 4; f++) {
+        dlq_prom_family (out, families [f][0], "counter", families [f][1]);
+        for (size_t i = 0; i < n; i++) {
+            dlq_prom_label_t sink = { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) };
+            uint64_t v = f == 0 ? states [i].delivered : f == 1 ? retried [i]
+                       : f == 2 ? states [i].failed : states [i].redelivered;
+            dlq_prom_sample (out, families [f][0], &sink, 1, (double) v);
+        }
+    }
+    dlq_prom_family (out, "dlqd_sink_delivery_duration_seconds", "histogram", "Seconds one call of the sink's "
+                     "deliver took (a batch of events).");
+    for (size_t i = 0; i < n; i++) {
+        dlq_delivery_health_reading_t h;
+        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
+        dlq_prom_label_t sink = { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) };
+        dlq_prom_histogram (out, "dlqd_sink_delivery_duration_seconds", &sink, 1, &h.delivery_seconds);
+    }
+    free (states);
+    free (retried);
+}
+
+static void
+format_replay (dlq_metrics_t *self, dlq_buf_t *out)
+{
+    dlq_replay_job_t *jobs = NULL;
+    size_t count = 0;
+    uint64_t by_state [DLQ_JOB_DONE + 1] = { 0 }, replayed = 0;
+    if (dlq_embedded_job_list (self->store, false, JOBS_COUNTED_MAX, &jobs, &count) == DLQ_STORE_OK)
+        for (size_t i = 0; i < count; i++) {
+            if ((unsigned) jobs [i].state <= DLQ_JOB_DONE)
+                by_state [jobs [i].state]++;
+            replayed += jobs [i].replayed > 0 ? (uint64_t) jobs [i].replayed : 0;
+            dlq_replay_job_clear (&jobs [i]);
+        }
+    free (jobs);
+    dlq_prom_family (out, "dlqd_replay_jobs", "gauge", "Replay jobs, by state.");
+    for (int s = DLQ_JOB_RUNNING; s <= DLQ_JOB_DONE; s++) {
+        dlq_prom_label_t state = { "state", dlq_job_state_name ((dlq_job_state_t) s) };
+        dlq_prom_sample (out, "dlqd_replay_jobs", &state, 1, (double) by_state [s]);
+    }
+    single (out, "dlqd_replay_events_replayed_total", "counter", "Events sent back by replay jobs.",
+            (double) replayed);
+}
+
+void
+dlq_metrics_format (dlq_metrics_t *self, dlq_buf_t *out)
+{
+    dlq_counters_reading_t c;
+    dlq_counters_read (self->src.counters, &c);
+    format_gateway (out, &c);
+    dlq_buf_t why = DLQ_BUF_INIT;
+    dlq_readiness_reason_t ready = dlq_readiness_check (self->src.readiness, &why);
+    dlq_buf_free (&why);
+    dlq_prom_family (out, "dlqd_ready", "gauge", "1 when /readyz answers 200; 0 with the reason it names "
+                     "(starting, stopping, log, disk) in the label.");
+    dlq_prom_label_t reason = { "reason", dlq_readiness_reason_name (ready) };
+    dlq_prom_sample (out, "dlqd_ready", &reason, 1, ready == DLQ_READY);
+    format_storage (self, out);
+    format_sink_counters (self, out);
+    format_sink_gauges (self, out);
+    format_replay (self, out);
+}
