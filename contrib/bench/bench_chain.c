@@ -247,11 +247,7 @@ measure (const bench_chain_options_t *o, void *ctx, const char *endpoint,
     if (!r->failed && !(wait_indexed (sock, err, sizeof err) && check_final (sock, ev->count, r, err, sizeof err)))
         fail_run (r, err);
     zmq_close (sock);
-    double max_ms;
-    bench_latency_summary (g.latency_ns, ev->count, &r->p50_ms, &r->p99_ms, &max_ms);
-    r->seconds = g.seconds;
-    r->eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
-    bench_gateway_result_free (&g);
+    bench_gateway_figures (&g, ev->count, &r->eps, &r->p50_ms, &r->p99_ms, &r->seconds);
 }
 
 static void

@@ -16,6 +16,7 @@
 #ifndef DLQ_BENCH_CHAIN_H
 #define DLQ_BENCH_CHAIN_H
 
+#include "bench_daemon.h"
 #include "bench_events.h"
 
 #include <stdbool.h>
@@ -23,16 +24,7 @@
 
 #define BENCH_CHAIN_TARGET_COST 15.0   /* percent of ingest throughput, at most */
 
-typedef struct {
-    const char *dlqd;               /* binary to start (finds plugins in <its dir>/../plugins) */
-    int         clients;
-    int         window;
-    size_t      repeat;             /* runs of each kind */
-    bool        keep;               /* keep every run's directory */
-    int         ready_ms;
-    int         reply_timeout_ms;
-    int         stop_ms;
-} bench_chain_options_t;
+typedef bench_runs_options_t bench_chain_options_t;
 
 typedef struct {
     double plain_eps;               /* median events/s without sinks */

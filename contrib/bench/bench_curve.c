@@ -10,6 +10,7 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "bench_numbers.h"
 #include "dlq_alloc.h"
 #include "dlq_cert.h"
 #include "dlq_json.h"
@@ -158,11 +159,8 @@ one_run (const bench_curve_options_t *o, const char *dir, const bench_events_t *
         bench_gateway_use_curve (r->kind == KIND_PLAIN ? NULL : &admin);      /* STATS is not a worker's */
         if (!r->failed && !stored_events (ctx, daemon.endpoint, ev->count, err, sizeof err))
             r->failed = true;
-        double max_ms, stop_s;
-        bench_latency_summary (g.latency_ns, ev->count, &r->p50_ms, &r->p99_ms, &max_ms);
-        r->seconds = g.seconds;
-        r->eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
-        bench_gateway_result_free (&g);
+        double stop_s;
+        bench_gateway_figures (&g, ev->count, &r->eps, &r->p50_ms, &r->p99_ms, &r->seconds);
         if (!bench_daemon_stop (&daemon, o->stop_ms, &stop_s, err + strlen (err), sizeof err - strlen (err)))
             r->failed = true;
     }
@@ -175,25 +173,17 @@ one_run (const bench_curve_options_t *o, const char *dir, const bench_events_t *
     sync ();
 }
 
-static int
-compare_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 static double
 median_eps (const run_t *runs, size_t count, kind_t kind)
 {
-    double values [256];
+    double *values = dlq_calloc (count ? count : 1, sizeof *values);
     size_t n = 0;
-    for (size_t i = 0; i < count && n < 256; i++)
+    for (size_t i = 0; i < count; i++)
         if (runs [i].kind == kind && runs [i].number && !runs [i].failed)
             values [n++] = runs [i].eps;
-    if (!n)
-        return 0;
-    qsort (values, n, sizeof *values, compare_double);
-    return n % 2 ? values [n / 2] : (values [n / 2 - 1] + values [n / 2]) / 2;
+    double m = bench_median (values, n);
+    free (values);
+    return m;
 }
 
 bool

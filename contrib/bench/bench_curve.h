@@ -15,6 +15,7 @@
 #ifndef DLQ_BENCH_CURVE_H
 #define DLQ_BENCH_CURVE_H
 
+#include "bench_daemon.h"
 #include "bench_events.h"
 
 #include <stdbool.h>
@@ -25,16 +26,7 @@
 #define BENCH_CURVE_TARGET_COST 25.0    /* percent: CURVE + authorization vs. neither */
 #define BENCH_CURVE_TARGET_KEYS 3.0     /* percent: 1,000 keys and patterns vs. one key */
 
-typedef struct {
-    const char *dlqd;
-    int         clients;
-    int         window;
-    size_t      repeat;
-    bool        keep;
-    int         ready_ms;
-    int         reply_timeout_ms;
-    int         stop_ms;
-} bench_curve_options_t;
+typedef bench_runs_options_t bench_curve_options_t;
 
 /* Run the comparison in subdirectories of dir, printing a line per run and
  * the summary. False when a run failed (messages on stderr). */

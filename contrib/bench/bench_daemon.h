@@ -13,6 +13,19 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* What a comparison of fresh dlqds needs (bench_chain, bench_curve,
+ * bench_scrape): the binary, the load, how many runs and the waits. */
+typedef struct {
+    const char *dlqd;               /* binary to start (finds plugins in <its dir>/../plugins) */
+    int         clients;
+    int         window;
+    size_t      repeat;             /* runs of each kind */
+    bool        keep;               /* keep every run's directory */
+    int         ready_ms;
+    int         reply_timeout_ms;
+    int         stop_ms;
+} bench_runs_options_t;
+
 typedef struct {
     pid_t  pid;                 /* 0 when not running */
     int    status;              /* wait status once it exited */

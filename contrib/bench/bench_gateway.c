@@ -613,3 +613,14 @@ bench_gateway_preload (void *zmq_ctx, const char *endpoint, size_t count, size_t
     *seconds_out = (double) (dlq_time_mono_ms () - start) / 1000.0;
     return true;
 }
+
+void
+bench_gateway_figures (bench_gateway_result_t *g, size_t count, double *eps, double *p50_ms, double *p99_ms,
+                       double *seconds)
+{
+    double max_ms;
+    bench_latency_summary (g->latency_ns, count, p50_ms, p99_ms, &max_ms);
+    *seconds = g->seconds;
+    *eps = g->seconds > 0 ? (double) g->ok / g->seconds : 0;
+    bench_gateway_result_free (g);
+}

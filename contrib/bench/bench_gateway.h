@@ -74,6 +74,12 @@ bool bench_gateway_preload (void *zmq_ctx, const char *endpoint, size_t count, s
                             int clients, int window, int reply_timeout_ms, const char *program,
                             double *seconds_out);
 
+/* A run's figures from its result g of count events: events/s of those
+ * acknowledged OK, the p50 and p99 ack latency in ms and the seconds it
+ * took; then g is freed. */
+void bench_gateway_figures (bench_gateway_result_t *g, size_t count, double *eps, double *p50_ms, double *p99_ms,
+                            double *seconds);
+
 /* Sort the n latencies in place and give the p50, p99 and max of the
  * non-zero ones (acked events) in milliseconds; all 0 when none was acked. */
 void bench_latency_summary (uint64_t *latency_ns, size_t n,

@@ -138,11 +138,8 @@ one_run (const bench_scrape_options_t *o, const char *dir, const bench_events_t 
         r->scrapes = sc.scrapes;
         r->bad_scrapes = sc.bad;
         r->slowest_ms = sc.slowest_ms;
-        double max_ms, stop_s;
-        bench_latency_summary (g.latency_ns, ev->count, &r->p50_ms, &r->p99_ms, &max_ms);
-        r->seconds = g.seconds;
-        r->eps = g.seconds > 0 ? (double) g.ok / g.seconds : 0;
-        bench_gateway_result_free (&g);
+        double stop_s;
+        bench_gateway_figures (&g, ev->count, &r->eps, &r->p50_ms, &r->p99_ms, &r->seconds);
         if (!bench_daemon_stop (&daemon, o->stop_ms, &stop_s, err + strlen (err), sizeof err - strlen (err)))
             r->failed = true;
     }

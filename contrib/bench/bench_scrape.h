@@ -13,6 +13,7 @@
 #ifndef DLQ_BENCH_SCRAPE_H
 #define DLQ_BENCH_SCRAPE_H
 
+#include "bench_daemon.h"
 #include "bench_events.h"
 
 #include <stdbool.h>
@@ -21,16 +22,7 @@
 #define BENCH_SCRAPE_TARGET 2.0     /* percent: scraped at 1 Hz vs. nobody scraping */
 #define BENCH_SCRAPE_PERIOD_MS 1000
 
-typedef struct {
-    const char *dlqd;
-    int         clients;
-    int         window;
-    size_t      repeat;
-    bool        keep;
-    int         ready_ms;
-    int         reply_timeout_ms;
-    int         stop_ms;
-} bench_scrape_options_t;
+typedef bench_runs_options_t bench_scrape_options_t;
 
 /* Run the comparison in subdirectories of dir, printing a line per run and
  * the summary. False when a run failed (messages on stderr). */
