@@ -272,7 +272,10 @@ defaults: { chain = ["dead", "flaky"]; replay_route = "endpoint"; };
                  prom.value('dlqd_sink_oldest_undelivered_age_seconds{sink="flaky"}'))
         check(flaky == (0.0, 0.0), "the flaky sink has no backlog and no oldest-undelivered age (%s, %s)" % flaky)
         age_expr = 'dlqd_sink_oldest_undelivered_age_seconds{sink="dead"}'
-        age1 = prom.value(age_expr)
+        deadline, age1 = time.time() + 15, None
+        while time.time() < deadline and not (age1 or 0) > 0:    # published once a second
+            time.sleep(0.5)
+            age1 = prom.value(age_expr)
         deadline, age2 = time.time() + 15, age1
         while time.time() < deadline and age2 is not None and age1 is not None and age2 <= age1:
             time.sleep(1)
