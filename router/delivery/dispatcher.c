@@ -64,7 +64,6 @@ struct dlq_dispatcher {
     void                 *tip_sub;
     int64_t               tip;              /* highest committed seq known */
     dlq_spool_reader_t   *reader;           /* the backlog, from the spool */
-    dlq_spool_reader_t   *age_reader;       /* the oldest event not handled, from the spool */
     int64_t               reader_after;     /* the seq of the record the reader read last (-1: none) */
     dlq_spool_consumer_t *consumer;         /* what this sink still needs of the spool */
     int64_t               retry_counted_ms; /* when the oldest retry was counted last */
@@ -213,8 +212,9 @@ take_created_at (int64_t seq, dlq_event_t *event, void *arg)
 
 /* The created_at of the first event record at or after position (from the
  * spool, or the store when the spool no longer holds it), DLQ_TIME_NONE
- * when there is none. Read with a reader of its own, so that the
- * backlog's reader keeps its place. */
+ * when there is none. Read with the backlog's reader, which seeks again
+ * for its next batch (as after a retry's read): once a second, no second
+ * reader's buffer kept for it. */
 static int64_t
 created_at_from (dlq_dispatcher_t *self, int64_t position, bool past_it)
 {
@@ -232,11 +232,12 @@ created_at_from (dlq_dispatcher_t *self, int64_t position, bool past_it)
         position = (int64_t) begin;
         past_it = false;
     }
-    dlq_spool_reader_seek (self->age_reader, (uint64_t) position);
+    self->reader_after = -1;
+    dlq_spool_reader_seek (self->reader, (uint64_t) position);
     dlq_spool_entry_t e;
     char err [256];
     for (int skipped = 0; skipped < OLDEST_SCAN_MAX
-         && dlq_spool_reader_next (self->age_reader, &e, err, sizeof err) == DLQ_SPOOL_OK; skipped++) {
+         && dlq_spool_reader_next (self->reader, &e, err, sizeof err) == DLQ_SPOOL_OK; skipped++) {
         if (e.kind != DLQ_SPOOL_KIND_EVENT || (past_it && (int64_t) e.position == position))
             continue;
         dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
@@ -711,7 +712,6 @@ start (dlq_dispatcher_t *self)
     char name [DLQ_SINK_NAME_MAX + 8];
     snprintf (name, sizeof name, "sink:%s", sink_name (self));
     self->reader = dlq_spool_reader_new (self->args.spool, 0);
-    self->age_reader = dlq_spool_reader_new (self->args.spool, 0);
     self->reader_after = -1;
     self->consumer = dlq_spool_consumer_new (self->args.spool, name, (uint64_t) self->cursor + 1,
                                              (uint64_t) self->dispatch->max_backlog_bytes);
@@ -741,7 +741,6 @@ stop (dlq_dispatcher_t *self)
     self->tip_sub = NULL;
     dlq_embedded_destroy (&self->store);
     dlq_spool_reader_destroy (&self->reader);
-    dlq_spool_reader_destroy (&self->age_reader);
     dlq_spool_consumer_destroy (&self->consumer);
 }
 
