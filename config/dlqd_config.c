@@ -578,9 +578,17 @@ check_security (const config_setting_t *root, dlqd_config_t *c, dlq_config_error
     for (size_t i = 0; i < c->listen_count; i++)
         if (!check_exposed (root, c, "gateway.listen", c->listen [i], err))
             return false;
-    for (size_t i = 0; i < c->http.listen.count; i++)
+    const config_setting_t *http_listen = config_setting_lookup ((config_setting_t *) root, "http.listen");
+    if (c->http.listen.count > DLQD_HTTP_LISTEN_MAX)
+        return dlq_config_fail (err, http_listen, "expected at most %d addresses, got %zu", DLQD_HTTP_LISTEN_MAX,
+                                c->http.listen.count);
+    for (size_t i = 0; i < c->http.listen.count; i++) {
         if (!check_http_listen (root, c, c->http.listen.items [i], err))
             return false;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp (c->http.listen.items [k], c->http.listen.items [i]) == 0)
+                return dlq_config_fail (err, http_listen, "%s is given twice", c->http.listen.items [i]);
+    }
     if (c->replay.listen && !check_exposed (root, c, "replay.listen", c->replay.listen, err))
         return false;
     if (s->allow_insecure && !s->server_secret_key)

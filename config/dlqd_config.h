@@ -43,6 +43,7 @@ typedef struct {
 } dlqd_security_config_t;
 
 /* The HTTP listener's settings (the top-level group http; docs/metrics.md). */
+#define DLQD_HTTP_LISTEN_MAX 16             /* addresses in http.listen, at most */
 typedef struct {
     dlq_setting_list_t  listen;             /* "HOST:PORT" addresses; none: no HTTP listener */
     int64_t             min_free_bytes;     /* /readyz fails at or below this much free space */

@@ -136,13 +136,14 @@ dlq_log_json_line (char *out, size_t cap, const char *iso_time, const char *leve
         field (&s, "sink", w, n);
     if (word_after (text, len, "schedule ", ": ", &w, &n))
         field (&s, "stream", w, n);
-    for (size_t i = 0; i + 36 <= len; i++)
+    bool audit = len > 7 && memcmp (text, "audit: {", 8) == 0;     /* its ids are jobs' too: not eventId */
+    for (size_t i = 0; !audit && i + 36 <= len; i++)
         if ((i == 0 || !isxdigit ((unsigned char) text [i - 1])) && is_uuid_at (text + i, len - i)) {
             field (&s, "eventId", text + i, 36);
             break;
         }
     static const char principal [] = "\"principal\":\"";
-    if (len > 7 && memcmp (text, "audit: {", 8) == 0) {
+    if (audit) {
         const char *at = memmem (text, len, principal, sizeof principal - 1);
         if (at) {
             const char *v = at + sizeof principal - 1, *end = v;

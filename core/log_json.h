@@ -5,8 +5,8 @@
  *  The fields after the message are read off the message where it names
  *  one, as dlqd's messages do: "sink NAME: ..." or "sink NAME (TYPE) ..."
  *  gives sink, "schedule NAME: ..." gives stream, the first UUID in the
- *  message gives eventId, and an audit line ("audit: {...}") gives its
- *  principal. Bytes that are not UTF-8 become U+FFFD; the line always fits
+ *  message gives eventId (not in an audit line, whose ids may be a job's),
+ *  and an audit line ("audit: {...}") gives its principal. Bytes that are not UTF-8 become U+FFFD; the line always fits
  *  the buffer (the message is cut at a character to make room) and is
  *  always one valid JSON object. Pure.
  */

@@ -105,6 +105,13 @@ Test (config, http_and_log_format_settings)
     expect_error ("http: { listen = \"127.0.0.1:9560\"; };", DLQD_CONFIG_ERR_INVALID, "http.listen", NULL);
     expect_error ("http: { min_free_bytes = -1; };", DLQD_CONFIG_ERR_INVALID, "http.min_free_bytes", NULL);
     expect_error ("log_format = \"xml\";", DLQD_CONFIG_ERR_INVALID, "log_format", "\"text\" or \"json\"");
+    expect_error ("http: { listen = [\"127.0.0.1:9560\", \"127.0.0.1:9560\"]; };", DLQD_CONFIG_ERR_INVALID,
+                  "http.listen", "127.0.0.1:9560 is given twice");
+    char many [2048] = "http: { listen = [";
+    for (int i = 0; i < 17; i++)
+        snprintf (many + strlen (many), sizeof many - strlen (many), "%s\"127.0.0.1:%d\"", i ? ", " : "", 9000 + i);
+    strcat (many, "]; };");
+    expect_error (many, DLQD_CONFIG_ERR_INVALID, "http.listen", "at most 16 addresses, got 17");
     cr_assert_eq (load_text ("security: { allow_insecure = true; }; http: { listen = [\"0.0.0.0:9560\"]; };",
                              &c, &err), DLQD_CONFIG_OK, "allow_insecure allows it: %s", err);
     dlqd_config_destroy (&c);

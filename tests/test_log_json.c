@@ -69,9 +69,11 @@ Test (log_json, a_line_has_time_level_pid_message_and_the_fields_it_names)
     expect_member (root, "sink", NULL);
     dlq_json_doc_destroy (&doc);
 
-    text = "audit: {\"time\":\"x\",\"principal\":\"worker-7\",\"verb\":\"REPLAY\"}";
+    text = "audit: {\"time\":\"x\",\"principal\":\"worker-7\",\"verb\":\"REPLAY.PAUSE\","
+           "\"request\":\"{\\\"job\\\":\\\"0192e4a1-1111-7000-8000-00000000abcd\\\"}\"}";
     root = line_of (text, strlen (text), "", &doc);
     expect_member (root, "principal", "worker-7");
+    expect_member (root, "eventId", NULL);
     dlq_json_doc_destroy (&doc);
 }
 

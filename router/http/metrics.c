@@ -60,9 +60,10 @@ dlq_metrics_free_bytes (const char *data_dir, int64_t *size_out)
     return (int64_t) fs.f_bavail * (int64_t) fs.f_frsize;
 }
 
-/* Bytes of the regular files in dir and the directories below it. */
+/* Bytes on disk of the regular files in dir and, up to max_depth levels
+ * down, in the directories below it. */
 static uint64_t
-tree_bytes (const char *dir, int depth)
+tree_bytes (const char *dir, int max_depth)
 {
     DIR *d = opendir (dir);
     if (!d)
@@ -79,8 +80,8 @@ tree_bytes (const char *dir, int depth)
         if (S_ISREG (st.st_mode))
             total += (uint64_t) st.st_blocks * 512;
         else
-        if (S_ISDIR (st.st_mode) && depth < 4)
-            total += tree_bytes (path, depth + 1);
+        if (S_ISDIR (st.st_mode) && max_depth > 0)
+            total += tree_bytes (path, max_depth - 1);
     }
     closedir (d);
     return total;
@@ -157,11 +158,14 @@ format_storage (dlq_metrics_t *self, dlq_buf_t *out)
 {
     dlq_spool_stats_t st;
     dlq_spool_stats (dlq_committer_spool (self->src.committer), &st);
-    uint64_t all = tree_bytes (self->src.config->data_dir, 0);
-    single (out, "dlqd_log_bytes", "gauge", "Bytes of the log's segment files.", (double) st.bytes);
+    char spool_dir [4200];
+    snprintf (spool_dir, sizeof spool_dir, "%s/spool", self->src.config->data_dir);
+    single (out, "dlqd_log_bytes", "gauge", "Bytes of the log's records, in all its segments.", (double) st.bytes);
     single (out, "dlqd_log_segments", "gauge", "Segment files of the log.", (double) st.segments);
-    single (out, "dlqd_store_bytes", "gauge", "Bytes on disk in data_dir besides the log (the embedded store "
-            "and its write-ahead log).", (double) (all > st.bytes ? all - st.bytes : 0));
+    single (out, "dlqd_log_disk_bytes", "gauge", "Bytes on disk of the log's directory: its segments with their "
+            "preallocated room, and the zeroed spare segments.", (double) tree_bytes (spool_dir, 0));
+    single (out, "dlqd_store_bytes", "gauge", "Bytes on disk of the embedded store: its database, write-ahead "
+            "log and shared-memory files.", (double) tree_bytes (self->src.config->data_dir, 0));
     int64_t size = 0, free_bytes = dlq_metrics_free_bytes (self->src.config->data_dir, &size);
     single (out, "dlqd_data_dir_free_bytes", "gauge", "Bytes free to dlqd on the filesystem of data_dir.",
             (double) (free_bytes < 0 ? 0 : free_bytes));
@@ -243,10 +247,10 @@ format_sink_counters (dlq_metrics_t *self, dlq_buf_t *out)
         { "dlqd_sink_delivered_total", "Events the sink took." },
         { "dlqd_sink_retried_total", "Deliveries the sink answered RETRY (or that timed out) and that were "
           "queued for another attempt." },
-        { "dlqd_sink_failed_total", "Events that failed for good at the sink (attempts spent, or a FAIL "
-          "outcome)." },
-        { "dlqd_sink_redelivered_total", "Events delivered again after a restart (they may have reached the "
-          "sink before it) or by REDELIVER." },
+        { "dlqd_sink_failed_total", "Failures for good at the sink (attempts spent, or a FAIL outcome); an "
+          "event redelivered and failing again counts again." },
+        { "dlqd_sink_redelivered_total", "Events delivered again after a restart: they may have reached the "
+          "sink before it (a REDELIVER counts in delivered, not here)." },
     };
     size_t n = self->src.config->sink_count;
     dlq_sink_state_t *states = dlq_calloc (n ? n : 1, sizeof *states);
