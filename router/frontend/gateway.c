@@ -79,6 +79,7 @@ struct dlq_gateway {
     dlq_readiness_t      *readiness;    /* what /readyz says */
     dlq_metrics_t        *metrics;      /* what /metrics says; NULL without http.listen */
     dlq_http_server_t    *http;
+    dlq_api_handler_t    *api;          /* the HTTP API's way in: the ROUTER's inproc endpoint */
     bool                  stopping;     /* SIGTERM or SIGINT came */
 };
 
@@ -724,9 +725,16 @@ start_http (dlq_gateway_t *self, char **err_p)
     dlq_metrics_sources_t sources = { self->config, self->counters, self->committer, self->indexer, self->sinks,
                                       self->readiness };
     self->metrics = dlq_metrics_new (&sources, err, sizeof err);
-    if (self->metrics)
+    char endpoint [64];
+    snprintf (endpoint, sizeof endpoint, "inproc://dlqd-api-%p", (void *) self);
+    if (self->metrics && zmq_bind (self->router, endpoint) != 0)
+        snprintf (err, sizeof err, "cannot bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
+    else
+    if (self->metrics && !(self->api = dlq_api_handler_new (self->ctx, endpoint, self->auth != NULL)))
+        snprintf (err, sizeof err, "cannot connect the HTTP API to %s", endpoint);
+    if (self->api)
         self->http = dlq_http_server_new (http->listen.items, http->listen.count, self->metrics, self->readiness,
-                                          err, sizeof err);
+                                          self->api, (size_t) self->config->max_message_bytes, err, sizeof err);
     if (!self->http)
         *err_p = dlq_strdup (err);
     return self->http != NULL;
@@ -804,7 +812,9 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_gateway_t *self = *self_p;
+    dlq_api_handler_close (self->api);          /* the loop is over: nothing answers the API now */
     dlq_http_server_destroy (&self->http);      /* first: a scrape reads everything below */
+    dlq_api_handler_destroy (&self->api);
     dlq_metrics_destroy (&self->metrics);
     dlq_readiness_destroy (&self->readiness);
     dlq_connection_limit_destroy (&self->connections);

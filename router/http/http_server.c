@@ -6,6 +6,10 @@
 #include "dlq_endpoint.h"
 #include "dlq_log.h"
 #include "dlq_prom.h"
+#include "dlqd_config.h"
+#include "api_guard.h"
+#include "dlq_code.h"
+#include "protocol.h"
 
 #include <microhttpd.h>
 #include <netdb.h>
@@ -16,8 +20,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#define LISTEN_MAX 16
-#define CONNECTIONS_MAX 64          /* scrapers and probes at once, per address */
+#define LISTEN_MAX DLQD_HTTP_LISTEN_MAX
+#define CONNECTIONS_MAX 256         /* scrapers, probes and consoles at once, per address */
 #define CONNECTION_TIMEOUT_S 10
 
 struct dlq_http_server {
@@ -25,8 +29,17 @@ struct dlq_http_server {
     size_t             count;
     dlq_metrics_t     *metrics;
     dlq_readiness_t   *readiness;
+    dlq_api_handler_t *api;
+    size_t             max_body;
+    bool               loopback_only;   /* every listen address is a loopback one (api_guard.h) */
     pthread_mutex_t    scrape;      /* one scrape at a time (the metrics' store reader) */
 };
+
+/* What one request keeps between libmicrohttpd's calls: its body. */
+typedef struct {
+    dlq_buf_t body;
+    bool      too_large;
+} request_t;
 
 static enum MHD_Result
 respond (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
@@ -37,6 +50,9 @@ respond (struct MHD_Connection *connection, unsigned status, const char *type, c
         return MHD_NO;
     MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header (response, "Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+    MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
     if (allow)
         MHD_add_response_header (response, MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result rc = MHD_queue_response (connection, status, response);
@@ -46,6 +62,79 @@ respond (struct MHD_Connection *connection, unsigned status, const char *type, c
 
 #define JSON_TYPE "application/json"
 
+typedef struct {
+    dlq_api_param_t items [DLQ_API_QUERY_MAX];
+    size_t          count;
+    bool            too_many;
+} params_t;
+
+static enum MHD_Result
+collect_param (void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void) kind;
+    params_t *p = cls;
+    if (p->count == DLQ_API_QUERY_MAX) {
+        p->too_many = true;
+        return MHD_NO;
+    }
+    p->items [p->count++] = (dlq_api_param_t) { key, value };
+    return MHD_YES;
+}
+
+/* A request under /api/v1/ (api_handler.h). */
+static enum MHD_Result
+answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const char *url, const char *method,
+            request_t *r)
+{
+    dlq_buf_t out = DLQ_BUF_INIT;
+    char allow [64] = "";
+    unsigned status;
+    params_t params = { .count = 0 };
+    MHD_get_connection_values (connection, MHD_GET_ARGUMENT_KIND, collect_param, &params);
+    const char *refused = dlq_api_guard_check (
+        method, MHD_lookup_connection_value (connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+        MHD_lookup_connection_value (connection, MHD_HEADER_KIND, "Origin"),
+        MHD_lookup_connection_value (connection, MHD_HEADER_KIND, "Sec-Fetch-Site"),
+        MHD_lookup_connection_value (connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE), self->loopback_only);
+    if (refused) {
+        dlq_error_t err;
+        dlq_error_set (&err, DLQ_ERR_FORBIDDEN, NULL, "%s", refused);
+        dlq_protocol_error_body (&out, &err);
+        status = 403;
+    }
+    else
+    if (r->too_large || params.too_many) {
+        dlq_error_t err;
+        if (r->too_large)
+            dlq_error_set (&err, DLQ_ERR_TOO_LARGE, NULL, "the body is over gateway.max_message_bytes (%zu)",
+                           self->max_body);
+        else
+            dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "more than %d query parameters", DLQ_API_QUERY_MAX);
+        dlq_protocol_error_body (&out, &err);
+        status = r->too_large ? 413 : 400;
+    }
+    else
+        status = dlq_api_handler_answer (self->api, method, url, params.items, params.count, r->body.data,
+                                         r->body.len, &out, allow, sizeof allow);
+    enum MHD_Result rc = respond (connection, status, JSON_TYPE, out.data ? out.data : "", out.len,
+                                  status == 405 ? allow : NULL);
+    dlq_buf_free (&out);
+    return rc;
+}
+
+static void
+request_done (void *cls, struct MHD_Connection *connection, void **request_state,
+              enum MHD_RequestTerminationCode why)
+{
+    (void) cls, (void) connection, (void) why;
+    request_t *r = *request_state;
+    if (r) {
+        dlq_buf_free (&r->body);
+        free (r);
+    }
+    *request_state = NULL;
+}
+
 static enum MHD_Result
 answer (void *cls, struct MHD_Connection *connection, const char *url, const char *method, const char *version,
         const char *upload_data, size_t *upload_data_size, void **request_state)
@@ -53,13 +142,21 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     (void) version, (void) upload_data;
     dlq_http_server_t *self = cls;
     if (!*request_state) {              /* the headers: wait for the whole request */
-        *request_state = self;
+        request_t *r = dlq_calloc (1, sizeof *r);
+        *request_state = r;
         return MHD_YES;
     }
-    if (*upload_data_size) {            /* a body is read and ignored */
+    request_t *r = *request_state;
+    if (*upload_data_size) {            /* the body, kept up to max_body */
+        if (r->body.len + *upload_data_size > self->max_body)
+            r->too_large = true;
+        else
+            dlq_buf_append (&r->body, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
+    if (strncmp (url, DLQ_API_PREFIX, strlen (DLQ_API_PREFIX)) == 0)
+        return answer_api (self, connection, url, method, r);
     bool known = !strcmp (url, "/metrics") || !strcmp (url, "/healthz") || !strcmp (url, "/readyz");
     if (!known) {
         static const char body [] = "{\"error\":\"not found\",\"paths\":[\"/metrics\",\"/healthz\",\"/readyz\"]}";
@@ -125,6 +222,7 @@ start_one (dlq_http_server_t *self, const char *listen, char *err, size_t err_le
                                              MHD_OPTION_SOCK_ADDR, found->ai_addr,
                                              MHD_OPTION_CONNECTION_LIMIT, (unsigned) CONNECTIONS_MAX,
                                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
+                                             MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
                                              MHD_OPTION_END);
     freeaddrinfo (found);
     if (!d)
@@ -134,11 +232,16 @@ start_one (dlq_http_server_t *self, const char *listen, char *err, size_t err_le
 
 dlq_http_server_t *
 dlq_http_server_new (char *const *listen, size_t listen_count, dlq_metrics_t *metrics,
-                     dlq_readiness_t *readiness, char *err, size_t err_len)
+                     dlq_readiness_t *readiness, dlq_api_handler_t *api, size_t max_body, char *err, size_t err_len)
 {
     dlq_http_server_t *self = dlq_calloc (1, sizeof *self);
     self->metrics = metrics;
     self->readiness = readiness;
+    self->api = api;
+    self->max_body = max_body;
+    self->loopback_only = true;
+    for (size_t i = 0; i < listen_count; i++)
+        self->loopback_only = self->loopback_only && dlq_endpoint_http_is_local (listen [i]);
     pthread_mutex_init (&self->scrape, NULL);
     for (size_t i = 0; i < listen_count && i < LISTEN_MAX; i++) {
         if (!(self->daemons [i] = start_one (self, listen [i], err, err_len))) {
@@ -146,7 +249,7 @@ dlq_http_server_new (char *const *listen, size_t listen_count, dlq_metrics_t *me
             return NULL;
         }
         self->count = i + 1;
-        dlq_log (DLQ_LOG_INFO, "http: serving /metrics, /healthz and /readyz on %s", listen [i]);
+        dlq_log (DLQ_LOG_INFO, "http: serving /metrics, /healthz, /readyz and /api/v1/ on %s", listen [i]);
     }
     return self;
 }

@@ -1,0 +1,112 @@
+/*  api_handler — an API request in, the gateway's answer out. */
+#include "api_handler.h"
+
+#include "api_bridge.h"
+#include "dlq_alloc.h"
+#include "dlq_json.h"
+#include "verb_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SEGMENT_MAX 512
+
+struct dlq_api_handler {
+    dlq_api_bridge_t *bridge;
+    bool              secured;
+};
+
+dlq_api_handler_t *
+dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured)
+{
+    dlq_api_bridge_t *bridge = dlq_api_bridge_new (zmq_ctx, endpoint, DLQ_API_TIMEOUT_MS);
+    if (!bridge)
+        return NULL;
+    dlq_api_handler_t *self = dlq_calloc (1, sizeof *self);
+    self->bridge = bridge;
+    self->secured = secured;
+    return self;
+}
+
+void
+dlq_api_handler_close (dlq_api_handler_t *self)
+{
+    if (self)
+        dlq_api_bridge_close (self->bridge);
+}
+
+void
+dlq_api_handler_destroy (dlq_api_handler_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    dlq_api_bridge_destroy (&(*self_p)->bridge);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+static unsigned
+refuse (dlq_buf_t *out, dlq_code_t code, const char *field, const char *message)
+{
+    dlq_error_t err;
+    dlq_error_set (&err, code, field, "%s", message);
+    dlq_buf_reset (out);
+    dlq_protocol_error_body (out, &err);
+    return dlq_api_route_status (code);
+}
+
+/* The code an ERR reply's body names. */
+static dlq_code_t
+code_of (const dlq_buf_t *reply)
+{
+    dlq_json_doc_t *doc = NULL;
+    dlq_code_t code = DLQ_ERR_INTERNAL;
+    if (dlq_json_parse (reply->data, reply->len, &doc, NULL) == DLQ_JSON_OK) {
+        const dlq_json_value_t *name = dlq_json_get (dlq_json_root (doc), "code");
+        for (int c = 1; name && name->type == DLQ_JSON_STRING && c < DLQ_CODE_COUNT; c++)
+            if (strlen (dlq_code_name ((dlq_code_t) c)) == name->len
+                && memcmp (dlq_code_name ((dlq_code_t) c), name->str, name->len) == 0)
+                code = (dlq_code_t) c;
+    }
+    dlq_json_doc_destroy (&doc);
+    return code;
+}
+
+unsigned
+dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char *url,
+                        const dlq_api_param_t *params, size_t param_count, const char *body, size_t body_len,
+                        dlq_buf_t *out, char *allow, size_t allow_len)
+{
+    const dlq_api_route_t *route;
+    char segment [SEGMENT_MAX];
+    dlq_api_match_t match = dlq_api_route_find (method, url, &route, segment, sizeof segment, allow, allow_len);
+    if (match == DLQ_API_NO_PATH)
+        return refuse (out, DLQ_ERR_NOT_FOUND, NULL, "no such path in the API (docs/api.md)");
+    if (match == DLQ_API_NO_METHOD) {
+        refuse (out, DLQ_ERR_INVALID_REQUEST, NULL, "this path does not take this method");
+        return 405;
+    }
+    if (self->secured)
+        return refuse (out, DLQ_ERR_FORBIDDEN, NULL, "the gateway authenticates its clients (security.curve) and the "
+                       "HTTP API cannot authenticate yet: use the wire protocol with a client key");
+    dlq_buf_t request = DLQ_BUF_INIT;
+    dlq_error_t err;
+    dlq_code_t code = dlq_api_route_body (route, segment, params, param_count, body, body_len, &request, &err);
+    unsigned status;
+    if (code != DLQ_OK) {
+        dlq_buf_reset (out);
+        dlq_protocol_error_body (out, &err);
+        status = dlq_api_route_status (code);
+    }
+    else {
+        bool ok = false;
+        dlq_buf_reset (out);
+        if (!dlq_api_bridge_call (self->bridge, dlq_verb_table_get (route->verb)->name, request.data, request.len,
+                                  &ok, out))
+            status = refuse (out, DLQ_ERR_UNAVAILABLE, NULL, "the gateway did not answer in time; try again");
+        else
+            status = ok ? 200 : dlq_api_route_status (code_of (out));
+    }
+    dlq_buf_free (&request);
+    return status;
+}
