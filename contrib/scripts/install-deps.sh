@@ -25,6 +25,7 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(
     python3 python3-zmq    # the independent wire-protocol client used by the tests
     python3-jsonschema python3-yaml    # the HTTP API's answers checked against docs/openapi.yaml
+    chromium chromium-driver python3-selenium    # the console's tests, in a real headless browser
     postgresql-15          # the real PostgreSQL the postgres sink's tests run against
     rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
     clang libclang-rt-14-dev   # the libFuzzer harnesses of tests/fuzz (a DLQD_FUZZ=ON build)

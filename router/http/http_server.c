@@ -6,6 +6,7 @@
 #include "dlq_endpoint.h"
 #include "dlq_log.h"
 #include "dlq_prom.h"
+#include "console_files.h"
 #include "dlqd_config.h"
 #include "api_guard.h"
 #include "dlq_code.h"
@@ -41,23 +42,47 @@ typedef struct {
     bool      too_large;
 } request_t;
 
+/* What a page of the console may load: its own script, style and API, nothing inline, no frame. */
+#define CONSOLE_CSP "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " \
+                    "img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+#define NOTHING_CSP "default-src 'none'; frame-ancestors 'none'"
+
 static enum MHD_Result
-respond (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
-         const char *allow)
+respond_with (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
+              const char *allow, const char *csp, enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *response = MHD_create_response_from_buffer (len, (void *) body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *response = MHD_create_response_from_buffer (len, (void *) body, mode);
     if (!response)
         return MHD_NO;
     MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header (response, "Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+    MHD_add_response_header (response, "Content-Security-Policy", csp);
+    MHD_add_response_header (response, "X-Frame-Options", "DENY");
     MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
     if (allow)
         MHD_add_response_header (response, MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result rc = MHD_queue_response (connection, status, response);
     MHD_destroy_response (response);
     return rc;
+}
+
+static enum MHD_Result
+respond (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
+         const char *allow)
+{
+    return respond_with (connection, status, type, body, len, allow, NOTHING_CSP, MHD_RESPMEM_MUST_COPY);
+}
+
+/* A file of the console (console_files.h) at url ("/" is /index.html), or NULL. */
+static const dlq_console_file_t *
+console_file (const char *url)
+{
+    const char *path = strcmp (url, "/") == 0 ? "/index.html" : url;
+    for (const dlq_console_file_t *f = dlq_console_files; f->path; f++)
+        if (strcmp (f->path, path) == 0)
+            return f;
+    return NULL;
 }
 
 #define JSON_TYPE "application/json"
@@ -157,15 +182,20 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     }
     if (strncmp (url, DLQ_API_PREFIX, strlen (DLQ_API_PREFIX)) == 0)
         return answer_api (self, connection, url, method, r);
-    bool known = !strcmp (url, "/metrics") || !strcmp (url, "/healthz") || !strcmp (url, "/readyz");
+    const dlq_console_file_t *page = console_file (url);
+    bool known = page || !strcmp (url, "/metrics") || !strcmp (url, "/healthz") || !strcmp (url, "/readyz");
     if (!known) {
-        static const char body [] = "{\"error\":\"not found\",\"paths\":[\"/metrics\",\"/healthz\",\"/readyz\"]}";
+        static const char body [] = "{\"error\":\"not found\",\"paths\":[\"/\",\"/metrics\",\"/healthz\",\"/readyz\","
+                                    "\"/api/v1/\"]}";
         return respond (connection, MHD_HTTP_NOT_FOUND, JSON_TYPE, body, sizeof body - 1, NULL);
     }
     if (strcmp (method, MHD_HTTP_METHOD_GET) && strcmp (method, MHD_HTTP_METHOD_HEAD)) {
         static const char body [] = "{\"error\":\"method not allowed: use GET\"}";
         return respond (connection, MHD_HTTP_METHOD_NOT_ALLOWED, JSON_TYPE, body, sizeof body - 1, "GET, HEAD");
     }
+    if (page)
+        return respond_with (connection, MHD_HTTP_OK, page->content_type, (const char *) page->data, page->len, NULL,
+                             CONSOLE_CSP, MHD_RESPMEM_PERSISTENT);
     dlq_buf_t out = DLQ_BUF_INIT;
     unsigned status = MHD_HTTP_OK;
     const char *type = JSON_TYPE;

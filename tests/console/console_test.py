@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""console_test — an operator's tasks in the console, in a real headless
+Chromium (Debian's chromium and chromium-driver, driven with selenium),
+against a real dlqd filled with a mixed workload over the wire protocol:
+
+  1. the groups page lists what is failing; the biggest group opens its
+     events (every row of that fingerprint);
+  2. a replay of that group by query: the preview counts exactly the
+     group, the job runs to a noop sink's route and reaches DONE with every
+     event replayed;
+  3. an event whose delivery failed at a sink: its page shows the error,
+     the stack trace and the failed delivery; "Redeliver" requeues it and
+     the delivery is retried (the sink's ledger says so over the API);
+  4. an event that is a replay shows its lineage (replayOf) and the
+     original opens from it;
+  5. the sinks page shows each sink's state and redelivers what failed;
+  6. live: a failure stored while the events page is open is announced
+     without the page moving;
+  7. the page loads nothing but its own files and the API (no console
+     error, no request to another origin) under its Content-Security-Policy.
+
+Each page visited is saved as a PNG in the directory given (the build's
+tests/console/screenshots), for people to look at.
+
+    console_test.py DLQD SCREENSHOT_DIR
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+import zmq
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def api(base, path):
+    with urllib.request.urlopen(base + "/api/v1/" + path, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def put(wire, event):
+    wire.send_multipart([b"PUT", event["id"].encode(), json.dumps(event).encode()])
+    status, _, body = wire.recv_multipart()
+    assert status == b"OK", body
+
+
+def workload(wire):
+    """Three kinds of failure in two streams; 'bad' is failed by the flaky sink."""
+    kinds = [("Timeout", "upstream timed out after 30000 ms", 24), ("Refused", "connection refused by 10.0.0.7", 9),
+             ("Schema", "field total must be a number", 5)]
+    ids = {}
+    for kind, message, n in kinds:
+        for i in range(n):
+            e = {"id": str(uuid.uuid4()), "streamName": "bad" if kind == "Schema" else "orders",
+                 "error": {"type": kind, "message": message,
+                           "stackTrace": "at Worker.process (worker.js:%d)\nat main (main.js:1)" % (10 + i)},
+                 "fullDocument": {"order": i, "total": "12.50" if kind == "Schema" else 12.5},
+                 "metadata": {"tenant": "acme"}}
+            put(wire, e)
+            ids.setdefault(kind, []).append(e["id"])
+    return ids
+
+
+class Browser:
+    def __init__(self, shots):
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+                    "--disable-dev-shm-usage"):
+            options.add_argument(arg)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.shots = shots
+        self.n = 0
+
+    def open(self, url):
+        self.driver.get(url)
+
+    def wait(self, css, seconds=15):
+        return WebDriverWait(self.driver, seconds).until(EC.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+    def wait_text(self, css, text, seconds=20):
+        WebDriverWait(self.driver, seconds).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
+
+    def all(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def shot(self, name):
+        self.n += 1
+        self.driver.save_screenshot(os.path.join(self.shots, "%02d-%s.png" % (self.n, name)))
+
+    def quit(self):
+        self.driver.quit()
+
+
+def main():
+    dlqd, shots = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    shutil.rmtree(shots, ignore_errors=True)
+    os.makedirs(shots)
+    work = tempfile.mkdtemp(prefix="dlqd-console-")
+    port, http_port = free_port(), free_port()
+    config = """
+gateway: { listen = ["tcp://127.0.0.1:%d"]; data_dir = "%s/data"; };
+http: { listen = ["127.0.0.1:%d"]; };
+sinks: { audit: { type = "noop"; }; flaky: { type = "scripted"; fail_stream = "bad"; }; replays: { type = "noop"; }; };
+defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
+""" % (port, work, http_port)
+    with open(os.path.join(work, "dlqd.conf"), "w") as f:
+        f.write(config)
+    log = open(os.path.join(work, "dlqd.log"), "w")
+    proc = subprocess.Popen([dlqd, "-c", os.path.join(work, "dlqd.conf")], stdout=log, stderr=subprocess.STDOUT)
+    base = "http://127.0.0.1:%d" % http_port
+    ctx = zmq.Context()
+    browser = None
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/healthz", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise SystemExit("dlqd does not answer on " + base)
+                time.sleep(0.1)
+        wire = ctx.socket(zmq.DEALER)
+        wire.setsockopt(zmq.RCVTIMEO, 20000)
+        wire.connect("tcp://127.0.0.1:%d" % port)
+        ids = workload(wire)
+        browser = Browser(shots)
+        tasks(browser, base, wire, ids)
+        problems = [e for e in browser.driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        check(not problems, "no console error or warning in the page (CSP included): %s" % problems)
+        requests = set()
+        for entry in browser.driver.get_log("performance"):
+            msg = json.loads(entry["message"])["message"]
+            if msg.get("method") == "Network.requestWillBeSent":
+                requests.add(msg["params"]["request"]["url"])
+        foreign = [u for u in requests if not u.startswith(base) and not u.startswith("data:")]
+        check(requests and not foreign, "every request went to this dlqd (%d requests; others: %s)"
+              % (len(requests), foreign))
+    finally:
+        if browser:
+            browser.quit()
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+        ctx.destroy(linger=0)
+    check(proc.returncode == 0, "dlqd exits 0 on SIGTERM")
+    print("screenshots: %s" % shots)
+    if failures:
+        print("%d check(s) failed; dlqd's files are in %s" % (len(failures), work))
+        sys.exit(1)
+    shutil.rmtree(work, ignore_errors=True)
+    print("all checks passed")
+
+
+def tasks(b, base, wire, ids):
+    # 1. the biggest group, opened
+    b.open(base + "/#/groups")
+    b.wait("#groups tbody tr")
+    b.shot("groups")
+    rows = b.all("#groups tbody tr")
+    counts = [int(r.find_elements(By.CSS_SELECTOR, "td")[1].text) for r in rows]
+    check(counts == sorted(counts, reverse=True) and counts[0] == 24,
+          "the groups page lists the groups largest first (%s)" % counts)
+    fingerprint = rows[0].get_attribute("data-fingerprint")
+    rows[0].click()
+    b.wait("#events tbody tr")
+    b.shot("group-events")
+    listed = {r.get_attribute("data-id") for r in b.all("#events tbody tr")}
+    check(listed == set(ids["Timeout"]), "the biggest group opens its 24 events, and only them (%d)" % len(listed))
+    check("fingerprint=" + fingerprint in b.driver.current_url, "the events page is filtered on the fingerprint")
+
+    # 2. replay that group by query
+    b.driver.find_element(By.ID, "replay-query").click()
+    b.wait("#filters")
+    check(b.driver.find_element(By.NAME, "fingerprint").get_attribute("value") == fingerprint,
+          "the replay page starts from the events' filters")
+    b.driver.find_element(By.ID, "apply").click()
+    b.wait("#dry-count")
+    b.shot("replay-preview")
+    check(b.driver.find_element(By.ID, "dry-count").text == "24" and len(b.all("#preview #events tbody tr")) == 10,
+          "the preview counts the group (24) and shows a sample of 10 before anything is sent")
+    put(wire, {"id": str(uuid.uuid4()), "streamName": "orders",
+               "error": {"type": "Timeout", "message": "upstream timed out after 30000 ms"}})
+    b.driver.find_element(By.ID, "start").click()
+    b.wait_text("#job-state", "DONE", 30)
+    b.shot("replay-done")
+    job_id = b.driver.current_url.rsplit("/", 1)[1]
+    job = api(base, "replays/" + job_id)
+    check(job["state"] == "DONE" and job["total"] == 24 and job["replayed"] == 24,
+          "the job replayed exactly the 24 previewed, not the one stored after the preview (%s)" % job)
+    check(b.driver.find_element(By.ID, "job-done").text == "24 / 24", "the job page shows 24 / 24")
+
+    # 3. an event whose delivery failed; redeliver it
+    bad = ids["Schema"][0]
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        states = {d["sink"]: d["state"] for d in api(base, "events/" + bad).get("deliveries", [])}
+        if states.get("flaky") == "failed":
+            break
+        time.sleep(0.2)
+    b.open(base + "/#/event/" + bad)
+    b.wait("#deliveries")
+    b.shot("event-failed")
+    check("worker.js:10" in b.driver.find_element(By.ID, "stack").text, "the event page shows the stack trace")
+    flaky_row = b.driver.find_element(By.CSS_SELECTOR, "#deliveries tr[data-sink=flaky]")
+    check("failed" in flaky_row.text, "it shows the failed delivery at flaky")
+    flaky_row.find_element(By.TAG_NAME, "button").click()
+    b.wait_text("#action-result", "requeued 1 at flaky")
+    b.shot("event-redelivered")
+    check(True, "Redeliver requeued the one failed delivery")
+
+    # 4. lineage: a replayed copy that failed again and came back names its original (metadata.replayOf)
+    original = ids["Refused"][0]
+    copy = {"id": str(uuid.uuid4()), "streamName": "orders", "metadata": {"replayOf": original, "replayCount": 1},
+            "error": {"type": "Refused", "message": "connection refused by 10.0.0.7"}}
+    put(wire, copy)
+    b.open(base + "/#/event/" + copy["id"])
+    b.wait("#lineage a")
+    b.shot("event-lineage")
+    link = b.driver.find_element(By.CSS_SELECTOR, "#lineage a")
+    check(original in link.text, "a replayed event shows its original in the lineage")
+    link.click()
+    b.wait_text("h2", original)
+
+    # 5. sinks: state and redeliver what failed
+    b.open(base + "/#/sinks")
+    b.wait("#sinks tr[data-sink=flaky]")
+    b.shot("sinks")
+    flaky = b.driver.find_element(By.CSS_SELECTOR, "#sinks tr[data-sink=flaky]").text
+    check("closed" in flaky, "the sinks page shows flaky's circuit: %s" % flaky)
+    buttons = b.all("#redeliver-flaky")
+    if check(bool(buttons), "flaky offers to redeliver what failed"):
+        buttons[0].click()
+        b.wait_text("#sink-result", "requeued")
+
+    # 6. live: a new failure while the events page is open
+    b.open(base + "/#/events?streamName=orders")
+    b.wait("#events tbody tr")
+    first = b.all("#events tbody tr")[0].get_attribute("data-id")
+    put(wire, {"id": str(uuid.uuid4()), "streamName": "orders", "error": {"type": "Late", "message": "arrived late"}})
+    WebDriverWait(b.driver, 15).until(lambda d: not d.find_element(By.ID, "live").get_attribute("hidden"))
+    b.shot("events-live")
+    check("1 new failure" in b.driver.find_element(By.ID, "live").text
+          and b.all("#events tbody tr")[0].get_attribute("data-id") == first,
+          "a new failure is announced and the page being read does not move")
+    b.driver.find_element(By.ID, "show-new").click()
+    b.wait_text("#events tbody tr:first-child", "Late")
+    check(True, "'show them' brings it to the top")
+
+
+if __name__ == "__main__":
+    main()
