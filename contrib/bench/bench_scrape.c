@@ -5,19 +5,17 @@
 
 #include "bench_daemon.h"
 #include "bench_gateway.h"
+#include "bench_http.h"
 #include "bench_numbers.h"
 #include "dlq_alloc.h"
 #include "dlq_time.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -41,44 +39,14 @@ typedef struct {
     double       slowest_ms;
 } scraper_t;
 
-/* A TCP port of 127.0.0.1 nobody listens on now. */
-static int
-free_port (void)
-{
-    int s = socket (AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (s >= 0 && bind (s, (struct sockaddr *) &a, sizeof a) == 0 && getsockname (s, (struct sockaddr *) &a, &len) == 0)
-        port = ntohs (a.sin_port);
-    if (s >= 0)
-        close (s);
-    return port;
-}
-
 /* One GET /metrics: true when it answered 200 with the accepted counter. */
 static bool
 scrape_once (int port)
 {
-    int s = socket (AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port),
-                             .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
-    if (s < 0 || connect (s, (struct sockaddr *) &a, sizeof a) != 0) {
-        if (s >= 0)
-            close (s);
-        return false;
-    }
-    static const char request [] = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    bool ok = write (s, request, sizeof request - 1) == (ssize_t) (sizeof request - 1);
-    char *body = dlq_malloc (SCRAPE_MAX_BYTES + 1);
-    size_t n = 0;
-    ssize_t got;
-    while (ok && n < SCRAPE_MAX_BYTES && (got = read (s, body + n, SCRAPE_MAX_BYTES - n)) > 0)
-        n += (size_t) got;
-    body [n] = '\0';
-    close (s);
-    ok = ok && strncmp (body, "HTTP/1.", 7) == 0 && strstr (body, " 200 ") != NULL
-         && strstr (body, "\ndlqd_events_accepted_total ") != NULL;
+    int status = 0;
+    char *body = NULL;
+    bool ok = bench_http_get (port, "/metrics", SCRAPE_MAX_BYTES, &status, &body) && status == 200
+              && strstr (body, "\ndlqd_events_accepted_total ") != NULL;
     free (body);
     return ok;
 }
@@ -105,7 +73,7 @@ one_run (const bench_scrape_options_t *o, const char *dir, const bench_events_t 
 {
     char path [4096], err [ERR_LEN] = "", extra [128];
     snprintf (path, sizeof path, "%s/%s-%zu", dir, r->scraped ? "scraped" : "quiet", r->number);
-    int port = free_port ();
+    int port = bench_http_free_port ();
     snprintf (extra, sizeof extra, "http: { listen = [\"127.0.0.1:%d\"]; };", port);
     if (port < 0 || mkdir (path, 0700) != 0) {
         fprintf (stderr, "dlqd_bench: scrape run: %s\n", port < 0 ? "no free port" : strerror (errno));
