@@ -188,6 +188,10 @@ def tasks(b, base, wire, ids):
     counts = [int(r.find_elements(By.CSS_SELECTOR, "td")[1].text) for r in rows]
     check(counts == sorted(counts, reverse=True) and counts[0] == 24,
           "the groups page lists the groups largest first (%s)" % counts)
+    WebDriverWait(b.driver, 20).until(lambda d: all(c.get_attribute("data-total") for c in b.all("#groups td.spark")))
+    b.shot("groups-histograms")
+    totals = [int(c.get_attribute("data-total")) for c in b.all("#groups td.spark")]
+    check(totals == counts, "each group's histogram of the last 24 hours adds up to its count (%s)" % totals)
     fingerprint = rows[0].get_attribute("data-fingerprint")
     rows[0].click()
     b.wait("#events tbody tr")

@@ -290,14 +290,53 @@ async function viewGroups (query) {
     el ("td", { class: "mono", text: g.fingerprint }), el ("td", { class: "num", text: g.count }),
     el ("td", { text: g.errorType || "" }), el ("td", { text: short (g.message, 80) }),
     el ("td", { text: (g.streams || []).join (", ") }),
-    el ("td", { class: "mono", text: when (g.firstSeen) }), el ("td", { class: "mono", text: when (g.lastSeen) })));
+    el ("td", { class: "mono", text: when (g.firstSeen) }), el ("td", { class: "mono", text: when (g.lastSeen) }),
+    el ("td", { class: "spark", title: "the last 24 hours, an hour a bar" })));
   show (el ("h2", { text: "What is failing" }),
         filterForm (GROUP_FILTERS, filters, "Group", (f) => go ("/groups", f)),
         rows.length ? el ("table", { id: "groups" },
           el ("thead", {}, el ("tr", {}, ["fingerprint", "count", "error type", "message", "streams", "first seen",
-                                          "last seen"].map ((h) => el ("th", { text: h, class: h === "count" ? "num" : "" })))),
+                                          "last seen", "last 24 h"].map ((h) => el ("th", { text: h, class: h === "count" ? "num" : "" })))),
           el ("tbody", {}, rows))
           : el ("p", { class: "muted", text: "Nothing matches." }));
+  await histograms (got.groups.slice (0, HISTOGRAM_GROUPS), rows, filters);
+}
+
+const HISTOGRAM_GROUPS = 10;        /* the largest groups get one */
+const HOURS = 24;
+
+/* Each group's count per hour of the last 24 hours (COUNT by fingerprint and
+ * hour, a few at a time), drawn as bars in its row's last cell. */
+async function histograms (groups, rows, filters) {
+  const end = Math.ceil (Date.now () / 3600e3) * 3600e3;
+  const jobs = [];
+  groups.forEach ((g, i) => {
+    for (let h = 0; h < HOURS; h++)
+      jobs.push ({ i, h, query: Object.assign ({}, filters, { fingerprint: g.fingerprint,
+        createdAfter: new Date (end - (HOURS - h) * 3600e3).toISOString (),
+        createdBefore: new Date (end - (HOURS - h - 1) * 3600e3).toISOString () }) });
+  });
+  const counts = groups.map (() => new Array (HOURS).fill (0));
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      try { counts[job.i][job.h] = (await api ("GET", "count", { query: job.query })).count; }
+      catch (e) { counts[job.i][job.h] = 0; }
+    }
+  };
+  await Promise.all ([1, 2, 3, 4, 5, 6].map (worker));
+  groups.forEach ((g, i) => {
+    const top = Math.max (1, ...counts[i]);
+    const cell = rows[i].lastChild;
+    cell.replaceChildren (el ("div", { class: "bars" }, counts[i].map ((n, h) => {
+      const bar = el ("span", { title: n + " in the hour from " + new Date (end - (HOURS - h) * 3600e3).toISOString ()
+                                  .slice (11, 16) + " UTC", "data-count": n });
+      bar.style.height = Math.max (n ? 2 : 0, Math.round (18 * n / top)) + "px";
+      return bar;
+    })));
+    cell.setAttribute ("data-total", counts[i].reduce ((a, b) => a + b, 0));
+  });
 }
 
 /* ---- replay by query ---------------------------------------------------------------- */
