@@ -417,3 +417,86 @@ Test (dlqctl_replay, endpoint_target_needs_replay_listen)
     free (err);
     test_dlqd_cleanup (&plain);
 }
+
+/* ---- a corrected copy --------------------------------------------------------- */
+
+Test (dlqctl_replay, a_replacement_is_sent_instead_and_the_stored_event_stays)
+{
+    char ids [1][DLQ_CLIENT_ID_SIZE];
+    cr_assert_eq (stream_ids ("orders", ids, 1), 1);
+    dlq_json_doc_t *before = get_reply (ids [0]);
+    char *stored = NULL;
+    dlq_client_t *c = dlqctl_client (&d);
+    size_t stored_len = 0;
+    cr_assert_eq (dlq_client_get (c, ids [0], &stored, &stored_len), DLQ_CLIENT_OK, "%s", dlq_client_error_message (c));
+    /* the correction: a fullDocument of its own, the rest as stored */
+    char path [600], args [900];
+    snprintf (path, sizeof path, "%s/corrected.json", d.dir);
+    FILE *f = fopen (path, "w");
+    fprintf (f, "{\"streamName\":\"orders\",\"error\":{\"type\":\"Fixed\",\"message\":\"corrected by hand\"},"
+                "\"fullDocument\":{\"total\":12.5},\"metadata\":{\"tenantId\":\"acme\"}}");
+    fclose (f);
+    dlq_replay_receiver_t *r = dlq_replay_receiver_new (replay_endpoint);
+    cr_assert_not_null (r);
+    snprintf (args, sizeof args, "replay --id %s --replacement %s --target endpoint", ids [0], path);
+    char *out = dlqctl_ok (&d, args);
+    cr_expect_not_null (strstr (out, ": replaying 1 events to endpoint"), "%s", out);
+    cr_expect_not_null (strstr (out, " DONE: 1 replayed, 0 skipped, 0 quarantined, 0 failed of 1 in "), "%s", out);
+    free (out);
+    char job [DLQ_CLIENT_ID_SIZE], id [DLQ_CLIENT_ID_SIZE], *event = NULL;
+    size_t len = 0;
+    cr_assert_eq (dlq_replay_receiver_recv (r, 10000, job, id, &event, &len), DLQ_CLIENT_OK);
+    cr_expect_str_eq (id, ids [0]);
+    cr_expect_not_null (strstr (event, "\"fullDocument\":{\"total\":12.5}"), "the copy is the correction: %s", event);
+    cr_expect_not_null (strstr (event, "\"type\":\"Fixed\""), "%s", event);
+    char lineage [128];
+    snprintf (lineage, sizeof lineage, "\"replayOf\":\"%s\",\"replayCount\":1", ids [0]);
+    cr_expect_not_null (strstr (event, lineage), "with the lineage: %s", event);
+    free (event);
+    char *after = NULL;
+    size_t after_len = 0;
+    cr_assert_eq (dlq_client_get (c, ids [0], &after, &after_len), DLQ_CLIENT_OK);
+    cr_expect (after_len == stored_len && memcmp (after, stored, stored_len) == 0,
+               "the stored event never changes:\n%s\n%s", stored, after);
+    free (after);
+    free (stored);
+    dlq_json_doc_destroy (&before);
+
+    /* the same through libdlq, and what the gateway refuses */
+    dlq_client_job_t second;
+    cr_assert_eq (dlq_client_replay_replacement (c, ids [0], "{\"streamName\":\"orders\",\"error\":{\"type\":\"Again\"}}",
+                                                 DLQ_CLIENT_TARGET_ENDPOINT, 0, &second), DLQ_CLIENT_OK,
+                  "%s", dlq_client_error_message (c));
+    cr_expect_eq (second.total, 1);
+    cr_assert_eq (dlq_replay_receiver_recv (r, 10000, job, id, &event, &len), DLQ_CLIENT_OK);
+    cr_expect_not_null (strstr (event, "\"replayCount\":2"), "the second replay: %s", event);
+    free (event);
+    cr_expect_eq (dlq_client_replay_replacement (c, ids [0], "{\"streamName\":\"payments\",\"error\":{\"type\":\"E\"}}",
+                                                 DLQ_CLIENT_TARGET_ENDPOINT, 0, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_expect_str_eq (dlq_client_error_field (c), "replacement.streamName");
+    cr_expect_eq (dlq_client_replay_replacement (c, ids [0], "{\"streamName\":\"orders\"}", DLQ_CLIENT_TARGET_ENDPOINT,
+                                                 0, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_expect_str_eq (dlq_client_error_code (c), "INVALID_EVENT");
+    cr_expect_str_eq (dlq_client_error_field (c), "replacement.error.type");
+    cr_expect_eq (dlq_client_replay_replacement (c, "0192e4a1-1111-7000-8000-00000000abcd",
+                                                 "{\"streamName\":\"orders\",\"error\":{\"type\":\"E\"}}",
+                                                 DLQ_CLIENT_TARGET_ENDPOINT, 0, NULL), DLQ_CLIENT_ERR_SERVER);
+    cr_expect_str_eq (dlq_client_error_code (c), "NOT_FOUND");
+    cr_expect_eq (dlq_client_replay_replacement (c, ids [0], NULL, DLQ_CLIENT_TARGET_ENDPOINT, 0, NULL),
+                  DLQ_CLIENT_ERR_ARGS);
+    dlq_client_destroy (&c);
+    dlq_replay_receiver_destroy (&r);
+
+    /* dlqctl: one --id, and the file must be there */
+    char *err = NULL;
+    snprintf (args, sizeof args, "replay --id %s --id %s --replacement %s", ids [0], ids [0], path);
+    cr_expect_eq (dlqctl_run (d.dir, args, &out, &err), 64, "%s", err);
+    cr_expect_not_null (strstr (err, "--replacement replays one event"), "%s", err);
+    free (out);
+    free (err);
+    snprintf (args, sizeof args, "replay --id %s --replacement %s/nothing.json", ids [0], d.dir);
+    cr_expect_eq (dlqctl_run (d.dir, args, &out, &err), 66, "%s", err);
+    cr_expect_not_null (strstr (err, "cannot open"), "%s", err);
+    free (out);
+    free (err);
+}

@@ -435,3 +435,30 @@ Test (replay_job, the_job_is_appended_after_what_the_buffer_holds)
     dlq_json_doc_destroy (&doc);
     dlq_buf_free (&out);
 }
+
+Test (replay_job, a_replacement_is_stored_with_its_one_id_and_reads_back)
+{
+    dlq_replay_plan_t plan;
+    cr_assert (read_ids ("[\"" ID_A "\"]", &plan));
+    plan.rate = 10;
+    plan.replacement = strdup ("{\"id\":\"" ID_A "\",\"streamName\":\"s\",\"error\":{\"type\":\"E\"}}");
+    dlq_buf_t out = DLQ_BUF_INIT;
+    dlq_replay_plan_write (&plan, &out);
+    dlq_replay_plan_t back;
+    cr_assert (dlq_replay_plan_read (out.data, out.len, &back), "%s", out.data);
+    cr_expect_str_eq (back.replacement, plan.replacement, "byte for byte");
+    cr_expect_eq (back.id_count, 1);
+    dlq_replay_plan_free (&back);
+    cr_expect_null (back.replacement);
+    dlq_buf_free (&out);
+    dlq_replay_plan_free (&plan);
+    static const char *const refused [] = {
+        "{\"target\":\"route\",\"rate\":1,\"ids\":[\"" ID_A "\",\"" ID_B "\"],\"replacement\":{}}",
+        "{\"target\":\"route\",\"rate\":1,\"ids\":[\"" ID_A "\"],\"replacement\":[]}",
+        "{\"target\":\"route\",\"rate\":1,\"filter\":{},\"replacement\":{}}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused [0]; i++) {
+        cr_expect_not (dlq_replay_plan_read (refused [i], strlen (refused [i]), &back), "%s", refused [i]);
+        cr_expect_null (back.replacement);
+    }
+}

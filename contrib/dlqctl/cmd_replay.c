@@ -12,6 +12,7 @@
 #include "replay_watch.h"
 #include "table.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 static const char replay_usage [] =
     "usage: dlqctl replay [FILTERS | --ids ID,... | --id ID | --all] [--target T]\n"
     "                     [--rate N] [--dry-run [--sample N]] [--detach]\n"
+    "       dlqctl replay --id ID --replacement FILE|- [--target T] [--detach]\n"
     "       dlqctl replay status [JOB]\n"
     "       dlqctl replay pause|resume|cancel JOB\n"
     "\n"
@@ -56,6 +58,12 @@ static const char replay_usage [] =
     "      --sample N         with --dry-run: show N of them, 0 to 100\n"
     "                         (default: the gateway's, 10)\n"
     "      --detach           print the job's id and exit at once\n"
+    "      --replacement FILE replay the one event --id as a corrected copy:\n"
+    "                         FILE (- for standard input) holds the FailedEvent\n"
+    "                         JSON sent instead of the stored one (e.g. dlqctl\n"
+    "                         get's output, its fullDocument or metadata fixed);\n"
+    "                         the stored event never changes. Its id and\n"
+    "                         streamName must be the event's, or left out\n"
     "\n"
     CMD_JOBS_USAGE
     "\n"
@@ -70,7 +78,7 @@ static const char replay_usage [] =
 /* getopt_long values of replay's own options (above the filters'). */
 enum {
     REPLAY_OPT_IDS = 300, REPLAY_OPT_ID, REPLAY_OPT_TARGET, REPLAY_OPT_RATE, REPLAY_OPT_DRY_RUN,
-    REPLAY_OPT_SAMPLE, REPLAY_OPT_DETACH
+    REPLAY_OPT_SAMPLE, REPLAY_OPT_DETACH, REPLAY_OPT_REPLACEMENT
 };
 
 /* replay's own options. */
@@ -83,6 +91,7 @@ typedef struct {
     bool                dry_run;
     bool                detach;
     bool                filtered;       /* a filter option was given */
+    const char         *replacement;    /* --replacement FILE, or NULL */
 } replay_opts_t;
 
 /* ---- options ------------------------------------------------------------- */
@@ -149,6 +158,7 @@ own_option (void *state, const char *command, int opt, const char *arg)
         case REPLAY_OPT_SAMPLE:  return set_number (command, "sample", arg, 0, 100, &o->sample);
         case REPLAY_OPT_DRY_RUN: o->dry_run = true; return FILTER_ARGS_OK;
         case REPLAY_OPT_DETACH:  o->detach = true; return FILTER_ARGS_OK;
+        case REPLAY_OPT_REPLACEMENT: o->replacement = arg; return FILTER_ARGS_OK;
         default:
             o->filtered = o->filtered || is_filter_option (opt);
             return FILTER_ARGS_NOT_MINE;
@@ -168,6 +178,9 @@ check_options (const replay_opts_t *o, const filter_args_t *args)
     if (o->dry_run && (o->detach || o->rate))
         return dlqctl_usage_error ("replay", "--dry-run replays nothing: no --%s with it",
                                    o->detach ? "detach" : "rate");
+    if (o->replacement && (o->id_count != 1 || o->filtered || args->all || o->dry_run))
+        return dlqctl_usage_error ("replay", "--replacement replays one event: give it one --id, no filters, "
+                                   "--all or --dry-run");
     return FILTER_ARGS_OK;
 }
 
@@ -237,11 +250,47 @@ print_started (const dlqctl_t *ctl, const dlq_client_job_t *job, bool detach)
     dlq_buf_free (&out);
 }
 
+/* The whole of path (- : standard input), NUL-terminated, or NULL with
+ * the reason on stderr. */
+static char *
+read_replacement (const char *path)
+{
+    bool use_stdin = strcmp (path, "-") == 0;
+    FILE *in = use_stdin ? stdin : fopen (path, "r");
+    if (!in) {
+        fprintf (stderr, "dlqctl: replay: cannot open %s: %s\n", path, strerror (errno));
+        return NULL;
+    }
+    dlq_buf_t text = DLQ_BUF_INIT;
+    char chunk [8192];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, in)) > 0)
+        dlq_buf_append (&text, chunk, n);
+    bool failed = ferror (in) != 0;
+    if (!use_stdin)
+        fclose (in);
+    if (failed || memchr (text.data ? text.data : "", '\0', text.len)) {
+        fprintf (stderr, "dlqctl: replay: %s: %s\n", path, failed ? "cannot read it" : "it holds a NUL byte");
+        dlq_buf_free (&text);
+        return NULL;
+    }
+    return dlq_buf_steal (&text, NULL);
+}
+
 static int
 start_job (dlqctl_t *ctl, const dlq_client_selection_t *selection, const replay_opts_t *o)
 {
     dlq_client_job_t job;
-    dlq_client_result_t result = dlq_client_replay (ctl->client, selection, o->target, (int) o->rate, &job);
+    dlq_client_result_t result;
+    if (o->replacement) {
+        char *replacement = read_replacement (o->replacement);
+        if (!replacement)
+            return DLQCTL_EXIT_NO_INPUT;
+        result = dlq_client_replay_replacement (ctl->client, o->ids [0], replacement, o->target, (int) o->rate, &job);
+        free (replacement);
+    }
+    else
+        result = dlq_client_replay (ctl->client, selection, o->target, (int) o->rate, &job);
     if (result != DLQ_CLIENT_OK)
         return dlqctl_fail (ctl, result);
     print_started (ctl, &job, o->detach);
@@ -263,6 +312,7 @@ replay (dlqctl_t *ctl, int argc, char **argv)
         { "dry-run", no_argument,       NULL, REPLAY_OPT_DRY_RUN },
         { "sample",  required_argument, NULL, REPLAY_OPT_SAMPLE },
         { "detach",  no_argument,       NULL, REPLAY_OPT_DETACH },
+        { "replacement", required_argument, NULL, REPLAY_OPT_REPLACEMENT },
         DLQCTL_COMMON_LONG_OPTIONS
     };
     replay_opts_t o = { .sample = -1 };

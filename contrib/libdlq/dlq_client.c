@@ -674,6 +674,22 @@ dlq_client_replay (dlq_client_t *self, const dlq_client_selection_t *selection, 
 }
 
 dlq_client_result_t
+dlq_client_replay_replacement (dlq_client_t *self, const char *id, const char *replacement,
+                               dlq_client_target_t target, int rate, dlq_client_job_t *job_out)
+{
+    if (!self)
+        return DLQ_CLIENT_ERR_ARGS;
+    if (!id || !replacement || !dlqc_replay_target_name (target) || rate < 0)
+        return remember_local (self, DLQ_CLIENT_ERR_ARGS, "no id, no replacement, an unknown target or a negative rate");
+    dlq_client_selection_t selection = { .ids = &id, .id_count = 1 };
+    dlqc_body_t request;
+    dlqc_body_init (&request);
+    dlqc_replay_write (&request, &selection, target, false, rate, -1);
+    dlqc_body_literal (&request, "replacement", replacement);
+    return call_for_job (self, "REPLAY", &request, job_out);
+}
+
+dlq_client_result_t
 dlq_client_replay_dry_run (dlq_client_t *self, const dlq_client_selection_t *selection, dlq_client_target_t target,
                            int sample, int64_t *count_out, char **body_out, size_t *len_out)
 {

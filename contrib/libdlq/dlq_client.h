@@ -363,6 +363,21 @@ DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay (dlq_client_t *self, con
                                                          dlq_client_target_t target, int rate,
                                                          dlq_client_job_t *job_out);
 
+/* Replay the one stored event id as a corrected copy: replacement (a
+ * NUL-terminated FailedEvent JSON object, e.g. the stored event with its
+ * fullDocument or metadata fixed) is sent instead of the stored body,
+ * with the lineage (metadata.replayOf, replayCount) as any replay; the
+ * stored event never changes. The gateway validates it as a PUT's body
+ * (INVALID_EVENT naming "replacement.FIELD"); its id and streamName must
+ * be the stored event's, or left out (INVALID_REQUEST); an id not stored
+ * is NOT_FOUND. To target at rate as dlq_client_replay; *job_out receives
+ * the job. ERR_ARGS (nothing sent) when id or replacement is NULL, target
+ * is not one of the enum, or rate is negative. */
+DLQ_CLIENT_EXPORT dlq_client_result_t dlq_client_replay_replacement (dlq_client_t *self, const char *id,
+                                                                     const char *replacement,
+                                                                     dlq_client_target_t target, int rate,
+                                                                     dlq_client_job_t *job_out);
+
 /* What dlq_client_replay() would replay, without replaying anything: on
  * OK *count_out (if not NULL) receives how many events are selected and
  * *body_out (if not NULL) the raw reply body {"dryRun":true,"count":N,

@@ -25,6 +25,10 @@ dlq_replay_plan_write (const dlq_replay_plan_t *plan, dlq_buf_t *out)
         for (size_t i = 0; i < plan->id_count; i++)
             dlq_buf_printf (out, "%s\"%s\"", i ? "," : "", plan->ids [i]);
         dlq_buf_putc (out, ']');
+        if (plan->replacement) {
+            dlq_buf_puts (out, ",\"replacement\":");
+            dlq_buf_puts (out, plan->replacement);
+        }
     }
     dlq_buf_putc (out, '}');
 }
@@ -72,6 +76,13 @@ dlq_replay_plan_read (const char *json, size_t len, dlq_replay_plan_t *plan)
         ok = ids ? dlq_replay_plan_read_ids (ids, plan)
                  : filter->type == DLQ_JSON_OBJECT && dlq_event_filter_parse (filter, &plan->filter, NULL) == DLQ_OK;
     }
+    const dlq_json_value_t *replacement = dlq_json_get (root, "replacement");
+    if (ok && replacement) {
+        ok = ids && plan->id_count == 1 && replacement->type == DLQ_JSON_OBJECT;
+        dlq_buf_t text = DLQ_BUF_INIT;
+        dlq_json_write (&text, replacement);
+        plan->replacement = dlq_buf_steal (&text, NULL);
+    }
     dlq_json_doc_destroy (&doc);
     if (!ok)
         dlq_replay_plan_free (plan);
@@ -83,6 +94,7 @@ dlq_replay_plan_free (dlq_replay_plan_t *plan)
 {
     dlq_event_filter_free (&plan->filter);
     free (plan->ids);
+    free (plan->replacement);
     memset (plan, 0, sizeof *plan);
 }
 

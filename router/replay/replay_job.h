@@ -2,7 +2,9 @@
  *  (embedded_jobs.h keeps the text): the normalised request
  *      {"target":"route"|"endpoint","rate":n,"filter":{...}}   or
  *      {"target":...,"rate":n,"ids":["uuid",...]}
- *  read back into a plan, and a job's JSON as the REPLAY verbs answer it.
+ *      {"target":...,"rate":n,"ids":["uuid"],"replacement":{...}}
+ *  (the last: one event replayed as a corrected copy, the replacement's
+ *  canonical JSON) read back into a plan, and a job's JSON as the REPLAY verbs answer it.
  */
 #ifndef DLQ_REPLAY_JOB_H
 #define DLQ_REPLAY_JOB_H
@@ -26,6 +28,8 @@ typedef struct {
     dlq_event_filter_t  filter;         /* when !by_ids */
     char              (*ids) [37];      /* when by_ids */
     size_t              id_count;
+    char               *replacement;    /* by one id: the event sent instead of the stored one (its
+                                         * canonical JSON, owned; the stored one never changes), or NULL */
 } dlq_replay_plan_t;
 
 /* Write the stored request of a plan. Pure. */

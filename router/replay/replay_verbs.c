@@ -2,6 +2,8 @@
 #include "replay_verbs.h"
 
 #include "dlq_alloc.h"
+#include "dlq_json.h"
+#include "failed_event.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
@@ -89,6 +91,85 @@ is_word (const dlq_json_value_t *v, const char *word)
     return v->type == DLQ_JSON_STRING && v->len == strlen (word) && memcmp (v->str, word, v->len) == 0;
 }
 
+/* The streamName (into stream, len bytes) and createdAt of the stored
+ * event id. */
+static dlq_code_t
+stored_event (dlq_replay_verbs_t *self, const char *id, int64_t now, char *stream, size_t len, int64_t *created_at,
+              dlq_error_t *err)
+{
+    dlq_buf_t body = DLQ_BUF_INIT;
+    dlq_store_result_t rc = dlq_primary_get (self->primary, id, now, &body);
+    dlq_code_t code = DLQ_OK;
+    if (rc == DLQ_STORE_NOT_FOUND)
+        code = dlq_error_set (err, DLQ_ERR_NOT_FOUND, "ids", "no stored event %s to replace", id);
+    else
+    if (rc != DLQ_STORE_OK)
+        code = unavailable ("read", dlq_primary_last_error (self->primary), err);
+    dlq_json_doc_t *doc = NULL;
+    if (code == DLQ_OK && dlq_json_parse (body.data, body.len, &doc, NULL) == DLQ_JSON_OK) {
+        const dlq_json_value_t *root = dlq_json_root (doc), *event = dlq_json_get (root, "event");
+        const dlq_json_value_t *name = dlq_json_get (event ? event : root, "streamName");
+        const dlq_json_value_t *created = dlq_json_get (event ? event : root, "createdAt");
+        if (name && name->type == DLQ_JSON_STRING)
+            snprintf (stream, len, "%.*s", (int) name->len, name->str);
+        if (created && created->type == DLQ_JSON_STRING)
+            dlq_time_parse_iso (created->str, created->len, created_at);
+    }
+    dlq_json_doc_destroy (&doc);
+    dlq_buf_free (&body);
+    return code;
+}
+
+/* The replacement of a REPLAY of one id (the corrected copy an operator
+ * sends instead of the stored event): validated as a PUT's body is, with
+ * the id and streamName of the event it replaces (given or left out; its
+ * createdAt too, when left out), kept in plan as its canonical JSON. */
+static dlq_code_t
+read_replacement (dlq_replay_verbs_t *self, const dlq_json_value_t *v, dlq_replay_plan_t *plan, dlq_error_t *err)
+{
+    if (!plan->by_ids || plan->id_count != 1)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement", "a replacement replays one event: "
+                              "give \"ids\": [its id]");
+    if (v->type != DLQ_JSON_OBJECT)
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement", "replacement must be a FailedEvent object");
+    int64_t now = dlq_time_now_ms ();
+    char stream [DLQ_STREAM_NAME_MAX * 4 + 1] = "";
+    int64_t created_at = now;
+    dlq_code_t code = stored_event (self, plan->ids [0], now, stream, sizeof stream, &created_at, err);
+    if (code != DLQ_OK)
+        return code;
+    dlq_buf_t text = DLQ_BUF_INIT;
+    dlq_json_write (&text, v);
+    dlq_error_t why = { DLQ_OK, "", "" };
+    dlq_event_t *event = dlq_event_decode (text.data, text.len, now, &why);
+    dlq_buf_free (&text);
+    if (!event) {
+        dlq_error_set (err, why.code, NULL, "replacement: %s", why.message);
+        snprintf (err->field, sizeof err->field, "replacement%s%.100s", why.field [0] ? "." : "", why.field);
+        return why.code;
+    }
+    const dlq_json_value_t *id = dlq_json_get (v, "id");
+    if (id && strcmp (event->id, plan->ids [0]) != 0)
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement.id", "replacement.id must be the id of the "
+                              "event it replaces (%s), or left out", plan->ids [0]);
+    else
+    if (strcmp (event->stream_name, stream) != 0)
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement.streamName", "replacement.streamName must "
+                              "be the stream of the event it replaces (%s)", stream);
+    if (code == DLQ_OK) {
+        if (!id) {
+            free (event->id);
+            event->id = dlq_strdup (plan->ids [0]);
+        }
+        if (!dlq_json_get (v, "createdAt"))
+            event->created_at = created_at;
+        dlq_event_encode (event);
+        plan->replacement = dlq_strdup (event->json);
+    }
+    dlq_event_destroy (&event);
+    return code;
+}
+
 /* target, rate and the selection (ids, or filters / all) of a request. */
 static dlq_code_t
 read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_plan_t *plan, dlq_error_t *err)
@@ -115,8 +196,12 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
         if (!dlq_replay_plan_read_ids (ids, plan))
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "ids", "ids must be an array of 1 to %d UUID strings",
                                   DLQ_REPLAY_IDS_MAX);
-        return DLQ_OK;
+        const dlq_json_value_t *replacement = dlq_json_get (root, "replacement");
+        return replacement ? read_replacement (self, replacement, plan, err) : DLQ_OK;
     }
+    if (dlq_json_get (root, "replacement"))
+        return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement", "a replacement replays one event: "
+                              "give \"ids\": [its id]");
     code = dlq_event_filter_parse (root, &plan->filter, err);
     if (code == DLQ_OK && dlq_event_filter_is_empty (&plan->filter) && !all)
         return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "all", "a replay needs filters, ids, or \"all\": true");
@@ -167,7 +252,10 @@ sample_plan (dlq_replay_verbs_t *self, const dlq_replay_plan_t *plan, size_t n, 
             return rc;
         }
         dlq_buf_puts (out, taken++ ? "," : "");
-        dlq_buf_append (out, event.data, event.len);
+        if (plan->replacement)          /* what would be sent: the corrected copy */
+            dlq_buf_puts (out, plan->replacement);
+        else
+            dlq_buf_append (out, event.data, event.len);
     }
     dlq_buf_free (&event);
     dlq_buf_putc (out, ']');
@@ -248,7 +336,7 @@ create_job (dlq_replay_verbs_t *self, dlq_replay_plan_t *plan, int64_t now, dlq_
 static dlq_code_t
 do_replay (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_buf_t *out, dlq_error_t *err)
 {
-    static const char *const allowed [] = { "ids", "all", "target", "rate", "dryRun", "sample", NULL };
+    static const char *const allowed [] = { "ids", "all", "target", "rate", "dryRun", "sample", "replacement", NULL };
     bool dry = false;
     dlq_code_t code = dlq_params_check (root, allowed, true, err);
     if (code == DLQ_OK)

@@ -35,6 +35,7 @@
 typedef struct {
     dlq_replay_job_t  job;              /* its row: counters, cursor ("k|page cursor") */
     dlq_replay_plan_t plan;
+    dlq_json_doc_t   *replacement;      /* plan.replacement parsed: sent instead of the stored event */
     dlq_replay_pacer_t       pacer;
     char             *page_cursor;      /* where the current page starts ("" = the first) */
     size_t            page_done;        /* events of the page handled */
@@ -122,12 +123,13 @@ sent_flush (replayer_t *r)
                  "events sent, but their replay could not be recorded");
 }
 
-/* Replay one stored event (its canonical body): the loop guard, the
- * lineage, the send; a sent event joins r->marks (sent_flush marks it).
- * replay_count: what the store says. */
+/* Replay one stored event (its canonical body, or body when not NULL: a
+ * corrected copy of it): the loop guard, the lineage, the send; a sent
+ * event joins r->marks (sent_flush marks it). replay_count: what the
+ * store says. */
 static event_result_t
 replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_value_t *event,
-              int32_t replay_count, char *why, size_t why_len)
+              const dlq_json_value_t *body_root, int32_t replay_count, char *why, size_t why_len)
 {
     const dlqd_replay_config_t *conf = &r->config->replay;
     const dlq_json_value_t *id = dlq_json_get (event, "id");
@@ -148,7 +150,7 @@ replay_event (replayer_t *r, const char *job, bool to_endpoint, const dlq_json_v
         return EV_QUARANTINED;
     }
     dlq_buf_t body = DLQ_BUF_INIT;
-    dlq_replay_lineage_of (event, id->str, replay_count + 1, &body);
+    dlq_replay_lineage_of (body_root ? body_root : event, id->str, replay_count + 1, &body);
     dlq_replay_send_t sent = dlq_replay_targets_send (r->targets, to_endpoint, job, stream->str, id->str,
                                                       body.data, body.len, why, why_len);
     dlq_buf_free (&body);
@@ -176,7 +178,8 @@ job_event (replayer_t *r, run_t *run, const dlq_json_value_t *event, char *why, 
     }
     if (strcmp (state.status, "SUCCEEDED") == 0 || strcmp (state.status, "QUARANTINED") == 0)
         return EV_SKIPPED;
-    return replay_event (r, run->job.id, run->plan.to_endpoint, event, state.replay_count, why, why_len);
+    return replay_event (r, run->job.id, run->plan.to_endpoint, event,
+                         run->replacement ? dlq_json_root (run->replacement) : NULL, state.replay_count, why, why_len);
 }
 
 /* ---- jobs ------------------------------------------------------------------------ */
@@ -197,6 +200,7 @@ run_destroy (run_t **run_p)
     run_drop_page (run);
     free (run->page_cursor);
     dlq_replay_plan_free (&run->plan);
+    dlq_json_doc_destroy (&run->replacement);
     dlq_replay_job_clear (&run->job);
     free (run);
     *run_p = NULL;
@@ -209,7 +213,9 @@ run_new (dlq_replay_job_t *job)
     run_t *run = dlq_calloc (1, sizeof *run);
     run->job = *job;
     memset (job, 0, sizeof *job);
-    if (!dlq_replay_plan_read (run->job.request, strlen (run->job.request), &run->plan)) {
+    if (!dlq_replay_plan_read (run->job.request, strlen (run->job.request), &run->plan)
+        || (run->plan.replacement && dlq_json_parse (run->plan.replacement, strlen (run->plan.replacement),
+                                                     &run->replacement, NULL) != DLQ_JSON_OK)) {
         run_destroy (&run);
         return NULL;
     }
@@ -492,7 +498,7 @@ run_pass (replayer_t *r, const char *stream, const dlq_schedule_t *schedule)
         for (; c; c = c->next) {
             int64_t replays = 0;
             dlq_json_as_int64 (dlq_json_get (c, "replayCount"), &replays);
-            event_result_t sent = replay_event (r, "schedule", false, dlq_json_get (c, "event"), (int32_t) replays,
+            event_result_t sent = replay_event (r, "schedule", false, dlq_json_get (c, "event"), NULL, (int32_t) replays,
                                                 why, sizeof why);
             if (sent == EV_WAIT)
                 break;

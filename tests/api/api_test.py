@@ -212,6 +212,23 @@ def run(ctx, api, port, replay_port, spec, repo):
         time.sleep(0.2)
         _, _, quick = api.call("GET", "replays/" + quick["job"])
     check(quick.get("state") == "DONE" and quick["replayed"] == 1, "a replay of one id is DONE")
+    fix = {"streamName": "orders", "error": {"type": "Timeout", "message": "fixed"}, "fullDocument": {"fixed": True}}
+    status, _, corrected = api.call("POST", "replays", body={"ids": [ids["orders"][1]], "replacement": fix,
+                                                              "target": "endpoint"})
+    check(status == 200 and corrected["total"] == 1, "a replay of one id with a replacement: a job of 1")
+    deadline = time.time() + 20
+    copy = None
+    while time.time() < deadline and copy is None:
+        if receiver.poll(500):
+            frames = receiver.recv_multipart()
+            if frames[0].decode() == corrected["job"]:
+                copy = json.loads(frames[2])
+    check(copy is not None and copy["fullDocument"] == {"fixed": True}
+          and copy["metadata"]["replayOf"] == ids["orders"][1], "the corrected copy went out with its lineage")
+    status, _, got = api.call("POST", "replays", body={"ids": [ids["orders"][1]],
+                                                        "replacement": {"streamName": "orders"}})
+    check(status == 400 and got["code"] == "INVALID_EVENT" and got["field"] == "replacement.error.type",
+          "a replacement is checked as a PUT's body: 400 naming replacement.error.type")
     status, _, got = api.call("POST", "events/%s/fail" % ids["orders"][0])
     check(status == 200 and got["status"] == "PENDING" and got["retryCount"] == 1, "fail: %s" % got)
     status, _, got = api.call("POST", "events/%s/resolve" % ids["orders"][0], body={})

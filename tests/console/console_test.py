@@ -240,6 +240,28 @@ def tasks(b, base, wire, ids):
     b.shot("event-redelivered")
     check(True, "Redeliver requeued the one failed delivery")
 
+    # 3b. edit the failed event's payload and replay the corrected copy
+    b.open(base + "/#/event/" + bad)
+    area = b.wait("#edit")
+    text = area.get_attribute("value")
+    check('"total": "12.50"' in text, "the editor holds the event's payload")
+    area.clear()
+    area.send_keys(text.replace('"total": "12.50"', '"total": 12.5'))
+    b.driver.find_element(By.ID, "edit-diff").click()
+    b.wait("#edit-diff-out .diff-add")
+    b.shot("event-edit-diff")
+    removed = [d.text for d in b.all("#edit-diff-out .diff-del")]
+    added = [d.text for d in b.all("#edit-diff-out .diff-add")]
+    check(removed == ['-     "total": "12.50"'] and added == ['+     "total": 12.5'],
+          "the page shows the diff: %s / %s" % (removed, added))
+    b.driver.find_element(By.ID, "edit-replay").click()
+    b.wait_text("#job-state", "DONE", 30)
+    b.shot("event-edit-replayed")
+    job = api(base, "replays/" + b.driver.current_url.rsplit("/", 1)[1])
+    check(job["total"] == 1 and job["replayed"] == 1, "the corrected copy was replayed (%s)" % job)
+    stored = api(base, "events/" + bad)["event"]
+    check(stored["fullDocument"]["total"] == "12.50", "the stored original never changes")
+
     # 4. lineage: a replayed copy that failed again and came back names its original (metadata.replayOf)
     original = ids["Refused"][0]
     copy = {"id": str(uuid.uuid4()), "streamName": "orders", "metadata": {"replayOf": original, "replayCount": 1},

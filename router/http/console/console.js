@@ -276,8 +276,74 @@ async function viewEvent (id) {
       el ("div", {},
         el ("h3", { text: "Payload" }),
         el ("pre", { id: "payload", text: JSON.stringify (payload, null, 2) }),
+        editor (e),
         el ("h3", { text: "The whole event" }),
         el ("pre", { id: "event-json", text: JSON.stringify (e, null, 2) }))));
+}
+
+/* ---- edit and replay --------------------------------------------------------------- */
+
+/* The lines of a and b as a diff: [kind, line] with kind " ", "-" or "+"
+ * (the longest common subsequence of lines kept). */
+function diffLines (a, b) {
+  const x = a.split ("\n"), y = b.split ("\n");
+  const n = x.length, m = y.length;
+  const keep = Array.from ({ length: n + 1 }, () => new Array (m + 1).fill (0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      keep[i][j] = x[i] === y[j] ? keep[i + 1][j + 1] + 1 : Math.max (keep[i + 1][j], keep[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) { out.push ([" ", x[i]]); i++; j++; }
+    else if (i < n && (j === m || keep[i + 1][j] >= keep[i][j + 1])) out.push (["-", x[i++]]);
+    else out.push (["+", y[j++]]);
+  }
+  return out;
+}
+
+/* Edit an event's fullDocument and metadata, see the changes, and replay
+ * the corrected copy (REPLAY of its id with a replacement): the stored
+ * event never changes; the copy carries the lineage. */
+function editor (e) {
+  const editable = { fullDocument: e.fullDocument, metadata: e.metadata };
+  const original = JSON.stringify (editable, null, 2);
+  const area = el ("textarea", { id: "edit", spellcheck: "false" });
+  area.value = original;
+  const diff = el ("pre", { id: "edit-diff-out", hidden: true });
+  let replacement = null;
+  const send = el ("button", { id: "edit-replay", class: "danger", disabled: true, onclick: async () => {
+    try {
+      send.disabled = true;
+      const job = await api ("POST", "replays", { body: { ids: [e.id], replacement } });
+      go ("/job/" + job.job);
+    } catch (err) { status (err.message, true); send.disabled = false; }
+  } }, "Replay the corrected copy");
+  const show = el ("button", { id: "edit-diff", class: "secondary", onclick: () => {
+    let edited;
+    try { edited = JSON.parse (area.value); }
+    catch (err) { status ("the edit is not JSON: " + err.message, true); send.disabled = true; return; }
+    if (!edited || typeof edited !== "object" || Array.isArray (edited)) {
+      status ("the edit must be an object of fullDocument and metadata", true);
+      return;
+    }
+    status ("");
+    replacement = Object.assign ({}, e);
+    for (const k of ["fullDocument", "metadata"]) {
+      if (edited[k] === undefined || edited[k] === null) delete replacement[k];
+      else replacement[k] = edited[k];
+    }
+    const lines = diffLines (original, JSON.stringify (edited, null, 2));
+    diff.hidden = false;
+    diff.replaceChildren (...lines.map (([kind, line]) => el ("div", {
+      class: kind === "-" ? "diff-del" : kind === "+" ? "diff-add" : "", text: kind + " " + line })));
+    send.disabled = !lines.some (([kind]) => kind !== " ");
+  } }, "Show the changes");
+  return el ("div", { id: "editor" },
+    el ("h3", { text: "Edit and replay" }),
+    el ("p", { class: "muted", text: "Correct the payload, check the changes, and replay the corrected copy. " +
+                                       "The stored event never changes; the copy carries its lineage." }),
+    area, el ("div", { class: "actions" }, show, send), diff);
 }
 
 /* ---- groups ------------------------------------------------------------------------ */
