@@ -20,8 +20,6 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,21 +32,10 @@ import jsonschema
 import yaml
 import zmq
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
+from dlqd_harness import Gateway, check, failures, free_port, wait_http  # noqa: E402
+
 seen_operations = set()
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Api:
@@ -114,20 +101,15 @@ replay: { listen = "tcp://127.0.0.1:%d"; rate = 100000; };
 sinks: { audit: { type = "noop"; }; flaky: { type = "scripted"; fail_stream = "bad"; }; };
 defaults: { chain = ["audit", "flaky"]; replay_route = "endpoint"; };
 """ % (port, work, http_port, replay_port)
-    with open(os.path.join(work, "dlqd.conf"), "w") as f:
-        f.write(config)
-    log = open(os.path.join(work, "dlqd.log"), "w")
-    proc = subprocess.Popen([dlqd, "-c", os.path.join(work, "dlqd.conf")], stdout=log, stderr=subprocess.STDOUT)
+    gateway = Gateway(dlqd, work, config)
     ctx = zmq.Context()
     print("dlqd's log: %s/dlqd.log" % work, flush=True)
     try:
         run(ctx, Api("http://127.0.0.1:%d/api/v1/" % http_port, spec), port, replay_port, spec, repo)
     finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
+        status = gateway.stop()
         ctx.destroy(linger=0)
-    check(proc.returncode == 0, "dlqd exits 0 on SIGTERM")
+    check(status == 0, "dlqd exits 0 on SIGTERM")
     if failures:
         print("%d check(s) failed; dlqd's files are in %s" % (len(failures), work))
         sys.exit(1)
@@ -139,15 +121,7 @@ def run(ctx, api, port, replay_port, spec, repo):
     wire = ctx.socket(zmq.DEALER)
     wire.setsockopt(zmq.RCVTIMEO, 20000)
     wire.connect("tcp://127.0.0.1:%d" % port)
-    deadline = time.time() + 30
-    while True:
-        try:
-            urllib.request.urlopen(api.base.replace("/api/v1/", "/healthz"), timeout=2)
-            break
-        except OSError:
-            if time.time() > deadline:
-                raise SystemExit("dlqd's HTTP listener does not answer")
-            time.sleep(0.1)
+    wait_http(api.base.replace("/api/v1/", "/healthz"))
     ids = {"orders": [], "bad": []}
     for i in range(30):
         stream = "bad" if i % 3 == 0 else "orders"

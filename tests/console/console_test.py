@@ -27,8 +27,6 @@ tests/console/screenshots), for people to look at.
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,27 +34,14 @@ import urllib.request
 import uuid
 
 import zmq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
+from dlqd_harness import Gateway, check, failures, free_port, wait_http  # noqa: E402
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def api(base, path):
     with urllib.request.urlopen(base + "/api/v1/" + path, timeout=10) as r:
@@ -130,23 +115,12 @@ http: { listen = ["127.0.0.1:%d"]; };
 sinks: { audit: { type = "noop"; }; flaky: { type = "scripted"; fail_stream = "bad"; }; replays: { type = "noop"; }; };
 defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
 """ % (port, work, http_port)
-    with open(os.path.join(work, "dlqd.conf"), "w") as f:
-        f.write(config)
-    log = open(os.path.join(work, "dlqd.log"), "w")
-    proc = subprocess.Popen([dlqd, "-c", os.path.join(work, "dlqd.conf")], stdout=log, stderr=subprocess.STDOUT)
+    gateway = Gateway(dlqd, work, config)
     base = "http://127.0.0.1:%d" % http_port
     ctx = zmq.Context()
     browser = None
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=2)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise SystemExit("dlqd does not answer on " + base)
-                time.sleep(0.1)
+        wait_http(base + "/healthz")
         wire = ctx.socket(zmq.DEALER)
         wire.setsockopt(zmq.RCVTIMEO, 20000)
         wire.connect("tcp://127.0.0.1:%d" % port)
@@ -166,11 +140,9 @@ defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
     finally:
         if browser:
             browser.quit()
-        proc.terminate()
-        proc.wait(30)
-        log.close()
+        status = gateway.stop()
         ctx.destroy(linger=0)
-    check(proc.returncode == 0, "dlqd exits 0 on SIGTERM")
+    check(status == 0, "dlqd exits 0 on SIGTERM")
     print("screenshots: %s" % shots)
     if failures:
         print("%d check(s) failed; dlqd's files are in %s" % (len(failures), work))

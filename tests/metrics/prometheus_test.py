@@ -21,17 +21,17 @@ import math
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 
 import zmq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
+from dlqd_harness import Gateway, WireClient, check, failures, free_port, http, wait_http  # noqa: E402
 
 N = 300          # new events
 BAD = 30         # of them in stream "bad", which the flaky sink fails
@@ -39,79 +39,6 @@ DUPLICATES = 20
 BAD_JSON = 4
 UNKNOWN_VERBS = 3
 CHECKPOINTS = 5
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    else:
-        print("ok:", what, flush=True)
-    return cond
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(url, method="GET", data=None):
-    req = urllib.request.Request(url, method=method, data=data)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, dict(r.headers), r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read().decode()
-
-
-class Gateway:
-    def __init__(self, dlqd, workdir, config):
-        self.dir = workdir
-        path = os.path.join(workdir, "dlqd.conf")
-        with open(path, "w") as f:
-            f.write(config)
-        self.log = open(os.path.join(workdir, "dlqd.log"), "w")
-        self.proc = subprocess.Popen([dlqd, "-c", path], stdout=self.log, stderr=subprocess.STDOUT)
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
-
-
-class Client:
-    def __init__(self, ctx, endpoint):
-        self.s = ctx.socket(zmq.DEALER)
-        self.s.setsockopt(zmq.LINGER, 0)
-        self.s.setsockopt(zmq.RCVTIMEO, 20000)
-        self.s.connect(endpoint)
-        self.n = 0
-
-    def call(self, verb, body):
-        self.n += 1
-        rid = str(self.n).encode()
-        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.s.send_multipart([verb.encode(), rid, raw])
-        status, got, reply = self.s.recv_multipart()
-        assert got == rid
-        return status.decode(), json.loads(reply)
-
-
-def wait_http(url, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            return http(url)
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("nothing answers " + url)
-
 
 class Prometheus:
     def __init__(self, url):
@@ -205,7 +132,7 @@ defaults: { chain = ["dead", "flaky"]; replay_route = "endpoint"; };
         check(prom.wait_value('up{job="dlqd"}', 1.0) == 1.0, "Prometheus scrapes dlqd (up == 1)")
         time.sleep(2)                   # a scrape before the workload: rate() has a start
 
-        gw = Client(ctx, "tcp://127.0.0.1:%d" % port)
+        gw = WireClient(ctx, "tcp://127.0.0.1:%d" % port)
         workload(gw)
         receiver = ctx.socket(zmq.PULL)
         receiver.setsockopt(zmq.LINGER, 0)
