@@ -187,7 +187,12 @@ dlq_authorizer_check (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, zmq_m
     }
     if (spec->lane != DLQ_LANE_INGEST && spec->lane != DLQ_LANE_FRONT)
         dlq_principal_scope_frame (p, &grant->scope);       /* who, for the thread that answers */
-    return dlq_principal_all_streams (p) ? DLQ_OK : check_scope (self, spec, body, len, grant, err);
+    if (dlq_principal_all_streams (p))
+        return DLQ_OK;
+    dlq_code_t code = check_scope (self, spec, body, len, grant, err);
+    if (code != DLQ_OK)
+        dlq_buf_free (&grant->scope);       /* refused: nothing for the caller to free */
+    return code;
 }
 
 dlq_code_t

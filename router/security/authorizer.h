@@ -51,7 +51,8 @@ typedef struct {
 
 /* May the request of verb spec (its verb frame, which carries the
  * metadata, and body) go on? DLQ_OK and *grant filled (free its scope
- * with dlq_buf_free), or DLQ_ERR_FORBIDDEN and err, counted and logged.
+ * with dlq_buf_free), or DLQ_ERR_FORBIDDEN and err, counted and logged
+ * (grant then holds nothing to free).
  * The stream of a PUT's event is checked by dlq_authorizer_check_stream
  * once the event is read. */
 dlq_code_t dlq_authorizer_check (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, zmq_msg_t *verb_frame,
