@@ -103,7 +103,11 @@ Test (api_routes, what_the_body_cannot_be)
     free (body_of ("POST", "/api/v1/replays", NULL, 0, "[1]", DLQ_ERR_INVALID_REQUEST, NULL));
     free (body_of ("POST", "/api/v1/replays", NULL, 0, "{\"a\":", DLQ_ERR_INVALID_JSON, NULL));
     free (body_of ("POST", "/api/v1/replays", NULL, 0, "\"\xc3\x28\"", DLQ_ERR_INVALID_UTF8, NULL));
-    free (body_of ("GET", "/api/v1/stats", NULL, 0, "{}", DLQ_ERR_INVALID_REQUEST, NULL));
+    free (body_of ("GET", "/api/v1/stats", NULL, 0, "{\"x\":1}", DLQ_ERR_INVALID_REQUEST, NULL));
+    free (body_of ("GET", "/api/v1/stats", NULL, 0, "{}", DLQ_OK, NULL));
+    dlq_api_param_t nameless [] = { { "", "" } };
+    free (body_of ("GET", "/api/v1/events", nameless, 1, NULL, DLQ_ERR_INVALID_REQUEST, NULL));
+    free (body_of ("POST", "/api/v1/replays/J/pause", NULL, 0, " { } ", DLQ_OK, NULL));
     dlq_api_param_t stray [] = { { "x", "1" } };
     free (body_of ("GET", "/api/v1/stats", stray, 1, NULL, DLQ_ERR_INVALID_REQUEST, "x"));
     free (body_of ("GET", "/api/v1/events/\xff", NULL, 0, NULL, DLQ_ERR_INVALID_UTF8, "id"));
@@ -138,6 +142,11 @@ Test (api_routes, the_browser_guards)
     cr_expect_not_null (dlq_api_guard_check ("POST", "127.0.0.1:9560", NULL, NULL, NULL, true), "no Content-Type");
     cr_expect_not_null (dlq_api_guard_check ("DELETE", "127.0.0.1:9560", NULL, NULL, "text/plain", true));
     cr_expect_not_null (dlq_api_guard_check ("PUT", "127.0.0.1:9560", NULL, NULL, "application/jsonx", true));
+    cr_expect_null (dlq_api_guard_check ("GET", "LOCALHOST:9560", NULL, NULL, NULL, true), "a host name in any case");
+    cr_expect_null (dlq_api_guard_check ("PATCH", "127.0.0.1", NULL, NULL, NULL, true),
+                    "a method no route takes goes on to its 405");
+    cr_expect (dlq_api_guard_host ("127.0.0.1:9560") && dlq_api_guard_host ("[::1]") && !dlq_api_guard_host (NULL)
+               && !dlq_api_guard_host ("") && !dlq_api_guard_host ("metrics.example:9560"));
 }
 
 Test (api_routes, docs_api_lists_every_route)

@@ -4,21 +4,22 @@
 
 #include "dlq_endpoint.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* True when host ("NAME[:PORT]", "[::1]:PORT") names this machine's
- * loopback: localhost, 127.0.0.0/8 or ::1. */
-static bool
-loopback_host (const char *host)
+bool
+dlq_api_guard_host (const char *host)
 {
     char with_port [300];
-    if (strlen (host) > 255)
+    if (!host || !host [0] || strlen (host) > 255)
         return false;
-    /* dlq_endpoint_http_is_local wants HOST:PORT */
+    /* dlq_endpoint_http_is_local wants HOST:PORT, and a lower-case name */
     bool has_port = host [0] == '[' ? strstr (host, "]:") != NULL : strchr (host, ':') != NULL;
     snprintf (with_port, sizeof with_port, has_port ? "%s" : "%s:80", host);
+    for (char *p = with_port; *p; p++)
+        *p = (char) tolower ((unsigned char) *p);
     return dlq_endpoint_http_is_local (with_port);
 }
 
@@ -28,7 +29,7 @@ dlq_api_guard_check (const char *method, const char *host, const char *origin, c
 {
     if (!host || !host [0])
         return "the request has no Host header";
-    if (loopback_only && !loopback_host (host))
+    if (loopback_only && !dlq_api_guard_host (host))
         return "the Host header does not name this machine (localhost, 127.0.0.1 or [::1]): "
                "the HTTP listener is on loopback only";
     if (fetch_site && strcasecmp (fetch_site, "cross-site") == 0)
@@ -42,7 +43,7 @@ dlq_api_guard_check (const char *method, const char *host, const char *origin, c
     else
     if (origin)
         return "the request's Origin is null (a sandboxed or file page)";
-    bool changes = strcmp (method, "GET") != 0 && strcmp (method, "HEAD") != 0;
+    bool changes = !strcmp (method, "POST") || !strcmp (method, "PUT") || !strcmp (method, "DELETE");
     if (changes) {
         size_t n = strlen ("application/json");
         if (!content_type || strncasecmp (content_type, "application/json", n) != 0

@@ -15,6 +15,11 @@
 
 #include <stdbool.h>
 
+/* True when host ("NAME[:PORT]", "[::1]:PORT", any case) names this
+ * machine's loopback: localhost, 127.0.0.0/8 or ::1. The Host check of
+ * every path of a loopback-only listener (/metrics included). */
+bool dlq_api_guard_host (const char *host);
+
 /* NULL when the request may go on, else why not (for a 403 body). Any
  * header may be NULL (absent); loopback_only: every http.listen address
  * is a loopback one. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEGMENT_MAX 512
+#define SEGMENT_MAX 1100          /* a path segment: a stream name of 255 characters of up to 4 bytes */
 
 struct dlq_api_handler {
     dlq_api_bridge_t *bridge;

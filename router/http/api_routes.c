@@ -124,6 +124,8 @@ query_members (const dlq_api_param_t *params, size_t count, const char *skip, dl
     bool metadata = false;
     for (size_t i = 0; i < count; i++) {
         const char *name = params [i].name, *value = params [i].value ? params [i].value : "";
+        if (!name [0])
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "a query parameter without a name");
         for (size_t k = 0; k < i; k++)
             if (strcmp (params [k].name, name) == 0)
                 return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, name, "%s is given twice", name);
@@ -195,6 +197,26 @@ body_members (const char *body, size_t len, const char *skip, dlq_buf_t *out, bo
     return code;
 }
 
+/* No body, only whitespace, or {} with whitespace around and inside. */
+static bool
+empty_object (const char *body, size_t len)
+{
+    size_t i = 0;
+    while (i < len && strchr (" \t\r\n", body [i]))
+        i++;
+    if (i == len)
+        return true;
+    if (body [i++] != '{')
+        return false;
+    while (i < len && strchr (" \t\r\n", body [i]))
+        i++;
+    if (i == len || body [i++] != '}')
+        return false;
+    while (i < len && strchr (" \t\r\n", body [i]))
+        i++;
+    return i == len;
+}
+
 dlq_code_t
 dlq_api_route_body (const dlq_api_route_t *route, const char *segment, const dlq_api_param_t *params,
                     size_t param_count, const char *body, size_t body_len, dlq_buf_t *out, dlq_error_t *err)
@@ -218,8 +240,8 @@ dlq_api_route_body (const dlq_api_route_t *route, const char *segment, const dlq
     if (code == DLQ_OK && route->body != DLQ_API_BODY_QUERY && param_count)
         code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, params [0].name, "%s %s%s takes no query parameters",
                               route->method, DLQ_API_PREFIX, route->path);
-    if (code == DLQ_OK && route->body != DLQ_API_BODY_JSON && body_len)
-        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "%s %s%s takes no body", route->method,
+    if (code == DLQ_OK && route->body != DLQ_API_BODY_JSON && !empty_object (body, body_len))
+        code = dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, NULL, "%s %s%s takes no body (or {})", route->method,
                               DLQ_API_PREFIX, route->path);
     dlq_buf_putc (out, '}');
     return code;

@@ -24,6 +24,7 @@
 #define LISTEN_MAX DLQD_HTTP_LISTEN_MAX
 #define CONNECTIONS_MAX 256         /* scrapers, probes and consoles at once, per address */
 #define CONNECTION_TIMEOUT_S 10
+#define CONNECTION_MEMORY (128u << 10)  /* a request's line and headers, per connection */
 
 struct dlq_http_server {
     struct MHD_Daemon *daemons [LISTEN_MAX];
@@ -182,6 +183,12 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     }
     if (strncmp (url, DLQ_API_PREFIX, strlen (DLQ_API_PREFIX)) == 0)
         return answer_api (self, connection, url, method, r);
+    const char *host = MHD_lookup_connection_value (connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (self->loopback_only && !dlq_api_guard_host (host)) {    /* /metrics read by a rebound name */
+        static const char body [] = "{\"error\":\"the Host header does not name this machine (localhost, "
+                                    "127.0.0.1 or [::1]): the HTTP listener is on loopback only\"}";
+        return respond (connection, MHD_HTTP_FORBIDDEN, JSON_TYPE, body, sizeof body - 1, NULL);
+    }
     const dlq_console_file_t *page = console_file (url);
     bool known = page || !strcmp (url, "/metrics") || !strcmp (url, "/healthz") || !strcmp (url, "/readyz");
     if (!known) {
@@ -214,6 +221,22 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     enum MHD_Result rc = respond (connection, status, type, out.data ? out.data : "", out.len, NULL);
     dlq_buf_free (&out);
     return rc;
+}
+
+/* Percent-decoding of the path and the query (libmicrohttpd's), except
+ * that a decoded NUL (%00) becomes the byte 0xFF: a C string cut at a NUL
+ * would drop what follows it (a path segment, the rest of a name), while
+ * 0xFF is never UTF-8, so the API refuses it (INVALID_UTF8) and no other
+ * path matches it. */
+static size_t
+unescape (void *cls, struct MHD_Connection *connection, char *text)
+{
+    (void) cls, (void) connection;
+    size_t n = MHD_http_unescape (text);
+    for (size_t i = 0; i < n; i++)
+        if (text [i] == '\0')
+            text [i] = (char) 0xff;
+    return n;
 }
 
 static void
@@ -253,6 +276,8 @@ start_one (dlq_http_server_t *self, const char *listen, char *err, size_t err_le
                                              MHD_OPTION_CONNECTION_LIMIT, (unsigned) CONNECTIONS_MAX,
                                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
                                              MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+                                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+                                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONNECTION_MEMORY,
                                              MHD_OPTION_END);
     freeaddrinfo (found);
     if (!d)

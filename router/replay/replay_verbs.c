@@ -197,6 +197,9 @@ read_plan (dlq_replay_verbs_t *self, const dlq_json_value_t *root, dlq_replay_pl
             return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "ids", "ids must be an array of 1 to %d UUID strings",
                                   DLQ_REPLAY_IDS_MAX);
         const dlq_json_value_t *replacement = dlq_json_get (root, "replacement");
+        if (replacement && all)
+            return dlq_error_set (err, DLQ_ERR_INVALID_REQUEST, "replacement", "a replacement replays one event: "
+                                  "give \"ids\": [its id], without all");
         return replacement ? read_replacement (self, replacement, plan, err) : DLQ_OK;
     }
     if (dlq_json_get (root, "replacement"))

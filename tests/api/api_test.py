@@ -74,6 +74,8 @@ class Api:
             return
         seen_operations.add((method.lower(), template))
         response = op["responses"].get(str(status))
+        if response is None and status >= 400:
+            response = op["responses"].get("default")      # an error status of docs/api.md's table
         if not check(response is not None, "%s %s: status %d is one the document lists (%s)"
                      % (method, template, status, sorted(op["responses"]))):
             return
@@ -248,9 +250,37 @@ def run(ctx, api, port, replay_port, spec, repo):
     status, _, got = api.call("GET", "nothing/here", validate=False)
     check(status == 404 and got["code"] == "NOT_FOUND", "a path no route has: 404")
 
+    status, _, got = api.call("POST", "replays", body={"ids": [ids["orders"][1]], "all": True, "replacement": fix})
+    check(status == 400 and got["field"] == "replacement", "a replacement with all: 400")
+    status, _, got = api.call("POST", "replays/%s/pause" % job["job"], body={})
+    check(status == 409 and got["code"] == "INVALID_STATE", "a body of {} where none is taken is no body (409 here)")
+
+    # ---- a %00 is never a cut: it is refused
+    for path, query in (("events/%s%%00junk" % one, None), ("count", "streamName=orders%00junk"),
+                        ("count", "streamName%00zz=orders")):
+        url = api.base + path + ("?" + query if query else "")
+        req = urllib.request.Request(url)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                status, got = r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            status, got = e.code, json.loads(e.read())
+        check(status == 400 and got["code"] == "INVALID_UTF8", "a %%00 in %s is refused, not cut: %s" % (url, got))
+    status, headers, _ = api.call("PATCH", "events", validate=False)
+    check(status == 405 and headers.get("Allow") == "GET", "a method no route takes: 405 (not the guard's 403)")
+
     # ---- the browser guards
     status, _, got = api.call("GET", "stats", headers={"Host": "evil.example:80"}, validate=False)
     check(status == 403 and "Host" in got["message"], "another Host (DNS rebinding): 403")
+    status, _, got = api.call("GET", "stats", headers={"Host": "LOCALHOST:80"}, validate=False)
+    check(status == 200, "a host name is taken in any case (LOCALHOST)")
+    metrics = urllib.request.Request(api.base.replace("/api/v1/", "/metrics"), headers={"Host": "evil.example"})
+    try:
+        urllib.request.urlopen(metrics, timeout=10)
+        status = 200
+    except urllib.error.HTTPError as e:
+        status = e.code
+    check(status == 403, "/metrics for another Host (DNS rebinding): 403")
     status, _, got = api.call("GET", "stats", headers={"Origin": "http://evil.example"}, validate=False)
     check(status == 403 and "Origin" in got["message"], "another Origin: 403")
     status, _, got = api.call("POST", "replays", body={"all": True, "dryRun": True},

@@ -226,6 +226,10 @@ def tasks(b, base, wire, ids):
     added = [d.text for d in b.all("#edit-diff-out .diff-add")]
     check(removed == ['-     "total": "12.50"'] and added == ['+     "total": 12.5'],
           "the page shows the diff: %s / %s" % (removed, added))
+    area.send_keys(" ")
+    check(not b.driver.find_element(By.ID, "edit-replay").is_enabled(),
+          "an edit after the diff was shown disables the replay until the diff is shown again")
+    b.driver.find_element(By.ID, "edit-diff").click()
     b.driver.find_element(By.ID, "edit-replay").click()
     b.wait_text("#job-state", "DONE", 30)
     b.shot("event-edit-replayed")
@@ -246,6 +250,21 @@ def tasks(b, base, wire, ids):
     check(original in link.text, "a replayed event shows its original in the lineage")
     link.click()
     b.wait_text("h2", original)
+
+    # 4b. a slow job paused, resumed and cancelled from its page
+    b.open(base + "/#/replay?errorType=Refused")
+    b.wait("#rate").clear()
+    b.driver.find_element(By.ID, "rate").send_keys("1")
+    b.driver.find_element(By.ID, "apply").click()
+    b.wait("#start").click()
+    b.wait("#job-pause").click()
+    b.wait_text("#job-state", "PAUSED")
+    b.driver.find_element(By.ID, "job-resume").click()
+    b.wait_text("#job-state", "RUNNING")
+    b.driver.find_element(By.ID, "job-cancel").click()
+    b.wait_text("#job-state", "CANCELLED")
+    b.shot("job-cancelled")
+    check(True, "a job is paused, resumed and cancelled from its page")
 
     # 5. sinks: state and redeliver what failed
     b.open(base + "/#/sinks")

@@ -51,8 +51,9 @@ async function api (method, path, options) {
   }
   const init = { method, headers: {} };
   if (method !== "GET") {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify (opts.body || {});
+    init.headers["Content-Type"] = "application/json";      /* also without a body: the API wants it */
+    if (opts.body !== undefined)
+      init.body = JSON.stringify (opts.body);
   }
   const response = await fetch (url, init);
   let data = null;
@@ -308,11 +309,17 @@ function diffLines (a, b) {
 function editor (e) {
   const editable = { fullDocument: e.fullDocument, metadata: e.metadata };
   const original = JSON.stringify (editable, null, 2);
-  const area = el ("textarea", { id: "edit", spellcheck: "false" });
-  area.value = original;
   const diff = el ("pre", { id: "edit-diff-out", hidden: true });
   let replacement = null;
-  const send = el ("button", { id: "edit-replay", class: "danger", disabled: true, onclick: async () => {
+  let send = null;
+  const area = el ("textarea", { id: "edit", spellcheck: "false" });
+  area.value = original;
+  area.addEventListener ("input", () => {       /* what is replayed is what the diff showed, no other */
+    replacement = null;
+    send.disabled = true;
+    diff.hidden = true;
+  });
+  send = el ("button", { id: "edit-replay", class: "danger", disabled: true, onclick: async () => {
     try {
       send.disabled = true;
       const job = await api ("POST", "replays", { body: { ids: [e.id], replacement } });
@@ -323,8 +330,12 @@ function editor (e) {
     let edited;
     try { edited = JSON.parse (area.value); }
     catch (err) { status ("the edit is not JSON: " + err.message, true); send.disabled = true; return; }
-    if (!edited || typeof edited !== "object" || Array.isArray (edited)) {
-      status ("the edit must be an object of fullDocument and metadata", true);
+    const extra = edited && typeof edited === "object" && !Array.isArray (edited)
+      ? Object.keys (edited).filter ((k) => k !== "fullDocument" && k !== "metadata") : null;
+    if (!extra || extra.length) {
+      status ("the edit must be an object of fullDocument and metadata" + (extra && extra.length
+              ? " (not " + extra.join (", ") + ")" : ""), true);
+      send.disabled = true;
       return;
     }
     status ("");
