@@ -376,7 +376,8 @@ async function viewGroups (query) {
                                           "last seen", "last 24 h"].map ((h) => el ("th", { text: h, class: h === "count" ? "num" : "" })))),
           el ("tbody", {}, rows))
           : el ("p", { class: "muted", text: "Nothing matches." }));
-  await histograms (got.groups.slice (0, HISTOGRAM_GROUPS), rows, filters);
+  /* drawn after the table, which is usable meanwhile */
+  histograms (got.groups.slice (0, HISTOGRAM_GROUPS), rows, filters).catch ((e) => status (e.message, true));
 }
 
 const HISTOGRAM_GROUPS = 10;        /* the largest groups get one */
