@@ -183,103 +183,111 @@ format_storage (dlq_metrics_t *self, dlq_buf_t *out)
 
 static const char *const circuit_states [] = { "closed", "open", "half-open" };
 
-static void
-format_sink_gauges (dlq_metrics_t *self, dlq_buf_t *out)
+/* What a scrape shows of one sink, read once: its live state and its
+ * ledger row. */
+typedef struct {
+    const char                    *name;
+    dlq_delivery_health_reading_t  health;
+    int64_t                        backlog, retrying;   /* past the cursor, waiting for a retry */
+    dlq_sink_state_t               ledger;
+    int64_t                        failed_now;          /* rows failed for good */
+} sink_figures_t;
+
+static sink_figures_t *
+read_sinks (dlq_metrics_t *self, size_t n)
 {
-    dlq_spool_stats_t st;
-    dlq_spool_stats (dlq_committer_spool (self->src.committer), &st);
-    const char *families [][3] = {
-        { "dlqd_sink_backlog_events", "gauge", "Events the sink has not delivered yet: past its cursor or waiting "
-          "for a retry." },
-        { "dlqd_sink_retrying_events", "gauge", "Of those, the events waiting for a retry." },
-        { "dlqd_sink_backlog_bytes", "gauge", "Bytes of the log the sink still needs (from its oldest event "
-          "not handled to the tip)." },
-        { "dlqd_sink_oldest_undelivered_age_seconds", "gauge", "Age of the oldest event the sink has not "
-          "handled yet (since it was accepted); 0 when none waits." },
-        { "dlqd_sink_failed_events", "gauge", "Events that failed for good at the sink and were not "
-          "redelivered (REDELIVER takes them)." },
-    };
-    int64_t now = dlq_time_now_ms ();
-    for (size_t f = 0; f < sizeof families / sizeof families [0]; f++) {
-        dlq_prom_family (out, families [f][0], families [f][1], families [f][2]);
-        for (size_t i = 0; i < self->src.config->sink_count; i++) {
-            const char *name = dlq_plugin_config_name (self->src.config->sinks [i]);
-            dlq_delivery_health_t *health = dlq_chain_health (self->src.sinks, i);
-            dlq_delivery_health_reading_t h;
-            dlq_delivery_health_read (health, &h);
-            int64_t backlog = 0, retrying = 0;
-            dlq_delivery_health_queue (health, dlq_committer_ordinal (self->src.committer), &backlog, &retrying);
-            double value = 0;
-            if (f == 0)
-                value = (double) (backlog + retrying);
-            else if (f == 1)
-                value = (double) retrying;
-            else if (f == 2)
-                value = backlog + retrying == 0 ? 0 : (double) (st.tip > h.held_from ? st.tip - h.held_from : 0);
-            else if (f == 3)
-                value = backlog + retrying == 0 || h.oldest_at_ms == DLQ_TIME_NONE || h.oldest_at_ms > now ? 0
-                      : (double) (now - h.oldest_at_ms) / 1000.0;
-            else {
-                int64_t n = dlq_embedded_count_state (self->store, name, DLQ_DELIVERY_FAILED);
-                value = n > 0 ? (double) n : 0;
-            }
-            dlq_prom_label_t sink = { "sink", name };
-            dlq_prom_sample (out, families [f][0], &sink, 1, value);
-        }
+    sink_figures_t *f = dlq_calloc (n ? n : 1, sizeof *f);
+    uint64_t newest = dlq_committer_ordinal (self->src.committer);
+    for (size_t i = 0; i < n; i++) {
+        dlq_delivery_health_t *health = dlq_chain_health (self->src.sinks, i);
+        f [i].name = dlq_plugin_config_name (self->src.config->sinks [i]);
+        dlq_delivery_health_read (health, &f [i].health);
+        dlq_delivery_health_queue (health, newest, &f [i].backlog, &f [i].retrying);
+        dlq_embedded_sink_state (self->store, f [i].name, &f [i].ledger);
+        int64_t failed = dlq_embedded_count_state (self->store, f [i].name, DLQ_DELIVERY_FAILED);
+        f [i].failed_now = failed > 0 ? failed : 0;
     }
-    dlq_prom_family (out, "dlqd_sink_circuit_state", "gauge", "1 for the state the sink's circuit breaker is "
-                     "in (closed, open, half-open), 0 for the others.");
-    for (size_t i = 0; i < self->src.config->sink_count; i++) {
-        dlq_delivery_health_reading_t h;
-        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
-        for (size_t s = 0; s < 3; s++) {
-            dlq_prom_label_t labels [] = {
-                { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) }, { "state", circuit_states [s] } };
-            dlq_prom_sample (out, "dlqd_sink_circuit_state", labels, 2, strcmp (h.circuit, circuit_states [s]) == 0);
-        }
+    return f;
+}
+
+/* One family of a sample per sink, the value of each from figures. */
+static void
+per_sink (dlq_buf_t *out, const char *name, const char *type, const char *help, const sink_figures_t *f, size_t n,
+          double (*value) (const sink_figures_t *, int64_t now, uint64_t tip), int64_t now, uint64_t tip)
+{
+    dlq_prom_family (out, name, type, help);
+    for (size_t i = 0; i < n; i++) {
+        dlq_prom_label_t sink = { "sink", f [i].name };
+        dlq_prom_sample (out, name, &sink, 1, value (&f [i], now, tip));
     }
 }
 
-static void
-format_sink_counters (dlq_metrics_t *self, dlq_buf_t *out)
+static double v_backlog (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) (f->backlog + f->retrying); }
+static double v_retrying (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->retrying; }
+static double v_failed_now (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->failed_now; }
+static double v_delivered (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->ledger.delivered; }
+static double v_retried (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->health.retried; }
+static double v_failed (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->ledger.failed; }
+static double v_redelivered (const sink_figures_t *f, int64_t now, uint64_t tip) { (void) now, (void) tip; return (double) f->ledger.redelivered; }
+
+static double
+v_backlog_bytes (const sink_figures_t *f, int64_t now, uint64_t tip)
 {
-    const char *families [][2] = {
-        { "dlqd_sink_delivered_total", "Events the sink took." },
-        { "dlqd_sink_retried_total", "Deliveries the sink answered RETRY (or that timed out) and that were "
-          "queued for another attempt." },
-        { "dlqd_sink_failed_total", "Failures for good at the sink (attempts spent, or a FAIL outcome); an "
-          "event redelivered and failing again counts again." },
-        { "dlqd_sink_redelivered_total", "Events delivered again after a restart: they may have reached the "
-          "sink before it (a REDELIVER counts in delivered, not here)." },
-    };
+    (void) now;
+    bool waiting = f->backlog + f->retrying > 0;
+    return waiting && tip > f->health.held_from ? (double) (tip - f->health.held_from) : 0;
+}
+
+static double
+v_oldest_age (const sink_figures_t *f, int64_t now, uint64_t tip)
+{
+    (void) tip;
+    int64_t at = f->health.oldest_at_ms;
+    bool waiting = f->backlog + f->retrying > 0;
+    return waiting && at != DLQ_TIME_NONE && at <= now ? (double) (now - at) / 1000.0 : 0;
+}
+
+static void
+format_sinks (dlq_metrics_t *self, dlq_buf_t *out)
+{
     size_t n = self->src.config->sink_count;
-    dlq_sink_state_t *states = dlq_calloc (n ? n : 1, sizeof *states);
-    uint64_t *retried = dlq_calloc (n ? n : 1, sizeof *retried);
-    for (size_t i = 0; i < n; i++) {
-        dlq_embedded_sink_state (self->store, dlq_plugin_config_name (self->src.config->sinks [i]), &states [i]);
-        dlq_delivery_health_reading_t h;
-        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
-        retried [i] = h.retried;
-    }
-    for (size_t f = 0; f < 4; f++) {
-        dlq_prom_family (out, families [f][0], "counter", families [f][1]);
-        for (size_t i = 0; i < n; i++) {
-            dlq_prom_label_t sink = { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) };
-            uint64_t v = f == 0 ? states [i].delivered : f == 1 ? retried [i]
-                       : f == 2 ? states [i].failed : states [i].redelivered;
-            dlq_prom_sample (out, families [f][0], &sink, 1, (double) v);
-        }
-    }
+    sink_figures_t *f = read_sinks (self, n);
+    dlq_spool_stats_t st;
+    dlq_spool_stats (dlq_committer_spool (self->src.committer), &st);
+    int64_t now = dlq_time_now_ms ();
+    per_sink (out, "dlqd_sink_delivered_total", "counter", "Events the sink took.", f, n, v_delivered, now, st.tip);
+    per_sink (out, "dlqd_sink_retried_total", "counter", "Deliveries the sink answered RETRY (or that timed out) and "
+              "that were queued for another attempt.", f, n, v_retried, now, st.tip);
+    per_sink (out, "dlqd_sink_failed_total", "counter", "Failures for good at the sink (attempts spent, or a FAIL "
+              "outcome); an event redelivered and failing again counts again.", f, n, v_failed, now, st.tip);
+    per_sink (out, "dlqd_sink_redelivered_total", "counter", "Events delivered again after a restart: they may have "
+              "reached the sink before it (a REDELIVER counts in delivered, not here).", f, n, v_redelivered, now,
+              st.tip);
     dlq_prom_family (out, "dlqd_sink_delivery_duration_seconds", "histogram", "Seconds one call of the sink's "
                      "deliver took (a batch of events).");
     for (size_t i = 0; i < n; i++) {
-        dlq_delivery_health_reading_t h;
-        dlq_delivery_health_read (dlq_chain_health (self->src.sinks, i), &h);
-        dlq_prom_label_t sink = { "sink", dlq_plugin_config_name (self->src.config->sinks [i]) };
-        dlq_prom_histogram (out, "dlqd_sink_delivery_duration_seconds", &sink, 1, &h.delivery_seconds);
+        dlq_prom_label_t sink = { "sink", f [i].name };
+        dlq_prom_histogram (out, "dlqd_sink_delivery_duration_seconds", &sink, 1, &f [i].health.delivery_seconds);
     }
-    free (states);
-    free (retried);
+    per_sink (out, "dlqd_sink_backlog_events", "gauge", "Events the sink has not delivered yet: past its cursor or "
+              "waiting for a retry.", f, n, v_backlog, now, st.tip);
+    per_sink (out, "dlqd_sink_retrying_events", "gauge", "Of those, the events waiting for a retry.", f, n,
+              v_retrying, now, st.tip);
+    per_sink (out, "dlqd_sink_backlog_bytes", "gauge", "Bytes of the log the sink still needs (from its oldest event "
+              "not handled to the tip).", f, n, v_backlog_bytes, now, st.tip);
+    per_sink (out, "dlqd_sink_oldest_undelivered_age_seconds", "gauge", "Age of the oldest event the sink has not "
+              "handled yet (since it was accepted); 0 when none waits.", f, n, v_oldest_age, now, st.tip);
+    per_sink (out, "dlqd_sink_failed_events", "gauge", "Events that failed for good at the sink and were not "
+              "redelivered (REDELIVER takes them).", f, n, v_failed_now, now, st.tip);
+    dlq_prom_family (out, "dlqd_sink_circuit_state", "gauge", "1 for the state the sink's circuit breaker is "
+                     "in (closed, open, half-open), 0 for the others.");
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < 3; c++) {
+            dlq_prom_label_t labels [] = { { "sink", f [i].name }, { "state", circuit_states [c] } };
+            dlq_prom_sample (out, "dlqd_sink_circuit_state", labels, 2, strcmp (f [i].health.circuit,
+                                                                                  circuit_states [c]) == 0);
+        }
+    free (f);
 }
 
 static void
@@ -319,7 +327,6 @@ dlq_metrics_format (dlq_metrics_t *self, dlq_buf_t *out)
     dlq_prom_label_t reason = { "reason", dlq_readiness_reason_name (ready) };
     dlq_prom_sample (out, "dlqd_ready", &reason, 1, ready == DLQ_READY);
     format_storage (self, out);
-    format_sink_counters (self, out);
-    format_sink_gauges (self, out);
+    format_sinks (self, out);
     format_replay (self, out);
 }
