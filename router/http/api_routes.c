@@ -171,11 +171,12 @@ body_members (const char *body, size_t len, const char *skip, dlq_buf_t *out, bo
         i++;
     if (i == len)
         return DLQ_OK;                  /* empty: {} */
-    if (!dlq_utf8_valid (body, len, NULL))
-        return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "the body is not UTF-8");
     dlq_json_doc_t *doc = NULL;
     dlq_json_error_t jerr;
-    if (dlq_json_parse (body, len, &doc, &jerr) != DLQ_JSON_OK)
+    dlq_json_result_t parsed = dlq_json_parse (body, len, &doc, &jerr);
+    if (parsed == DLQ_JSON_ERR_UTF8)
+        return dlq_error_set (err, DLQ_ERR_INVALID_UTF8, NULL, "the body is not UTF-8 (at byte %zu)", jerr.offset);
+    if (parsed != DLQ_JSON_OK)
         return dlq_error_set (err, DLQ_ERR_INVALID_JSON, NULL, "the body is not JSON: %s at byte %zu", jerr.message,
                               jerr.offset);
     const dlq_json_value_t *root = dlq_json_root (doc);
