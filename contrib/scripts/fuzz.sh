@@ -4,7 +4,7 @@
 #
 #   fuzz.sh [-b BUILD_DIR] [-n RUNS | -t SECONDS] [-j JOBS] [-o OUT_DIR] [-r] [HARNESS...]
 #
-#   HARNESS     json, event, params, api, checkpoint, config, wire, libdlq,
+#   HARNESS     json, log_json, event, params, api, checkpoint, config, wire, libdlq,
 #               mongo_wire, spool (default: all of them, one after the other)
 #   -b DIR      the fuzz build (default build-fuzz in the repository);
 #               configured (clang, -DDLQD_FUZZ=ON) and built when a
