@@ -48,6 +48,15 @@ def api(base, path):
         return json.loads(r.read())
 
 
+def failed_total(base):
+    """dlqd_sink_failed_total of the sink flaky, from /metrics."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith('dlqd_sink_failed_total{sink="flaky"} '):
+                return float(line.split()[-1])
+    return None
+
+
 def put(wire, event):
     wire.send_multipart([b"PUT", event["id"].encode(), json.dumps(event).encode()])
     status, _, body = wire.recv_multipart()
@@ -207,10 +216,15 @@ def tasks(b, base, wire, ids):
     check("worker.js:10" in b.driver.find_element(By.ID, "stack").text, "the event page shows the stack trace")
     flaky_row = b.driver.find_element(By.CSS_SELECTOR, "#deliveries tr[data-sink=flaky]")
     check("failed" in flaky_row.text, "it shows the failed delivery at flaky")
+    failures_before = failed_total(base)
     flaky_row.find_element(By.TAG_NAME, "button").click()
     b.wait_text("#action-result", "requeued 1 at flaky")
     b.shot("event-redelivered")
-    check(True, "Redeliver requeued the one failed delivery")
+    deadline = time.time() + 20
+    while failed_total(base) == failures_before and time.time() < deadline:   # its stream still fails there
+        time.sleep(0.2)
+    check(failed_total(base) == failures_before + 1,
+          "Redeliver requeued the failed delivery: flaky tried it again, and it failed again")
 
     # 3b. edit the failed event's payload and replay the corrected copy
     b.open(base + "/#/event/" + bad)
@@ -264,7 +278,9 @@ def tasks(b, base, wire, ids):
     b.driver.find_element(By.ID, "job-cancel").click()
     b.wait_text("#job-state", "CANCELLED")
     b.shot("job-cancelled")
-    check(True, "a job is paused, resumed and cancelled from its page")
+    slow = api(base, "replays/" + b.driver.current_url.rsplit("/", 1)[1])
+    check(slow["state"] == "CANCELLED" and slow["done"] < slow["total"],
+          "a job is paused, resumed and cancelled from its page, before its end (%s)" % slow)
 
     # 5. sinks: state and redeliver what failed
     b.open(base + "/#/sinks")
@@ -289,7 +305,8 @@ def tasks(b, base, wire, ids):
           "a new failure is announced and the page being read does not move")
     b.driver.find_element(By.ID, "show-new").click()
     b.wait_text("#events tbody tr:first-child", "Late")
-    check(True, "'show them' brings it to the top")
+    rows = b.all("#events tbody tr")
+    check(rows[1].get_attribute("data-id") == first, "'show them' brings it to the top, above what was first")
 
 
 if __name__ == "__main__":

@@ -130,7 +130,9 @@ defaults: { chain = ["dead", "flaky"]; replay_route = "endpoint"; };
                                        rules]).decode().strip()
         prom = Prometheus(url)
         check(prom.wait_value('up{job="dlqd"}', 1.0) == 1.0, "Prometheus scrapes dlqd (up == 1)")
-        time.sleep(2)                   # a scrape before the workload: rate() has a start
+        # two scrapes before the workload: rate() has a start
+        check(prom.wait_value('count_over_time(up{job="dlqd"}[1m]) >= bool 2', 1.0) == 1.0,
+              "Prometheus has scraped dlqd twice before the workload")
 
         gw = WireClient(ctx, "tcp://127.0.0.1:%d" % port)
         workload(gw)
