@@ -23,6 +23,7 @@ static const char *const names [DLQ_CODE_COUNT] = {
     [DLQ_ERR_INTERNAL]          = "INTERNAL",
     [DLQ_ERR_INVALID_STATE]     = "INVALID_STATE",
     [DLQ_ERR_FORBIDDEN]         = "FORBIDDEN",
+    [DLQ_ERR_UNAUTHENTICATED]   = "UNAUTHENTICATED",
 };
 
 const char *

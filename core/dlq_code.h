@@ -20,6 +20,7 @@ typedef enum {
     DLQ_ERR_INTERNAL,           /* a bug; please report */
     DLQ_ERR_INVALID_STATE,      /* the request is valid but not in this state (e.g. resume a DONE replay) */
     DLQ_ERR_FORBIDDEN,          /* the caller's key may not call this verb, or not on this stream */
+    DLQ_ERR_UNAUTHENTICATED,    /* HTTP API: no token, or one no client certificate names */
     DLQ_CODE_COUNT
 } dlq_code_t;
 

@@ -2,11 +2,14 @@
  *  principal under its public key; a file that is no usable client
  *  certificate is left out with a line naming it while the others load;
  *  secrets and hidden files are not read; the signature changes with any
- *  change to the files and only then.
+ *  change to the files and only then; a token whose SHA-256 a certificate
+ *  names is that certificate's principal, and a file with a malformed or
+ *  taken token hash is left out.
  */
 #include "key_table.h"
 
 #include "dlq_cert.h"
+#include "dlq_token.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -131,4 +134,79 @@ Test (key_table, the_signature_follows_the_files)
     cr_assert_eq (unlink (to), 0);
     cr_assert (dlq_key_table_signature (dir, &s4));
     cr_expect_neq (s3, s4, "a file removed");
+}
+
+/* A pair NAME.key with a token_sha256 value as given. */
+static void
+make_with_tokens (const char *name, const char *role, const char *tokens)
+{
+    char path [512], err [512];
+    snprintf (path, sizeof path, "%s/%s.key", dir, name);
+    const char *meta [] = { "name", name, "role", role, "streams", "*", "token_sha256", tokens };
+    cr_assert_eq (dlq_cert_generate (path, meta, 4, err, sizeof err), DLQ_CERT_OK, "%s", err);
+}
+
+Test (key_table, a_token_is_its_certificates_principal)
+{
+    char one [DLQ_TOKEN_HASH_LEN + 1], two [DLQ_TOKEN_HASH_LEN + 1], three [DLQ_TOKEN_HASH_LEN + 1];
+    dlq_token_hash ("token-one", 9, one);
+    dlq_token_hash ("token-two", 9, two);
+    dlq_token_hash ("token-three", 11, three);
+    char both [2 * DLQ_TOKEN_HASH_LEN + 2];
+    snprintf (both, sizeof both, "%s,%s", one, two);
+    make_with_tokens ("anna", "operator", both);
+    make_with_tokens ("bob", "viewer", three);
+    make ("carl", "viewer", "*", NULL);
+    dlq_buf_t problems = DLQ_BUF_INIT;
+    char err [512];
+    dlq_key_table_t *t = dlq_key_table_load (dir, &problems, err, sizeof err);
+    cr_assert_not_null (t, "%s", err);
+    cr_expect_eq (problems.len, 0, "%s", problems.data);
+    dlq_principal_t *anna = dlq_key_table_find_token (t, "token-one", 9);
+    cr_assert_not_null (anna);
+    cr_expect_str_eq (dlq_principal_name (anna), "anna");
+    cr_expect_eq (dlq_key_table_find_token (t, "token-two", 9), anna, "each token of the list is hers");
+    cr_expect_str_eq (dlq_principal_name (dlq_key_table_find_token (t, "token-three", 11)), "bob");
+    cr_expect_null (dlq_key_table_find_token (t, "token-on", 8), "a prefix of a token is none");
+    cr_expect_null (dlq_key_table_find_token (t, "token-one\n", 10));
+    cr_expect_null (dlq_key_table_find_token (t, "", 0), "an empty token is none");
+    cr_expect_null (dlq_key_table_find_token (t, one, DLQ_TOKEN_HASH_LEN), "the hash is not the token");
+    static char huge [DLQ_TOKEN_MAX + 1];
+    memset (huge, 'a', sizeof huge);
+    cr_expect_null (dlq_key_table_find_token (t, huge, sizeof huge));
+    dlq_key_table_destroy (&t);
+    dlq_buf_free (&problems);
+}
+
+Test (key_table, a_bad_or_taken_token_hash_leaves_the_file_out)
+{
+    char one [DLQ_TOKEN_HASH_LEN + 1], upper [DLQ_TOKEN_HASH_LEN + 1];
+    dlq_token_hash ("token-one", 9, one);
+    snprintf (upper, sizeof upper, "%s", one);
+    for (char *c = upper; *c; c++)
+        if (*c >= 'a' && *c <= 'f')
+            *c = (char) (*c - 'a' + 'A');
+    char other [DLQ_TOKEN_HASH_LEN + 1], trailing [DLQ_TOKEN_HASH_LEN + 2];
+    dlq_token_hash ("token-other", 11, other);
+    snprintf (trailing, sizeof trailing, "%s,", other);
+    make_with_tokens ("a-first", "viewer", one);
+    make_with_tokens ("b-same", "admin", one);
+    make_with_tokens ("c-short", "admin", "abc123");
+    make_with_tokens ("d-upper", "admin", upper);
+    make_with_tokens ("e-comma", "admin", trailing);
+    dlq_buf_t problems = DLQ_BUF_INIT;
+    char err [512];
+    dlq_key_table_t *t = dlq_key_table_load (dir, &problems, err, sizeof err);
+    cr_assert_not_null (t, "%s", err);
+    cr_expect_eq (dlq_key_table_count (t), 1, "only the first: %s", problems.data);
+    cr_expect_str_eq (dlq_principal_name (dlq_key_table_find_token (t, "token-one", 9)), "a-first",
+                      "the token stays the first file's");
+    cr_expect (strstr (problems.data, "b-same.key: a token_sha256 of a file read before it") != NULL, "%s",
+               problems.data);
+    cr_expect (strstr (problems.data, "c-short.key: metadata token_sha256 must be") != NULL, "%s", problems.data);
+    cr_expect (strstr (problems.data, "d-upper.key: metadata token_sha256 must be") != NULL, "%s", problems.data);
+    cr_expect (strstr (problems.data, "e-comma.key: metadata token_sha256 must be") != NULL, "an empty entry: %s",
+               problems.data);
+    dlq_key_table_destroy (&t);
+    dlq_buf_free (&problems);
 }

@@ -168,7 +168,7 @@ Test (protocol, bodies_are_appended_after_what_the_buffer_holds)
     cr_expect (strncmp (out.data, "prefix:{", 8) == 0, "%s", out.data);
     size_t at = out.len;
     dlq_protocol_put_body (&out, "0190f1d2-6c4e-7a01-8b2c-3d4e5f607182", false);
-    dlq_protocol_ping_body (&out, 1);
+    dlq_protocol_ping_body (&out, 1, NULL);
     cr_expect_eq (out.data [at], '{');
     cr_expect_eq (out.len, strlen (out.data), "no NUL inside");
     dlq_buf_free (&out);
@@ -203,7 +203,7 @@ Test (protocol, a_put_reply_has_the_id_and_whether_it_was_a_duplicate)
 Test (protocol, a_ping_reply_has_the_version_protocol_and_limit)
 {
     dlq_buf_t out = DLQ_BUF_INIT;
-    dlq_protocol_ping_body (&out, 1048576);
+    dlq_protocol_ping_body (&out, 1048576, NULL);
     dlq_json_doc_t *doc = parse_object (&out);
     cr_expect_eq (dlq_json_root (doc)->count, 4, "%s", out.data);
     member (doc, "pong", DLQ_JSON_TRUE);
@@ -223,7 +223,7 @@ Test (protocol, the_ping_limit_is_exact_for_any_size)
     static const long long sizes [] = { 0, 1, 65536, 4294967296LL, LLONG_MAX };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes [0]; i++) {
         dlq_buf_t out = DLQ_BUF_INIT;
-        dlq_protocol_ping_body (&out, sizes [i]);
+        dlq_protocol_ping_body (&out, sizes [i], NULL);
         dlq_json_doc_t *doc = parse_object (&out);
         int64_t n = -1;
         cr_expect (dlq_json_as_int64 (member (doc, "maxMessageBytes", DLQ_JSON_NUMBER), &n));

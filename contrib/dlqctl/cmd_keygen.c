@@ -5,13 +5,14 @@
 #include "cmd_keygen.h"
 
 #include "dlq_cert.h"
+#include "dlq_token.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char keygen_usage [] =
-    "usage: dlqctl keygen NAME --role ROLE [--streams S,...] [--dir D]\n"
+    "usage: dlqctl keygen NAME --role ROLE [--streams S,...] [--token] [--dir D]\n"
     "       dlqctl keygen NAME --server [--dir D]\n"
     "\n"
     "Write a CURVE certificate pair: D/NAME.key, the public certificate, and\n"
@@ -24,16 +25,22 @@ static const char keygen_usage [] =
     "The gateway's own pair (--server): security.curve.server_secret_key\n"
     "names NAME.key_secret; clients get NAME.key.\n"
     "\n"
+    "--token also makes a token for the HTTP API and the console\n"
+    "(Authorization: Bearer TOKEN) for the same principal: printed once on a\n"
+    "line \"token: dlqd_...\", never written; NAME.key keeps only its SHA-256\n"
+    "(metadata token_sha256).\n"
+    "\n"
     "      --role ROLE     worker (PUT, RESOLVE, FAIL, CKPT.* on its streams),\n"
     "                      viewer (GET, LIST, COUNT, GROUPS, STATS, ...),\n"
     "                      operator (a viewer's verbs, REPLAY, REDELIVER),\n"
     "                      admin (everything)\n"
     "      --streams S,... the streams it may use: names, or patterns where *\n"
     "                      is any run of characters (required but for admin)\n"
+    "      --token         a token of the HTTP API for this principal too\n"
     "      --server        the gateway's pair (no role, no streams)\n"
     "  -d, --dir D         where to write (default: the current directory)\n";
 
-enum { OPT_ROLE = 256, OPT_STREAMS, OPT_SERVER };
+enum { OPT_ROLE = 256, OPT_STREAMS, OPT_SERVER, OPT_TOKEN };
 
 static bool
 valid_name (const char *name)
@@ -100,11 +107,12 @@ cmd_keygen (dlqctl_t *ctl, int argc, char **argv)
         { "role",    required_argument, NULL, OPT_ROLE },
         { "streams", required_argument, NULL, OPT_STREAMS },
         { "server",  no_argument,       NULL, OPT_SERVER },
+        { "token",   no_argument,       NULL, OPT_TOKEN },
         { "dir",     required_argument, NULL, 'd' },
         DLQCTL_COMMON_LONG_OPTIONS
     };
     const char *role = NULL, *streams = NULL, *dir = ".";
-    bool server = false;
+    bool server = false, token = false;
     int opt, status = DLQCTL_EXIT_OK;
     optind = 0;
     while ((opt = getopt_long (argc, argv, "hd:" DLQCTL_GLOBAL_SHORT, options, NULL)) != -1)
@@ -112,6 +120,7 @@ cmd_keygen (dlqctl_t *ctl, int argc, char **argv)
             case OPT_ROLE:    role = optarg; break;
             case OPT_STREAMS: streams = optarg; break;
             case OPT_SERVER:  server = true; break;
+            case OPT_TOKEN:   token = true; break;
             case 'd':         dir = optarg; break;
             default:
                 if (!dlqctl_common_option (ctl, "keygen", keygen_usage, opt, argv, &status))
@@ -123,8 +132,8 @@ cmd_keygen (dlqctl_t *ctl, int argc, char **argv)
     if (!valid_name (name))
         return dlqctl_usage_error ("keygen", "NAME '%s' must be 1 to 128 letters, digits, '.', '_' or '-', "
                                    "not starting with '.'", name);
-    if (server && (role || streams))
-        return dlqctl_usage_error ("keygen", "--server takes no --role or --streams");
+    if (server && (role || streams || token))
+        return dlqctl_usage_error ("keygen", "--server takes no --role, --streams or --token");
     if (!server && (!role || !valid_role (role)))
         return dlqctl_usage_error ("keygen", "--role must be worker, viewer, operator or admin");
     if (!server && !streams && strcmp (role, "admin") != 0)
@@ -135,8 +144,22 @@ cmd_keygen (dlqctl_t *ctl, int argc, char **argv)
     char path [4096];
     if (snprintf (path, sizeof path, "%s/%s.key", dir, name) >= (int) sizeof path)
         return dlqctl_usage_error ("keygen", "--dir is too long");
-    const char *meta [6] = { "name", name, "role", role, "streams", streams };
-    size_t count = server ? 1 : streams ? 3 : 2;
+    char secret [DLQ_TOKEN_TEXT_LEN + 1] = "", hash [DLQ_TOKEN_HASH_LEN + 1] = "";
+    if (token && !dlq_token_generate (secret)) {
+        fprintf (stderr, "dlqctl: keygen: no random bytes for a token (libsodium could not start)\n");
+        return DLQCTL_EXIT_NO_INPUT;
+    }
+    dlq_token_hash (secret, strlen (secret), hash);
+    const char *meta [8] = { "name", name, "role", role };
+    size_t count = server ? 1 : 2;
+    if (streams) {
+        meta [2 * count] = "streams";
+        meta [2 * count++ + 1] = streams;
+    }
+    if (token) {
+        meta [2 * count] = "token_sha256";
+        meta [2 * count++ + 1] = hash;
+    }
     char err [600];
     dlq_cert_result_t rc = dlq_cert_generate (path, meta, count, err, sizeof err);
     if (rc != DLQ_CERT_OK) {
@@ -144,5 +167,10 @@ cmd_keygen (dlqctl_t *ctl, int argc, char **argv)
         return rc == DLQ_CERT_ERR_EXISTS ? DLQCTL_EXIT_REJECTED : DLQCTL_EXIT_NO_INPUT;
     }
     print_next_steps (path, name, server);
+    if (token)
+        printf ("token: %s\n"
+                "(the HTTP API's and the console's: Authorization: Bearer TOKEN; shown once, kept nowhere)\n",
+                secret);
+    memset (secret, 0, sizeof secret);
     return DLQCTL_EXIT_OK;
 }

@@ -6,7 +6,7 @@
 
 #include "dlqctl.h"
 
-/* keygen NAME --role R [--streams S,...] [--dir D], or keygen NAME
+/* keygen NAME --role R [--streams S,...] [--token] [--dir D], or keygen NAME
  * --server [--dir D]: writes D/NAME.key (public) and D/NAME.key_secret
  * (mode 0600), refusing to overwrite either, and prints how to allow or
  * use the key; argv[0] is the command name. Needs no gateway. Returns the

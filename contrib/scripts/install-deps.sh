@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libzmq3-dev libczmq-dev libconfig-dev libsqlite3-dev libpq-dev
+  libsodium-dev          # the HTTP API's tokens (SHA-256, random bytes)
   libisal-dev            # CRC32C of the spool's records (ISA-L)
   libxxhash-dev          # the hash of the in-memory id index (XXH3)
   libmicrohttpd-dev      # the HTTP listener: /metrics, /healthz, /readyz

@@ -299,7 +299,7 @@ handle_ping (dlq_gateway_t *self, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
         return;
     }
     dlq_buf_t body = DLQ_BUF_INIT;
-    dlq_protocol_ping_body (&body, (long long) self->config->max_message_bytes);
+    dlq_protocol_ping_body (&body, (long long) self->config->max_message_bytes, self->caller);
     send_reply (self, &frames [0], &frames [2], true, body.data, body.len);
     dlq_buf_free (&body);
 }
@@ -441,18 +441,24 @@ dispatch (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [DL
 }
 
 /* With CURVE, may the request go on (authorizer.h)? Refused, it is
- * answered FORBIDDEN here. A BY_ID verb of a caller limited to some
- * streams takes their scope along in the fifth frame, for the thread that
- * reads the event. */
+ * answered FORBIDDEN (or UNAUTHENTICATED) here. The HTTP API's request
+ * brings its caller's token in the fifth frame; a BY_ID verb of a caller
+ * limited to some streams takes their scope along in that frame instead,
+ * for the thread that reads the event, and any other request none. */
 static bool
-authorized (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
+authorized (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [DLQ_REQUEST_FRAMES], bool token)
 {
     if (!self->auth)
         return true;
     dlq_authorizer_grant_t grant;
     dlq_error_t err;
-    if (dlq_authorizer_check (self->auth, spec, &frames [1], zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]),
-                              &grant, &err) != DLQ_OK) {
+    zmq_msg_t credential;
+    zmq_msg_init (&credential);
+    zmq_msg_move (&credential, &frames [4]);
+    dlq_code_t code = dlq_authorizer_check (self->auth, spec, &frames [1], token ? &credential : NULL,
+                                            zmq_msg_data (&frames [3]), zmq_msg_size (&frames [3]), &grant, &err);
+    zmq_msg_close (&credential);
+    if (code != DLQ_OK) {
         send_error (self, &frames [0], &frames [2], &err);
         return false;
     }
@@ -466,6 +472,16 @@ authorized (dlq_gateway_t *self, const dlq_verb_spec_t *spec, zmq_msg_t frames [
     return true;
 }
 
+/* Is this the HTTP API's request, [verb][request id][body][token]? Only
+ * with CURVE, and only without a User-Id: every endpoint but the API's
+ * in-process one is a CURVE server then, so no client on the network
+ * can send one. */
+static bool
+api_request (dlq_gateway_t *self, zmq_msg_t frames [5], int count)
+{
+    return count == 4 && self->auth && !zmq_msg_gets (&frames [1], "User-Id");
+}
+
 /* Read and answer (or queue) one request; false when none was waiting. */
 static bool
 handle_request (dlq_gateway_t *self)
@@ -475,7 +491,8 @@ handle_request (dlq_gateway_t *self)
     if (count < 0)
         return false;
     self->answering = DLQ_VERB_UNKNOWN;
-    if (count != 3 || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX)
+    bool token = api_request (self, frames, count);
+    if ((count != 3 && !token) || zmq_msg_size (&frames [2]) > DLQ_REQUEST_ID_MAX)
         refuse_frames (self, frames, count);
     else {
         const dlq_verb_spec_t *spec = dlq_verb_table_find (zmq_msg_data (&frames [1]), zmq_msg_size (&frames [1]));
@@ -488,7 +505,7 @@ handle_request (dlq_gateway_t *self)
             send_error (self, &frames [0], &frames [2], &err);
         }
         else
-        if (!refuse_too_large (self, frames) && authorized (self, spec, frames))
+        if (!refuse_too_large (self, frames) && authorized (self, spec, frames, token))
             dispatch (self, spec, frames);
         self->caller = NULL;
     }

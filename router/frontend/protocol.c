@@ -2,6 +2,8 @@
 #include "protocol.h"
 
 #include "dlq_json.h"
+#include "principal.h"
+#include "verb_table.h"
 
 #include <string.h>
 
@@ -28,9 +30,38 @@ dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate)
     dlq_buf_puts (out, duplicate ? "\",\"duplicate\":true}" : "\",\"duplicate\":false}");
 }
 
-void
-dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes)
+/* "principal":{...} of a PING's reply. */
+static void
+principal_member (dlq_buf_t *out, const dlq_principal_t *caller)
 {
-    dlq_buf_printf (out, "{\"pong\":true,\"version\":\"%s\",\"protocol\":%d,\"maxMessageBytes\":%lld}",
+    const char *name = dlq_principal_name (caller);
+    const char *role = dlq_principal_role_name (dlq_principal_role (caller));
+    dlq_buf_puts (out, ",\"principal\":{\"name\":");
+    dlq_json_write_string (out, name, strlen (name));
+    dlq_buf_puts (out, ",\"role\":");
+    dlq_json_write_string (out, role, strlen (role));
+    dlq_buf_puts (out, ",\"streams\":[");
+    for (size_t i = 0; i < dlq_principal_entry_count (caller); i++) {
+        const char *entry = dlq_principal_entry (caller, i);
+        if (i)
+            dlq_buf_putc (out, ',');
+        dlq_json_write_string (out, entry, strlen (entry));
+    }
+    dlq_buf_puts (out, "],\"verbs\":[");
+    size_t count = 0, n = 0;
+    const dlq_verb_spec_t *rows = dlq_verb_table_rows (&count);
+    for (size_t i = 0; i < count; i++)
+        if (rows [i].roles & dlq_principal_role (caller))
+            dlq_buf_printf (out, "%s\"%s\"", n++ ? "," : "", rows [i].name);
+    dlq_buf_puts (out, "]}");
+}
+
+void
+dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes, const dlq_principal_t *caller)
+{
+    dlq_buf_printf (out, "{\"pong\":true,\"version\":\"%s\",\"protocol\":%d,\"maxMessageBytes\":%lld",
                     DLQD_VERSION, DLQ_PROTOCOL_VERSION, max_message_bytes);
+    if (caller)
+        principal_member (out, caller);
+    dlq_buf_putc (out, '}');
 }

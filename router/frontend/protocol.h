@@ -47,7 +47,10 @@ void dlq_protocol_error_body (dlq_buf_t *out, const dlq_error_t *err);
 /* {"id":...,"duplicate":...} into out. Pure. */
 void dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate);
 
-/* {"pong":true,"version":...,"protocol":1,"maxMessageBytes":N} into out. Pure. */
-void dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes);
+/* {"pong":true,"version":...,"protocol":1,"maxMessageBytes":N} into out,
+ * and with a caller (CURVE or an HTTP token) "principal": {"name":..,
+ * "role":..,"streams":[..],"verbs":[the verbs its role may call]}. Pure. */
+typedef struct dlq_principal dlq_principal_t;
+void dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes, const dlq_principal_t *caller);
 
 #endif

@@ -95,15 +95,16 @@ receive (dlq_api_bridge_t *self, int wait_ms, bool *ok, char *id, size_t id_len,
 }
 
 bool
-dlq_api_bridge_call (dlq_api_bridge_t *self, const char *verb, const char *body, size_t len, bool *ok,
-                     dlq_buf_t *reply)
+dlq_api_bridge_call (dlq_api_bridge_t *self, const char *verb, const char *body, size_t len, const char *token,
+                     size_t token_len, bool *ok, dlq_buf_t *reply)
 {
     pthread_mutex_lock (&self->lock);
     char want [32], got [64];
     snprintf (want, sizeof want, "api-%llu", (unsigned long long) ++self->next_id);
     bool sent = zmq_send (self->dealer, verb, strlen (verb), ZMQ_SNDMORE) >= 0
              && zmq_send (self->dealer, want, strlen (want), ZMQ_SNDMORE) >= 0
-             && zmq_send (self->dealer, body, len, 0) >= 0;
+             && zmq_send (self->dealer, body, len, token ? ZMQ_SNDMORE : 0) >= 0
+             && (!token || zmq_send (self->dealer, token, token_len, 0) >= 0);
     bool answered = false;
     int64_t deadline = dlq_time_mono_ms () + self->timeout_ms;
     while (sent && !answered && !atomic_load (&self->closing)) {

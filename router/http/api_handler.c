@@ -4,10 +4,12 @@
 #include "api_bridge.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
+#include "dlq_token.h"
 #include "verb_table.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define SEGMENT_MAX 1100          /* a path segment: a stream name of 255 characters of up to 4 bytes */
 
@@ -72,10 +74,59 @@ code_of (const dlq_buf_t *reply)
     return code;
 }
 
+/* The token of an Authorization header "Bearer TOKEN" (the scheme in any
+ * case, TOKEN visible ASCII, at most DLQ_TOKEN_MAX bytes), or false. */
+static bool
+bearer (const char *header, const char **token, size_t *len)
+{
+    static const char scheme [] = "bearer ";
+    if (!header || strncasecmp (header, scheme, sizeof scheme - 1) != 0)
+        return false;
+    const char *t = header + sizeof scheme - 1;
+    while (*t == ' ')
+        t++;
+    size_t n = 0;
+    while (t [n] > ' ' && t [n] < 0x7f)
+        n++;
+    for (size_t i = n; t [i]; i++)
+        if (t [i] != ' ' && t [i] != '\t')
+            return false;
+    *token = t;
+    *len = n;
+    return n > 0 && n <= DLQ_TOKEN_MAX;
+}
+
+/* Send verb with body to the gateway, with the caller's token when it
+ * authenticates: the status and the reply's body into out. */
+static unsigned
+call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len, const char *authorization,
+      dlq_buf_t *out)
+{
+    const char *token = NULL;
+    size_t token_len = 0;
+    if (self->secured && !bearer (authorization, &token, &token_len))
+        return refuse (out, DLQ_ERR_UNAUTHENTICATED, NULL, authorization
+                       ? "the Authorization header is not \"Bearer TOKEN\" (docs/security.md, HTTP tokens)"
+                       : "this gateway authenticates its clients (security.curve): send Authorization: Bearer "
+                         "TOKEN (docs/security.md, HTTP tokens)");
+    bool ok = false;
+    dlq_buf_reset (out);
+    if (!dlq_api_bridge_call (self->bridge, dlq_verb_table_get (verb)->name, body, len, token, token_len, &ok, out))
+        return refuse (out, DLQ_ERR_UNAVAILABLE, NULL, "the gateway did not answer in time; try again");
+    return ok ? 200 : dlq_api_route_status (code_of (out));
+}
+
+unsigned
+dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, dlq_buf_t *out)
+{
+    if (!self->secured)
+        return 200;
+    return call (self, DLQ_VERB_PING, "", 0, authorization, out);
+}
+
 unsigned
 dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char *url,
-                        const dlq_api_param_t *params, size_t param_count, const char *body, size_t body_len,
-                        dlq_buf_t *out, char *allow, size_t allow_len)
+                        const dlq_api_request_t *in, dlq_buf_t *out, char *allow, size_t allow_len)
 {
     const dlq_api_route_t *route;
     char segment [SEGMENT_MAX];
@@ -86,27 +137,18 @@ dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char 
         refuse (out, DLQ_ERR_INVALID_REQUEST, NULL, "this path does not take this method");
         return 405;
     }
-    if (self->secured)
-        return refuse (out, DLQ_ERR_FORBIDDEN, NULL, "the gateway authenticates its clients (security.curve) and the "
-                       "HTTP API cannot authenticate yet: use the wire protocol with a client key");
     dlq_buf_t request = DLQ_BUF_INIT;
     dlq_error_t err;
-    dlq_code_t code = dlq_api_route_body (route, segment, params, param_count, body, body_len, &request, &err);
+    dlq_code_t code = dlq_api_route_body (route, segment, in->params, in->param_count, in->body, in->body_len,
+                                          &request, &err);
     unsigned status;
     if (code != DLQ_OK) {
         dlq_buf_reset (out);
         dlq_protocol_error_body (out, &err);
         status = dlq_api_route_status (code);
     }
-    else {
-        bool ok = false;
-        dlq_buf_reset (out);
-        if (!dlq_api_bridge_call (self->bridge, dlq_verb_table_get (route->verb)->name, request.data, request.len,
-                                  &ok, out))
-            status = refuse (out, DLQ_ERR_UNAVAILABLE, NULL, "the gateway did not answer in time; try again");
-        else
-            status = ok ? 200 : dlq_api_route_status (code_of (out));
-    }
+    else
+        status = call (self, route->verb, request.data, request.len, in->authorization, out);
     dlq_buf_free (&request);
     return status;
 }

@@ -1,9 +1,10 @@
 /*  api_handler — one request of the JSON HTTP API (/api/v1/, docs/api.md):
  *  its route (api_routes.h) and body, sent to the gateway as the verb it
  *  stands for (api_bridge.h), and the reply as an HTTP status and the
- *  wire protocol's JSON body. Without authentication on the HTTP side
- *  (not built yet), a gateway with security.curve answers every API
- *  request 403 FORBIDDEN.
+ *  wire protocol's JSON body. A gateway with security.curve takes each
+ *  request's token (Authorization: Bearer) along to the gateway, which
+ *  decides it as it decides a CURVE client's (authorizer.h): without one
+ *  the request is 401 UNAUTHENTICATED here.
  */
 #ifndef DLQ_API_HANDLER_H
 #define DLQ_API_HANDLER_H
@@ -28,11 +29,26 @@ void dlq_api_handler_close (dlq_api_handler_t *self);
 /* Free; accepts NULL and NULLs the pointer. */
 void dlq_api_handler_destroy (dlq_api_handler_t **self_p);
 
-/* Answer method url (under /api/v1/, no query string) with the query's
- * params and the request body: the HTTP status, the JSON body into out,
- * and for 405 the methods the path takes into allow. */
+/* What a request brings besides its route: the query's params, the body
+ * and the Authorization header (NULL: none). */
+typedef struct {
+    const dlq_api_param_t *params;
+    size_t                 param_count;
+    const char            *body;
+    size_t                 body_len;
+    const char            *authorization;
+} dlq_api_request_t;
+
+/* Answer method url (under /api/v1/, no query string) with request: the
+ * HTTP status, the JSON body into out, and for 405 the methods the path
+ * takes into allow. */
 unsigned dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char *url,
-                                 const dlq_api_param_t *params, size_t param_count, const char *body,
-                                 size_t body_len, dlq_buf_t *out, char *allow, size_t allow_len);
+                                 const dlq_api_request_t *request, dlq_buf_t *out, char *allow, size_t allow_len);
+
+/* May a request with this Authorization header (NULL: none) read what the
+ * listener serves besides the API (/metrics)? 200 — always, without
+ * security.curve; with it, when the token is a principal's (PING) — or
+ * the API's status and error body in out (401, 503). */
+unsigned dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, dlq_buf_t *out);
 
 #endif

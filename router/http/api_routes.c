@@ -17,6 +17,7 @@ static const dlq_api_route_t routes [] = {
     { "POST", "events/{}/fail", DLQ_VERB_FAIL, "id", DLQ_API_BODY_JSON, "a replayed event failed again: due after a backoff" },
     { "GET", "count", DLQ_VERB_COUNT, NULL, DLQ_API_BODY_QUERY, "how many events match the filters" },
     { "GET", "groups", DLQ_VERB_GROUPS, NULL, DLQ_API_BODY_QUERY, "the events that match, grouped by error fingerprint" },
+    { "GET", "whoami", DLQ_VERB_PING, NULL, DLQ_API_BODY_NONE, "the gateway's version; with security, whose the token is and the verbs they may call" },
     { "GET", "stats", DLQ_VERB_STATS, NULL, DLQ_API_BODY_NONE, "counters, the store, the spool and the sinks" },
     { "POST", "sinks/{}/redeliver", DLQ_VERB_REDELIVER, "sink", DLQ_API_BODY_JSON, "deliver again what failed for good at a sink" },
     { "POST", "replays", DLQ_VERB_REPLAY, NULL, DLQ_API_BODY_JSON, "send stored events back, as a job (or a dry run)" },
@@ -255,6 +256,7 @@ dlq_api_route_status (dlq_code_t code)
     case DLQ_OK:                    return 200;
     case DLQ_ERR_NOT_FOUND:         return 404;
     case DLQ_ERR_FORBIDDEN:         return 403;
+    case DLQ_ERR_UNAUTHENTICATED:   return 401;
     case DLQ_ERR_INVALID_STATE:     return 409;
     case DLQ_ERR_TOO_LARGE:         return 413;
     case DLQ_ERR_UNAVAILABLE:       return 503;

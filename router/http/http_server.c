@@ -63,6 +63,8 @@ respond_with (struct MHD_Connection *connection, unsigned status, const char *ty
     MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
     if (allow)
         MHD_add_response_header (response, MHD_HTTP_HEADER_ALLOW, allow);
+    if (status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header (response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"dlqd\"");
     enum MHD_Result rc = MHD_queue_response (connection, status, response);
     MHD_destroy_response (response);
     return rc;
@@ -139,9 +141,13 @@ answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const ch
         dlq_protocol_error_body (&out, &err);
         status = r->too_large ? 413 : 400;
     }
-    else
-        status = dlq_api_handler_answer (self->api, method, url, params.items, params.count, r->body.data,
-                                         r->body.len, &out, allow, sizeof allow);
+    else {
+        dlq_api_request_t request = {
+            params.items, params.count, r->body.data, r->body.len,
+            MHD_lookup_connection_value (connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)
+        };
+        status = dlq_api_handler_answer (self->api, method, url, &request, &out, allow, sizeof allow);
+    }
     enum MHD_Result rc = respond (connection, status, JSON_TYPE, out.data ? out.data : "", out.len,
                                   status == 405 ? allow : NULL);
     dlq_buf_free (&out);
@@ -206,11 +212,16 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     dlq_buf_t out = DLQ_BUF_INIT;
     unsigned status = MHD_HTTP_OK;
     const char *type = JSON_TYPE;
-    if (!strcmp (url, "/metrics")) {
-        pthread_mutex_lock (&self->scrape);
-        dlq_metrics_format (self->metrics, &out);
-        pthread_mutex_unlock (&self->scrape);
-        type = DLQ_PROM_CONTENT_TYPE;
+    if (!strcmp (url, "/metrics")) {          /* with security.curve, for a principal's token */
+        status = dlq_api_handler_authenticate (self->api, MHD_lookup_connection_value (
+                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &out);
+        if (status == MHD_HTTP_OK) {
+            dlq_buf_reset (&out);
+            pthread_mutex_lock (&self->scrape);
+            dlq_metrics_format (self->metrics, &out);
+            pthread_mutex_unlock (&self->scrape);
+            type = DLQ_PROM_CONTENT_TYPE;
+        }
     }
     else
     if (!strcmp (url, "/healthz"))

@@ -85,11 +85,24 @@ dlq_authorizer_secure (dlq_authorizer_t *self, void *socket, const char *domain)
     return dlq_zap_handler_secure (socket, self->secret, domain);
 }
 
-/* Refuse: FORBIDDEN with the message, counted for name and logged. */
+/* Refuse: FORBIDDEN (or UNAUTHENTICATED) with the message, counted for
+ * name and logged. */
 typedef struct {
     const void *data;
     size_t      len;
 } body_t;
+
+static dlq_code_t
+refuse_as (dlq_authorizer_t *self, dlq_code_t code, const char *name, const dlq_verb_spec_t *spec, body_t body,
+           dlq_error_t *err, const char *fmt, va_list args)
+{
+    char text [256];
+    vsnprintf (text, sizeof text, fmt, args);
+    dlq_error_set (err, code, NULL, "%s", text);
+    dlq_counters_forbidden (self->counters, name);
+    dlq_audit (name, spec->name, body.data, body.len, code, err->message);
+    return code;
+}
 
 static dlq_code_t
 refuse (dlq_authorizer_t *self, const char *name, const dlq_verb_spec_t *spec, body_t body, dlq_error_t *err,
@@ -99,15 +112,27 @@ static dlq_code_t
 refuse (dlq_authorizer_t *self, const char *name, const dlq_verb_spec_t *spec, body_t body, dlq_error_t *err,
         const char *fmt, ...)
 {
-    char text [256];
     va_list args;
     va_start (args, fmt);
-    vsnprintf (text, sizeof text, fmt, args);
+    dlq_code_t code = refuse_as (self, DLQ_ERR_FORBIDDEN, name, spec, body, err, fmt, args);
     va_end (args);
-    dlq_error_set (err, DLQ_ERR_FORBIDDEN, NULL, "%s", text);
-    dlq_counters_forbidden (self->counters, name);
-    dlq_audit (name, spec->name, body.data, body.len, DLQ_ERR_FORBIDDEN, err->message);
-    return DLQ_ERR_FORBIDDEN;
+    return code;
+}
+
+static dlq_code_t
+refuse_token (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, body_t body, dlq_error_t *err,
+              const char *fmt, ...) __attribute__ ((format (printf, 5, 6)));
+
+static dlq_code_t
+refuse_token (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, body_t body, dlq_error_t *err,
+              const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    dlq_code_t code = refuse_as (self, DLQ_ERR_UNAUTHENTICATED, DLQ_AUTHORIZER_NO_TOKEN, spec, body, err, fmt,
+                                 args);
+    va_end (args);
+    return code;
 }
 
 /* The body's top-level streamName: *stream and *len, false when there is
@@ -162,13 +187,21 @@ check_scope (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, const void *bo
 
 dlq_code_t
 dlq_authorizer_check (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, zmq_msg_t *verb_frame,
-                      const void *body, size_t len, dlq_authorizer_grant_t *grant, dlq_error_t *err)
+                      zmq_msg_t *token, const void *body, size_t len, dlq_authorizer_grant_t *grant,
+                      dlq_error_t *err)
 {
     grant->principal = NULL;
     grant->scope = (dlq_buf_t) DLQ_BUF_INIT;
     const char *key = zmq_msg_gets (verb_frame, "User-Id");
-    dlq_principal_t *p = key ? dlq_key_table_find (self->table, key) : NULL;
     body_t b = { body, len };
+    if (!key && !token)
+        return refuse_token (self, spec, b, err, "this request has no credentials: send a token "
+                             "(Authorization: Bearer, docs/security.md)");
+    dlq_principal_t *p = key ? dlq_key_table_find (self->table, key)
+                             : dlq_key_table_find_token (self->table, zmq_msg_data (token), zmq_msg_size (token));
+    if (!p && !key)
+        return refuse_token (self, spec, b, err, "this token is not (or no longer) one that a certificate of "
+                             "security.curve.clients names (token_sha256)");
     if (!p) {
         char name [32];
         snprintf (name, sizeof name, "key %.8s...", key ? key : "?");

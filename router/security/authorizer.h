@@ -3,7 +3,9 @@
  *  front end decides each request from, and keeping that table current.
  *
  *  Every request of a CURVE connection carries the client's public key
- *  (its User-Id). dlq_authorizer_check looks it up in the current table —
+ *  (its User-Id); a request of the HTTP API (which reaches the gateway in
+ *  process, where there is no CURVE) carries the caller's token instead.
+ *  dlq_authorizer_check looks either up in the current table —
  *  a key removed from the clients directory is refused from the next
  *  request on, on connections already open — then checks the verb's roles
  *  (the verb table) and the streams the request names against the key's
@@ -29,6 +31,7 @@
 #include <zmq.h>
 
 #define DLQ_AUTHORIZER_CHECK_MS 2000    /* how often the clients directory is looked at for changes */
+#define DLQ_AUTHORIZER_NO_TOKEN "(unknown token)"  /* whom STATS and the audit log name for a refused token */
 
 typedef struct dlq_authorizer dlq_authorizer_t;
 
@@ -50,13 +53,17 @@ typedef struct {
 } dlq_authorizer_grant_t;
 
 /* May the request of verb spec (its verb frame, which carries the
- * metadata, and body) go on? DLQ_OK and *grant filled (free its scope
- * with dlq_buf_free), or DLQ_ERR_FORBIDDEN and err, counted and logged
- * (grant then holds nothing to free).
+ * metadata, and body) go on? token: NULL, or for a request without a
+ * User-Id (the HTTP API's, in process) the caller's token. DLQ_OK and
+ * *grant filled (free its scope with dlq_buf_free), or DLQ_ERR_FORBIDDEN
+ * (DLQ_ERR_UNAUTHENTICATED: no User-Id and no token, or a token no
+ * certificate names) and err, counted and logged (grant then holds
+ * nothing to free).
  * The stream of a PUT's event is checked by dlq_authorizer_check_stream
  * once the event is read. */
 dlq_code_t dlq_authorizer_check (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, zmq_msg_t *verb_frame,
-                                 const void *body, size_t len, dlq_authorizer_grant_t *grant, dlq_error_t *err);
+                                 zmq_msg_t *token, const void *body, size_t len, dlq_authorizer_grant_t *grant,
+                                 dlq_error_t *err);
 
 /* May principal write stream (len bytes) with verb spec? DLQ_OK, or
  * DLQ_ERR_FORBIDDEN and err, counted and logged. */

@@ -7,6 +7,7 @@
 #include "dlq_cert.h"
 #include "dlq_hash.h"
 #include "dlq_strmap.h"
+#include "dlq_token.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 struct dlq_key_table {
     dlq_strmap_t *by_key;           /* public key -> dlq_principal_t (owned) */
+    dlq_strmap_t *by_token;         /* token_sha256 -> the same principal (borrowed) */
 };
 
 static void
@@ -59,6 +61,42 @@ principal_of (const dlq_cert_t *cert, char *why, size_t why_len)
     return p;
 }
 
+/* The certificate's token_sha256 hashes, each valid and not taken by a
+ * file read before: true, or false and why. */
+static bool
+tokens_valid (const dlq_key_table_t *self, const char *tokens, char *why, size_t why_len)
+{
+    for (const char *p = tokens; p; ) {
+        size_t n = strcspn (p, ",");
+        if (!dlq_token_hash_valid (p, n)) {
+            snprintf (why, why_len, "metadata token_sha256 must be SHA-256s of tokens, each 64 lower-case hex "
+                      "digits, separated by commas");
+            return false;
+        }
+        char hash [DLQ_TOKEN_HASH_LEN + 1];
+        memcpy (hash, p, n);
+        hash [n] = '\0';
+        if (dlq_strmap_get (self->by_token, hash)) {
+            snprintf (why, why_len, "a token_sha256 of a file read before it");
+            return false;
+        }
+        p = p [n] ? p + n + 1 : NULL;
+    }
+    return true;
+}
+
+/* Index the principal by each of its token hashes (tokens_valid said yes). */
+static void
+put_tokens (dlq_key_table_t *self, const char *tokens, dlq_principal_t *p)
+{
+    for (const char *t = tokens; tokens && *t; t += DLQ_TOKEN_HASH_LEN + (t [DLQ_TOKEN_HASH_LEN] == ',')) {
+        char hash [DLQ_TOKEN_HASH_LEN + 1];
+        memcpy (hash, t, DLQ_TOKEN_HASH_LEN);
+        hash [DLQ_TOKEN_HASH_LEN] = '\0';
+        dlq_strmap_put (self->by_token, hash, p);
+    }
+}
+
 /* Read the certificate file at path into self, or say why not. */
 static void
 load_one (dlq_key_table_t *self, const char *path, dlq_buf_t *problems)
@@ -70,15 +108,17 @@ load_one (dlq_key_table_t *self, const char *path, dlq_buf_t *problems)
         return;
     }
     dlq_principal_t *p = principal_of (cert, why, sizeof why);
-    if (!p)
+    const char *tokens = dlq_cert_meta (cert, "token_sha256");
+    if (p && dlq_strmap_get (self->by_key, dlq_cert_public (cert)))
+        snprintf (why, sizeof why, "the same public key as a file read before it");
+    if (!p || dlq_strmap_get (self->by_key, dlq_cert_public (cert)) || !tokens_valid (self, tokens, why, sizeof why)) {
         dlq_buf_printf (problems, "%s: %s\n", path, why);
-    else
-    if (dlq_strmap_get (self->by_key, dlq_cert_public (cert))) {
-        dlq_buf_printf (problems, "%s: the same public key as a file read before it\n", path);
         dlq_principal_destroy (&p);
     }
-    else
+    else {
         dlq_strmap_put (self->by_key, dlq_cert_public (cert), p);
+        put_tokens (self, tokens, p);
+    }
     dlq_cert_destroy (&cert);
 }
 
@@ -129,6 +169,7 @@ dlq_key_table_load (const char *dir, dlq_buf_t *problems, char *err, size_t err_
     }
     dlq_key_table_t *self = dlq_calloc (1, sizeof *self);
     self->by_key = dlq_strmap_new (free_principal);
+    self->by_token = dlq_strmap_new (NULL);
     for (size_t i = 0; i < count; i++) {
         dlq_buf_t path = DLQ_BUF_INIT;
         dlq_buf_printf (&path, "%s/%s", dir, names [i]);
@@ -145,6 +186,16 @@ dlq_principal_t *
 dlq_key_table_find (const dlq_key_table_t *self, const char *public_key)
 {
     return dlq_strmap_get (self->by_key, public_key);
+}
+
+dlq_principal_t *
+dlq_key_table_find_token (const dlq_key_table_t *self, const void *token, size_t len)
+{
+    if (len == 0 || len > DLQ_TOKEN_MAX)
+        return NULL;
+    char hash [DLQ_TOKEN_HASH_LEN + 1];
+    dlq_token_hash (token, len, hash);
+    return dlq_strmap_get (self->by_token, hash);
 }
 
 size_t dlq_key_table_count (const dlq_key_table_t *self) { return dlq_strmap_size (self->by_key); }
@@ -182,6 +233,7 @@ dlq_key_table_destroy (dlq_key_table_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    dlq_strmap_destroy (&(*self_p)->by_token);
     dlq_strmap_destroy (&(*self_p)->by_key);
     free (*self_p);
     *self_p = NULL;

@@ -171,6 +171,13 @@ dlq_principal_destroy (dlq_principal_t **self_p)
 const char *dlq_principal_name (const dlq_principal_t *self) { return self->name; }
 dlq_role_t dlq_principal_role (const dlq_principal_t *self) { return self->role; }
 bool dlq_principal_all_streams (const dlq_principal_t *self) { return self->all; }
+size_t dlq_principal_entry_count (const dlq_principal_t *self) { return self->entry_count; }
+
+const char *
+dlq_principal_entry (const dlq_principal_t *self, size_t i)
+{
+    return i < self->entry_count ? self->entries [i] : NULL;
+}
 
 bool
 dlq_principal_glob (const char *pattern, size_t pattern_len, const char *text, size_t len)

@@ -60,6 +60,10 @@ void dlq_principal_destroy (dlq_principal_t **self_p);
 const char *dlq_principal_name (const dlq_principal_t *self);
 dlq_role_t dlq_principal_role (const dlq_principal_t *self);
 
+/* The scope's names and patterns as given: how many, and the i-th. */
+size_t dlq_principal_entry_count (const dlq_principal_t *self);
+const char *dlq_principal_entry (const dlq_principal_t *self, size_t i);
+
 /* True when the scope is every stream ("*" among it, or an admin). */
 bool dlq_principal_all_streams (const dlq_principal_t *self);
 

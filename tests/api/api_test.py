@@ -157,6 +157,9 @@ def run(ctx, api, port, replay_port, spec, repo):
         time.sleep(0.2)
     check(status == 200 and got["event"]["id"] == one and states == {"audit": "delivered", "flaky": "failed"},
           "one event with its deliveries: %s" % states)
+    status, _, got = api.call("GET", "whoami")
+    check(status == 200 and got["pong"] is True and "principal" not in got,
+          "whoami without security.curve: PING's reply, no principal: %s" % got)
     status, _, got = api.call("GET", "stats")
     check(status == 200 and got["events"] == 30 and set(got["sinks"]) == {"audit", "flaky"}, "stats")
 

@@ -29,29 +29,11 @@ import time
 import uuid
 
 import zmq
-import zmq.auth
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
-from dlqd_harness import Gateway, check, failures, free_port  # noqa: E402
+from dlqd_harness import Gateway, check, curve_keys as keys, failures, free_port  # noqa: E402
 
 QUIET_MS = 1500         # how long "no reply" is waited for
-
-
-def keys(dirs, name, metadata=None, public_dir=None):
-    """A pair NAME.key / NAME.key_secret made by pyzmq in dirs; into public_dir
-    the public certificate with metadata, written here in the ZPL format of
-    docs/security.md (pyzmq puts the metadata in the secret file only), with
-    pyzmq's unquoted values."""
-    public_file, secret_file = zmq.auth.create_certificates(dirs, name, metadata)
-    os.chmod(secret_file, 0o600)
-    public, secret = zmq.auth.load_certificate(secret_file)
-    if public_dir:
-        with open(os.path.join(public_dir, name + ".key"), "w") as f:
-            f.write("#   ZeroMQ CURVE Public Certificate\nmetadata\n")
-            for k, v in (metadata or {}).items():
-                f.write("    %s = %s\n" % (k, v))
-            f.write('curve\n    public-key = "%s"\n' % public.decode())
-    return public, secret
 
 
 class Client:

@@ -1,7 +1,8 @@
 """dlqd_harness — what the Python tests of dlqd share (tests/metrics,
-tests/api, tests/console): the pass/fail checks they print and count, a
-free loopback port, a dlqd started on a config text in a directory of its
-own and stopped with SIGTERM, and waiting for its HTTP listener."""
+tests/api, tests/console, tests/wire): the pass/fail checks they print and
+count, a free loopback port, a dlqd started on a config text in a directory
+of its own and stopped with SIGTERM, waiting for its HTTP listener, CURVE
+certificates of pyzmq's making, and a wire-protocol client."""
 import os
 import socket
 import subprocess
@@ -71,14 +72,36 @@ class Gateway:
         return self.proc.returncode
 
 
-class WireClient:
-    """A DEALER speaking the wire protocol: call(verb, body) -> (status, reply)."""
+def curve_keys(dirs, name, metadata=None, public_dir=None):
+    """A pair NAME.key / NAME.key_secret made by pyzmq in dirs; into public_dir
+    the public certificate with metadata, written here in the ZPL format of
+    docs/security.md (pyzmq puts the metadata in the secret file only), with
+    pyzmq's unquoted values. (public, secret) keys."""
+    import zmq.auth
+    public_file, secret_file = zmq.auth.create_certificates(dirs, name, metadata)
+    os.chmod(secret_file, 0o600)
+    public, secret = zmq.auth.load_certificate(secret_file)
+    if public_dir:
+        with open(os.path.join(public_dir, name + ".key"), "w") as f:
+            f.write("#   ZeroMQ CURVE Public Certificate\nmetadata\n")
+            for k, v in (metadata or {}).items():
+                f.write("    %s = %s\n" % (k, v))
+            f.write('curve\n    public-key = "%s"\n' % public.decode())
+    return public, secret
 
-    def __init__(self, ctx, endpoint, timeout_ms=20000):
+
+class WireClient:
+    """A DEALER speaking the wire protocol: call(verb, body) -> (status, reply);
+    a CURVE client of server_public with pair (public, secret) when given."""
+
+    def __init__(self, ctx, endpoint, timeout_ms=20000, server_public=None, pair=None):
         import zmq
         self.s = ctx.socket(zmq.DEALER)
         self.s.setsockopt(zmq.LINGER, 0)
         self.s.setsockopt(zmq.RCVTIMEO, timeout_ms)
+        if server_public:
+            self.s.curve_serverkey = server_public
+            self.s.curve_publickey, self.s.curve_secretkey = pair
         self.s.connect(endpoint)
         self.n = 0
 
