@@ -17,15 +17,22 @@ against a real dlqd filled with a mixed workload over the wire protocol:
   6. live: a failure stored while the events page is open is announced
      without the page moving;
   7. the page loads nothing but its own files and the API (no console
-     error, no request to another origin) under its Content-Security-Policy.
+     error, no request to another origin) under its Content-Security-Policy;
+  8. a gateway with security.curve: the console asks for a token (a wrong
+     one is refused); signed in as a viewer there is no action to press
+     (no Replay, Resolve, Fail, Redeliver, edit, replay by query), and the
+     API refuses them when sent from the page with the viewer's token;
+     signing out forgets the token; an operator's token shows the actions.
 
 Each page visited is saved as a PNG in the directory given (the build's
 tests/console/screenshots), for people to look at.
 
     console_test.py DLQD SCREENSHOT_DIR
 """
+import hashlib
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -36,7 +43,7 @@ import uuid
 import zmq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
-from dlqd_harness import Gateway, check, failures, free_port, wait_http  # noqa: E402
+from dlqd_harness import Gateway, WireClient, check, curve_keys, failures, free_port, wait_http  # noqa: E402
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -146,6 +153,7 @@ defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
         foreign = [u for u in requests if not u.startswith(base) and not u.startswith("data:")]
         check(requests and not foreign, "every request went to this dlqd (%d requests; others: %s)"
               % (len(requests), foreign))
+        viewer_tasks(browser, dlqd, work, ctx)
     finally:
         if browser:
             browser.quit()
@@ -307,6 +315,121 @@ def tasks(b, base, wire, ids):
     b.wait_text("#events tbody tr:first-child", "Late")
     rows = b.all("#events tbody tr")
     check(rows[1].get_attribute("data-id") == first, "'show them' brings it to the top, above what was first")
+
+
+def secure_gateway(dlqd, work, ctx):
+    """A second dlqd with security.curve: a worker key, a viewer's and an
+    operator's tokens; two events of orders and one of bad, which the
+    flaky sink fails. (gateway, base, tokens, ids)"""
+    secure = os.path.join(work, "secure")
+    keys, clients = os.path.join(secure, "keys"), os.path.join(secure, "clients")
+    os.makedirs(keys)
+    os.makedirs(clients)
+    server = curve_keys(keys, "gateway", {"name": "gateway"})
+    tokens = {"viewer": "tv_" + secrets.token_urlsafe(32), "operator": "to_" + secrets.token_urlsafe(32)}
+    for name, role in (("viewer", "viewer"), ("operator", "operator")):
+        curve_keys(keys, name, {"name": name, "role": role, "streams": "*",
+                                "token_sha256": hashlib.sha256(tokens[name].encode()).hexdigest()}, clients)
+    worker = curve_keys(keys, "worker", {"name": "worker", "role": "worker", "streams": "*"}, clients)
+    port, http_port = free_port(), free_port()
+    config = """
+gateway: { listen = ["tcp://127.0.0.1:%d"]; data_dir = "%s/data"; };
+http: { listen = ["127.0.0.1:%d"]; };
+security: { curve: { server_secret_key = "%s/gateway.key_secret"; clients = "%s"; }; };
+sinks: { audit: { type = "noop"; }; flaky: { type = "scripted"; fail_stream = "bad"; }; replays: { type = "noop"; }; };
+defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
+""" % (port, secure, http_port, keys, clients)
+    gateway = Gateway(dlqd, secure, config)
+    base = "http://127.0.0.1:%d" % http_port
+    wait_http(base + "/healthz")
+    client = WireClient(ctx, "tcp://127.0.0.1:%d" % port, server_public=server[0], pair=worker)
+    ids = []
+    for stream in ("orders", "orders", "bad"):
+        e = {"id": str(uuid.uuid4()), "streamName": stream, "error": {"type": "Timeout", "message": "slow"},
+             "fullDocument": {"n": len(ids)}}
+        status, reply = client.call("PUT", e)
+        assert status == "OK", reply
+        ids.append(e["id"])
+    client.s.close()
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        req = urllib.request.Request(base + "/api/v1/events/" + ids[2],
+                                     headers={"Authorization": "Bearer " + tokens["operator"]})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            got = json.loads(r.read())
+        if any(d["sink"] == "flaky" and d["state"] == "failed" for d in got.get("deliveries", [])):
+            break
+        time.sleep(0.2)
+    return gateway, base, tokens, ids
+
+
+def sign_in(b, token):
+    field = b.wait("#sign-in #token")
+    field.clear()
+    field.send_keys(token)
+    b.driver.find_element(By.ID, "sign-in-button").click()
+
+
+def page_fetch(b, method, path, body):
+    """The status and code of a request the page sends itself with the tab's token."""
+    return b.driver.execute_async_script("""
+        const [method, path, body, done] = arguments;
+        fetch ("/api/v1/" + path, { method, headers: { "Content-Type": "application/json",
+               "Authorization": "Bearer " + sessionStorage.getItem ("dlqd-token") }, body: JSON.stringify (body) })
+          .then (async (r) => done ([r.status, (await r.json ()).code]))
+          .catch ((e) => done ([0, String (e)]));""", method, path, body)
+
+
+def viewer_tasks(b, dlqd, work, ctx):
+    gateway, base, tokens, ids = secure_gateway(dlqd, work, ctx)
+    try:
+        b.open(base + "/#/events")
+        b.wait("#sign-in")
+        b.shot("sign-in")
+        check(not b.all("#events"), "with security.curve the console asks for a token before it shows events")
+        sign_in(b, "not-a-token")
+        b.wait_text("#status", "not one of the gateway's")
+        check(bool(b.all("#sign-in")), "a wrong token is refused and the form stays")
+        sign_in(b, tokens["viewer"])
+        b.wait("#events tbody tr")
+        b.shot("viewer-events")
+        check(b.driver.find_element(By.ID, "who-role").text == "viewer"
+              and b.driver.find_element(By.ID, "who-name").text == "viewer", "the header names the viewer")
+        check(not b.driver.find_element(By.ID, "nav-replay").is_displayed() and not b.all("#replay-query"),
+              "a viewer has no Replay in the menu and no replay-by-query link")
+        b.open(base + "/#/event/" + ids[2])
+        b.wait_text("#deliveries", "failed")
+        b.shot("viewer-event")
+        present = [css for css in ("#act-replay", "#act-resolve", "#act-fail", "#editor", "#edit-replay",
+                                   "button[id^=act-redeliver]") if b.all(css)]
+        check(not present, "a viewer's event page has no action to press, its failed delivery included: %s"
+              % present)
+        b.open(base + "/#/sinks")
+        b.wait("#sinks tr[data-sink=flaky]")
+        b.shot("viewer-sinks")
+        check(not b.all("#redeliver-flaky"), "a viewer's sinks page offers no redeliver")
+        b.open(base + "/#/replay")
+        b.wait("#not-allowed")
+        check(not b.all("#filters"), "the replay page says a viewer may not replay and offers no form")
+        refused = [page_fetch(b, "POST", "replays", {"ids": [ids[0]]}),
+                   page_fetch(b, "POST", "sinks/flaky/redeliver", {}),
+                   page_fetch(b, "POST", "events/%s/resolve" % ids[0], {})]
+        check(all(r == [403, "FORBIDDEN"] for r in refused),
+              "the API refuses the viewer's REPLAY, REDELIVER and RESOLVE sent from the page: %s" % refused)
+        b.driver.find_element(By.ID, "sign-out").click()
+        b.wait("#sign-in")
+        check(b.driver.execute_script("return sessionStorage.getItem ('dlqd-token')") is None,
+              "signing out forgets the token")
+        sign_in(b, tokens["operator"])
+        b.wait("#filters")          # back on the replay page, now with its form
+        check(b.driver.find_element(By.ID, "who-role").text == "operator", "signed in again, as the operator")
+        b.open(base + "/#/event/" + ids[2])
+        b.wait("#act-replay")
+        b.shot("operator-event")
+        check(bool(b.all("button[id^=act-redeliver]")) and bool(b.all("#editor")),
+              "an operator's event page offers replay, redeliver and edit")
+    finally:
+        check(gateway.stop() == 0, "the secured dlqd exits 0 on SIGTERM")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 /* console.js — the operator console (docs/console.md): one page, views
  * chosen by the URL's hash, every figure read from the HTTP API under
  * /api/v1/ (docs/api.md) and every action sent to it. Text from events is
- * only ever set as text (textContent), never as HTML. */
+ * only ever set as text (textContent), never as HTML. With security.curve
+ * it asks for a token (kept in this tab's sessionStorage, sent as
+ * Authorization: Bearer) and shows only the actions the token's role may
+ * take (whoami's verbs); the API refuses the others anyway. */
 "use strict";
 
 const API = "/api/v1/";
@@ -11,7 +14,10 @@ const GROUP_FILTERS = ["streamName", "status", "errorType", "createdAfter", "cre
 const PAGE = 50;
 const LIVE_MS = 3000;
 
+const TOKEN_KEY = "dlqd-token";
+
 let timers = [];                    /* the current view's pollers, stopped when the view changes */
+let me = null;                      /* whoami's principal; null without security.curve: every action */
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -50,6 +56,9 @@ async function api (method, path, options) {
     if ([...q].length) url += "?" + q.toString ();
   }
   const init = { method, headers: {} };
+  const token = sessionStorage.getItem (TOKEN_KEY);
+  if (token)
+    init.headers["Authorization"] = "Bearer " + token;
   if (method !== "GET") {
     init.headers["Content-Type"] = "application/json";      /* also without a body: the API wants it */
     if (opts.body !== undefined)
@@ -63,9 +72,63 @@ async function api (method, path, options) {
     const err = new Error (why);
     err.status = response.status;
     err.body = data;
+    if (response.status === 401 && !opts.signingIn)
+      signIn (why);
     throw err;
   }
   return data;
+}
+
+/* May the signed-in principal call verb? Without security.curve, yes. */
+function may (verb) { return !me || me.verbs.includes (verb); }
+
+/* ---- signing in (security.curve) ---------------------------------------------------- */
+
+/* Who the token is (whoami), in the header; false when the gateway wants
+ * a token this tab does not have (or one it refused). */
+async function whoami () {
+  try {
+    const got = await api ("GET", "whoami", { signingIn: true });
+    me = got.principal || null;
+  } catch (e) {
+    if (e.status === 401) return false;
+    throw e;
+  }
+  const who = document.getElementById ("who");
+  who.replaceChildren ();
+  if (me)
+    who.append (el ("span", { id: "who-name", text: me.name }), " ", el ("span", { id: "who-role", class: "muted",
+                text: me.role }), " ", el ("button", { class: "secondary", id: "sign-out", onclick: () => {
+                  sessionStorage.removeItem (TOKEN_KEY);
+                  me = null;
+                  signIn ("");
+                } }, "Sign out"));
+  for (const [id, verb] of [["nav-replay", "REPLAY"]])
+    document.getElementById (id).hidden = !may (verb);
+  return true;
+}
+
+/* The sign-in form instead of the view: a principal's token (dlqctl keygen --token). */
+function signIn (why) {
+  for (const t of timers) clearInterval (t);
+  timers = [];
+  document.getElementById ("who").replaceChildren ();
+  const input = el ("input", { type: "password", id: "token", name: "token", size: 60, autocomplete: "off",
+                               placeholder: "dlqd_…" });
+  const form = el ("form", { id: "sign-in", class: "filters", onsubmit: async (ev) => {
+    ev.preventDefault ();
+    sessionStorage.setItem (TOKEN_KEY, input.value.trim ());
+    try {
+      if (await whoami ()) { status (""); route (); }
+      else { sessionStorage.removeItem (TOKEN_KEY); status ("this token is not one of the gateway's", true); }
+    } catch (e) { status (e.message, true); }
+  } }, el ("label", {}, "token", input), el ("button", { type: "submit", id: "sign-in-button" }, "Sign in"));
+  show (el ("h2", { text: "Sign in" }),
+        el ("p", { class: "muted", text: "This gateway authenticates its clients: give a token of yours " +
+                                          "(dlqctl keygen NAME --role viewer|operator --token). It is kept in " +
+                                          "this tab only, until the tab is closed or you sign out." }), form);
+  status (why || "", !!why);
+  input.focus ();
 }
 
 function params () {
@@ -165,8 +228,8 @@ async function viewEvents (query) {
   show (el ("h2", { text: "Events" }),
         filterForm (FILTERS, filters, "Filter", (f) => go ("/events", f)),
         el ("div", { class: "actions" },
-          el ("a", { href: "#/replay?" + new URLSearchParams (filters).toString (), id: "replay-query" },
-              "Replay everything that matches…"),
+          may ("REPLAY") ? el ("a", { href: "#/replay?" + new URLSearchParams (filters).toString (),
+                                      id: "replay-query" }, "Replay everything that matches…") : null,
           el ("a", { href: "#/groups?" + new URLSearchParams (pick (query, GROUP_FILTERS)).toString () },
               "Group these")),
         banner,
@@ -229,7 +292,7 @@ async function viewEvent (id) {
   const deliveries = (got.deliveries || []).map ((d) => el ("tr", { "data-sink": d.sink },
     el ("td", { text: d.sink }), el ("td", {}, badge (d.state)), el ("td", { class: "num", text: d.attempts }),
     el ("td", { class: "mono", text: when (d.nextAttemptAt) }), el ("td", { text: d.lastError || "" }),
-    el ("td", {}, d.state === "failed" ? act ("Redeliver to " + d.sink, "secondary", async () => {
+    el ("td", {}, d.state === "failed" && may ("REDELIVER") ? act ("Redeliver to " + d.sink, "secondary", async () => {
       const r = await api ("POST", "sinks/" + encodeURIComponent (d.sink) + "/redeliver", { body: { id: e.id } });
       return "requeued " + r.requeued + " at " + d.sink;
     }) : "")));
@@ -238,19 +301,19 @@ async function viewEvent (id) {
     if (e[k] !== undefined) payload[k] = e[k];
   show (el ("h2", {}, "Event ", el ("span", { class: "mono", text: e.id })),
     el ("div", { class: "actions" },
-      act ("Replay", "", async () => {
+      may ("REPLAY") ? act ("Replay", "", async () => {
         const job = await api ("POST", "replays", { body: { ids: [e.id] } });
         go ("/job/" + job.job);
         return "";
-      }),
-      act ("Resolve", "secondary", async () => {
+      }) : null,
+      may ("RESOLVE") ? act ("Resolve", "secondary", async () => {
         const r = await api ("POST", "events/" + e.id + "/resolve", { body: {} });
         return "status " + r.status;
-      }),
-      act ("Fail", "secondary", async () => {
+      }) : null,
+      may ("FAIL") ? act ("Fail", "secondary", async () => {
         const r = await api ("POST", "events/" + e.id + "/fail", { body: {} });
         return "status " + r.status + ", retry " + r.retryCount + " after " + when (r.retryAfter);
-      })),
+      }) : null),
     result,
     el ("div", { class: "grid2" },
       el ("div", {},
@@ -277,7 +340,7 @@ async function viewEvent (id) {
       el ("div", {},
         el ("h3", { text: "Payload" }),
         el ("pre", { id: "payload", text: JSON.stringify (payload, null, 2) }),
-        editor (e),
+        may ("REPLAY") ? editor (e) : null,
         el ("h3", { text: "The whole event" }),
         el ("pre", { id: "event-json", text: JSON.stringify (e, null, 2) }))));
 }
@@ -420,6 +483,11 @@ async function histograms (groups, rows, filters) {
 /* ---- replay by query ---------------------------------------------------------------- */
 
 async function viewReplay (query) {
+  if (!may ("REPLAY")) {
+    show (el ("h2", { text: "Replay by query" }),
+          el ("p", { class: "muted", id: "not-allowed", text: "The role " + me.role + " may not replay." }));
+    return;
+  }
   const filters = pick (query, FILTERS);
   const target = el ("select", { name: "target", id: "target" }, el ("option", { value: "route" }, "each stream's replay_route"),
                      el ("option", { value: "endpoint" }, "the replay endpoint"));
@@ -501,9 +569,9 @@ async function viewJob (id) {
         ["updated", when (j.updatedAt)], ["last error", j.lastError || ""]]
         .map (([k, v]) => el ("tr", {}, el ("th", { text: k }), el ("td", { text: v })))) ),
       el ("div", { class: "actions" },
-        j.state === "RUNNING" ? control ("Pause", "pause") : null,
-        j.state === "PAUSED" ? control ("Resume", "resume") : null,
-        j.state === "RUNNING" || j.state === "PAUSED" ? control ("Cancel", "cancel") : null,
+        j.state === "RUNNING" && may ("REPLAY.PAUSE") ? control ("Pause", "pause") : null,
+        j.state === "PAUSED" && may ("REPLAY.RESUME") ? control ("Resume", "resume") : null,
+        (j.state === "RUNNING" || j.state === "PAUSED") && may ("REPLAY.CANCEL") ? control ("Cancel", "cancel") : null,
         el ("a", { href: "#/jobs" }, "All jobs")));
     return j.state;
   };
@@ -534,7 +602,7 @@ async function viewSinks () {
     el ("td", { class: "num", text: s.backlog }), el ("td", { class: "num", text: s.retrying }),
     el ("td", { class: "num", text: s.failed }), el ("td", { class: "num", text: s.delivered }),
     el ("td", { text: s.lastError || "" }), el ("td", { class: "mono", text: when (s.lastErrorAt) }),
-    el ("td", {}, s.failed ? el ("button", { class: "secondary", id: "redeliver-" + name, onclick: async () => {
+    el ("td", {}, s.failed && may ("REDELIVER") ? el ("button", { class: "secondary", id: "redeliver-" + name, onclick: async () => {
       try {
         const r = await api ("POST", "sinks/" + encodeURIComponent (name) + "/redeliver", { body: {} });
         result.textContent = "requeued " + r.requeued + " at " + name;
@@ -574,5 +642,13 @@ function route () {
   go ("/events");
 }
 
-window.addEventListener ("hashchange", route);
-window.addEventListener ("DOMContentLoaded", route);
+/* Start: who the token is (or the sign-in form), then the view of the hash. */
+async function start () {
+  try {
+    if (await whoami ()) route ();
+    else signIn ("");
+  } catch (e) { status (e.message, true); }
+}
+
+window.addEventListener ("hashchange", () => { if (!document.getElementById ("sign-in")) route (); });
+window.addEventListener ("DOMContentLoaded", start);
