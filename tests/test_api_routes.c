@@ -9,6 +9,7 @@
 #include "api_guard.h"
 #include "api_routes.h"
 #include "verb_table.h"
+#include "dlq_token.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -172,4 +173,28 @@ Test (api_routes, docs_api_lists_every_route)
                   dlq_verb_table_get (routes [i].verb)->name);
         cr_expect_not_null (strstr (text, row), "docs/api.md has no row %s", row);
     }
+}
+
+Test (api_guard, the_bearer_token_of_an_authorization_header)
+{
+    const char *token = NULL;
+    size_t len = 0;
+    cr_assert (dlq_api_guard_bearer ("Bearer dlqd_abc-_0", &token, &len));
+    cr_expect (len == 11 && strncmp (token, "dlqd_abc-_0", len) == 0, "%.*s", (int) len, token);
+    cr_expect (dlq_api_guard_bearer ("bearer   tok  \t", &token, &len) && len == 3, "any case, spaces around");
+    cr_expect (dlq_api_guard_bearer ("BEARER tok", &token, &len) && len == 3);
+    cr_expect_not (dlq_api_guard_bearer (NULL, &token, &len), "no header");
+    cr_expect_not (dlq_api_guard_bearer ("Basic dXNlcjpwYXNz", &token, &len), "another scheme");
+    cr_expect_not (dlq_api_guard_bearer ("Bearer", &token, &len), "no token");
+    cr_expect_not (dlq_api_guard_bearer ("Bearer ", &token, &len), "an empty token");
+    cr_expect_not (dlq_api_guard_bearer ("Bearer a b", &token, &len), "a second word");
+    cr_expect_not (dlq_api_guard_bearer ("Bearer a\x01", &token, &len), "a control byte");
+    cr_expect_not (dlq_api_guard_bearer ("Bearer t\xc3\xa9", &token, &len), "a byte past ASCII");
+    cr_expect_not (dlq_api_guard_bearer ("Bearertok", &token, &len), "no space after the scheme");
+    static char huge [8 + DLQ_TOKEN_MAX + 2];
+    memcpy (huge, "Bearer ", 7);
+    memset (huge + 7, 'a', DLQ_TOKEN_MAX + 1);
+    cr_expect_not (dlq_api_guard_bearer (huge, &token, &len), "over DLQ_TOKEN_MAX bytes");
+    huge [7 + DLQ_TOKEN_MAX] = '\0';
+    cr_expect (dlq_api_guard_bearer (huge, &token, &len) && len == DLQ_TOKEN_MAX, "DLQ_TOKEN_MAX bytes");
 }

@@ -80,6 +80,7 @@ struct dlq_gateway {
     dlq_metrics_t        *metrics;      /* what /metrics says; NULL without http.listen */
     dlq_http_server_t    *http;
     dlq_api_handler_t    *api;          /* the HTTP API's way in: the ROUTER's inproc endpoint */
+    dlq_event_streams_t  *events;       /* its live events (GET /api/v1/events/stream) */
     bool                  stopping;     /* SIGTERM or SIGINT came */
 };
 
@@ -730,6 +731,13 @@ max_connections (const dlqd_config_t *config)
     return config->max_connections;
 }
 
+/* The endpoint of the indexer's tip: the highest seq indexed. */
+static void
+store_tip (dlq_gateway_t *self, char *out, size_t len)
+{
+    snprintf (out, len, "inproc://dlq-store-tip-%p", (void *) self);
+}
+
 /* The HTTP listener (http.listen), once every ZeroMQ endpoint is bound;
  * none without addresses. */
 static bool
@@ -749,9 +757,14 @@ start_http (dlq_gateway_t *self, char **err_p)
     else
     if (self->metrics && !(self->api = dlq_api_handler_new (self->ctx, endpoint, self->auth != NULL)))
         snprintf (err, sizeof err, "cannot connect the HTTP API to %s", endpoint);
+    char tip [64];
+    store_tip (self, tip, sizeof tip);
+    if (self->api)
+        self->events = dlq_event_streams_new (self->ctx, tip, self->api);
     if (self->api)
         self->http = dlq_http_server_new (http->listen.items, http->listen.count, self->metrics, self->readiness,
-                                          self->api, (size_t) self->config->max_message_bytes, err, sizeof err);
+                                          self->api, self->events, (size_t) self->config->max_message_bytes, err,
+                                          sizeof err);
     if (!self->http)
         *err_p = dlq_strdup (err);
     return self->http != NULL;
@@ -784,7 +797,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     self->gathering = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     self->spare = dlq_commit_batch_new ((size_t) config->commit_max_batch, (size_t) config->commit_max_batch_bytes);
     char err [512] = "", tip [64], spool_tip [64];
-    snprintf (tip, sizeof tip, "inproc://dlq-store-tip-%p", (void *) self);
+    store_tip (self, tip, sizeof tip);
     snprintf (spool_tip, sizeof spool_tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
     self->committer = dlq_committer_new (self->ctx, config->data_dir, spool_tip, (size_t) config->max_checkpoint_bytes,
@@ -831,6 +844,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     dlq_gateway_t *self = *self_p;
     dlq_api_handler_close (self->api);          /* the loop is over: nothing answers the API now */
     dlq_http_server_destroy (&self->http);      /* first: a scrape reads everything below */
+    dlq_event_streams_destroy (&self->events);
     dlq_api_handler_destroy (&self->api);
     dlq_metrics_destroy (&self->metrics);
     dlq_readiness_destroy (&self->readiness);

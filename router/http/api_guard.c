@@ -1,8 +1,9 @@
 /*  api_guard — Host, Origin, Sec-Fetch-Site and Content-Type checks of an
- *  API request (see the header). */
+ *  API request, and its bearer token (see the header). */
 #include "api_guard.h"
 
 #include "dlq_endpoint.h"
+#include "dlq_token.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -51,4 +52,24 @@ dlq_api_guard_check (const char *method, const char *host, const char *origin, c
             return "a POST, PUT or DELETE must have Content-Type: application/json";
     }
     return NULL;
+}
+
+bool
+dlq_api_guard_bearer (const char *header, const char **token, size_t *len)
+{
+    static const char scheme [] = "bearer ";
+    if (!header || strncasecmp (header, scheme, sizeof scheme - 1) != 0)
+        return false;
+    const char *t = header + sizeof scheme - 1;
+    while (*t == ' ')
+        t++;
+    size_t n = 0;
+    while (t [n] > ' ' && t [n] < 0x7f)
+        n++;
+    for (size_t i = n; t [i]; i++)
+        if (t [i] != ' ' && t [i] != '\t')
+            return false;
+    *token = t;
+    *len = n;
+    return n > 0 && n <= DLQ_TOKEN_MAX;
 }

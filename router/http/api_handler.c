@@ -2,20 +2,21 @@
 #include "api_handler.h"
 
 #include "api_bridge.h"
+#include "api_guard.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
-#include "dlq_token.h"
 #include "verb_table.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define SEGMENT_MAX 1100          /* a path segment: a stream name of 255 characters of up to 4 bytes */
 
 struct dlq_api_handler {
     dlq_api_bridge_t *bridge;
     bool              secured;
+    atomic_bool       closed;
 };
 
 dlq_api_handler_t *
@@ -33,9 +34,13 @@ dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured)
 void
 dlq_api_handler_close (dlq_api_handler_t *self)
 {
-    if (self)
+    if (self) {
+        atomic_store (&self->closed, true);
         dlq_api_bridge_close (self->bridge);
+    }
 }
+
+bool dlq_api_handler_closed (dlq_api_handler_t *self) { return atomic_load (&self->closed); }
 
 void
 dlq_api_handler_destroy (dlq_api_handler_t **self_p)
@@ -74,37 +79,13 @@ code_of (const dlq_buf_t *reply)
     return code;
 }
 
-/* The token of an Authorization header "Bearer TOKEN" (the scheme in any
- * case, TOKEN visible ASCII, at most DLQ_TOKEN_MAX bytes), or false. */
-static bool
-bearer (const char *header, const char **token, size_t *len)
-{
-    static const char scheme [] = "bearer ";
-    if (!header || strncasecmp (header, scheme, sizeof scheme - 1) != 0)
-        return false;
-    const char *t = header + sizeof scheme - 1;
-    while (*t == ' ')
-        t++;
-    size_t n = 0;
-    while (t [n] > ' ' && t [n] < 0x7f)
-        n++;
-    for (size_t i = n; t [i]; i++)
-        if (t [i] != ' ' && t [i] != '\t')
-            return false;
-    *token = t;
-    *len = n;
-    return n > 0 && n <= DLQ_TOKEN_MAX;
-}
-
-/* Send verb with body to the gateway, with the caller's token when it
- * authenticates: the status and the reply's body into out. */
-static unsigned
-call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len, const char *authorization,
-      dlq_buf_t *out)
+unsigned
+dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len,
+                      const char *authorization, dlq_buf_t *out)
 {
     const char *token = NULL;
     size_t token_len = 0;
-    if (self->secured && !bearer (authorization, &token, &token_len))
+    if (self->secured && !dlq_api_guard_bearer (authorization, &token, &token_len))
         return refuse (out, DLQ_ERR_UNAUTHENTICATED, NULL, authorization
                        ? "the Authorization header is not \"Bearer TOKEN\" (docs/security.md, HTTP tokens)"
                        : "this gateway authenticates its clients (security.curve): send Authorization: Bearer "
@@ -121,7 +102,7 @@ dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization
 {
     if (!self->secured)
         return 200;
-    return call (self, DLQ_VERB_PING, "", 0, authorization, out);
+    return dlq_api_handler_call (self, DLQ_VERB_PING, "", 0, authorization, out);
 }
 
 unsigned
@@ -148,7 +129,7 @@ dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char 
         status = dlq_api_route_status (code);
     }
     else
-        status = call (self, route->verb, request.data, request.len, in->authorization, out);
+        status = dlq_api_handler_call (self, route->verb, request.data, request.len, in->authorization, out);
     dlq_buf_free (&request);
     return status;
 }

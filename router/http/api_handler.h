@@ -11,6 +11,7 @@
 
 #include "api_routes.h"
 #include "dlq_buf.h"
+#include "protocol.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +26,9 @@ dlq_api_handler_t *dlq_api_handler_new (void *zmq_ctx, const char *endpoint, boo
 
 /* Requests give up from now on (the gateway is going): 503. Accepts NULL. */
 void dlq_api_handler_close (dlq_api_handler_t *self);
+
+/* Has dlq_api_handler_close been called? Any thread. */
+bool dlq_api_handler_closed (dlq_api_handler_t *self);
 
 /* Free; accepts NULL and NULLs the pointer. */
 void dlq_api_handler_destroy (dlq_api_handler_t **self_p);
@@ -44,6 +48,12 @@ typedef struct {
  * takes into allow. */
 unsigned dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, const char *url,
                                  const dlq_api_request_t *request, dlq_buf_t *out, char *allow, size_t allow_len);
+
+/* Send verb with body (len bytes) to the gateway — with the token of the
+ * Authorization header (NULL: none) when it authenticates, else 401
+ * without sending —: the HTTP status and the reply's body into out. */
+unsigned dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len,
+                               const char *authorization, dlq_buf_t *out);
 
 /* May a request with this Authorization header (NULL: none) read what the
  * listener serves besides the API (/metrics)? 200 — always, without

@@ -9,6 +9,7 @@
 #include "console_files.h"
 #include "dlqd_config.h"
 #include "api_guard.h"
+#include "event_stream.h"
 #include "dlq_code.h"
 #include "protocol.h"
 
@@ -32,6 +33,7 @@ struct dlq_http_server {
     dlq_metrics_t     *metrics;
     dlq_readiness_t   *readiness;
     dlq_api_handler_t *api;
+    dlq_event_streams_t *events;
     size_t             max_body;
     bool               loopback_only;   /* every listen address is a loopback one (api_guard.h) */
     pthread_mutex_t    scrape;      /* one scrape at a time (the metrics' store reader) */
@@ -48,11 +50,11 @@ typedef struct {
                     "img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 #define NOTHING_CSP "default-src 'none'; frame-ancestors 'none'"
 
+/* Queue response with the headers every answer carries. */
 static enum MHD_Result
-respond_with (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
-              const char *allow, const char *csp, enum MHD_ResponseMemoryMode mode)
+queue (struct MHD_Connection *connection, struct MHD_Response *response, unsigned status, const char *type,
+       const char *allow, const char *csp)
 {
-    struct MHD_Response *response = MHD_create_response_from_buffer (len, (void *) body, mode);
     if (!response)
         return MHD_NO;
     MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -68,6 +70,13 @@ respond_with (struct MHD_Connection *connection, unsigned status, const char *ty
     enum MHD_Result rc = MHD_queue_response (connection, status, response);
     MHD_destroy_response (response);
     return rc;
+}
+
+static enum MHD_Result
+respond_with (struct MHD_Connection *connection, unsigned status, const char *type, const char *body, size_t len,
+              const char *allow, const char *csp, enum MHD_ResponseMemoryMode mode)
+{
+    return queue (connection, MHD_create_response_from_buffer (len, (void *) body, mode), status, type, allow, csp);
 }
 
 static enum MHD_Result
@@ -109,6 +118,52 @@ collect_param (void *cls, enum MHD_ValueKind kind, const char *key, const char *
     return MHD_YES;
 }
 
+static ssize_t
+read_stream (void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void) pos;
+    ssize_t n = dlq_event_stream_read (cls, buf, max);
+    return n < 0 ? (ssize_t) MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void
+free_stream (void *cls)
+{
+    dlq_event_stream_t *stream = cls;
+    dlq_event_stream_close (&stream);
+}
+
+/* GET /api/v1/events/stream (event_stream.h): the stream, or why not. */
+static enum MHD_Result
+answer_stream (dlq_http_server_t *self, struct MHD_Connection *connection, const char *method, params_t *params)
+{
+    dlq_buf_t out = DLQ_BUF_INIT;
+    unsigned status = 405;
+    dlq_event_stream_t *stream = NULL;
+    if (strcmp (method, MHD_HTTP_METHOD_GET) != 0) {
+        dlq_error_t err;
+        dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "this path does not take this method");
+        dlq_protocol_error_body (&out, &err);
+    }
+    else
+        stream = dlq_event_stream_open (self->events, params->items, params->count, MHD_lookup_connection_value (
+                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &status, &out);
+    enum MHD_Result rc;
+    if (stream) {
+        struct MHD_Response *response = MHD_create_response_from_callback (MHD_SIZE_UNKNOWN, 4096, read_stream,
+                                                                          stream, free_stream);
+        if (!response)
+            dlq_event_stream_close (&stream);
+        else
+            MHD_add_response_header (response, "X-Accel-Buffering", "no");     /* a proxy: pass it on at once */
+        rc = queue (connection, response, MHD_HTTP_OK, "text/event-stream", NULL, NOTHING_CSP);
+    }
+    else
+        rc = respond (connection, status, JSON_TYPE, out.data ? out.data : "", out.len, status == 405 ? "GET" : NULL);
+    dlq_buf_free (&out);
+    return rc;
+}
+
 /* A request under /api/v1/ (api_handler.h). */
 static enum MHD_Result
 answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const char *url, const char *method,
@@ -141,6 +196,9 @@ answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const ch
         dlq_protocol_error_body (&out, &err);
         status = r->too_large ? 413 : 400;
     }
+    else
+    if (strcmp (url, DLQ_API_PREFIX "events/stream") == 0)
+        return answer_stream (self, connection, method, &params);
     else {
         dlq_api_request_t request = {
             params.items, params.count, r->body.data, r->body.len,
@@ -278,7 +336,8 @@ start_one (dlq_http_server_t *self, const char *listen, char *err, size_t err_le
         snprintf (err, err_len, "http.listen: %s: %s", listen, gai_strerror (gai));
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO
+                   | MHD_USE_ERROR_LOG;        /* a thread per connection: an event stream waits in its own */
     if (found->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_Daemon *d = MHD_start_daemon (flags, (uint16_t) port, NULL, NULL, answer, self,
@@ -298,9 +357,11 @@ start_one (dlq_http_server_t *self, const char *listen, char *err, size_t err_le
 
 dlq_http_server_t *
 dlq_http_server_new (char *const *listen, size_t listen_count, dlq_metrics_t *metrics,
-                     dlq_readiness_t *readiness, dlq_api_handler_t *api, size_t max_body, char *err, size_t err_len)
+                     dlq_readiness_t *readiness, dlq_api_handler_t *api, dlq_event_streams_t *events, size_t max_body,
+                     char *err, size_t err_len)
 {
     dlq_http_server_t *self = dlq_calloc (1, sizeof *self);
+    self->events = events;
     self->metrics = metrics;
     self->readiness = readiness;
     self->api = api;

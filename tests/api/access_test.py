@@ -15,8 +15,11 @@ CURVE worker over the wire protocol.
   - a worker's token may not read;
   - an operator replays, and the audit log names them for it and for the
     viewer's refused REPLAY;
-  - a certificate removed from the clients directory: its token is 401
-    from the next request on (within the 2 s the directory is looked at);
+  - live events (events/stream) need a token too, and a viewer's stream
+    carries the new events; once its certificate is removed from the
+    clients directory the stream ends with "event: error" UNAUTHENTICATED,
+    and the token is 401 from the next request on (within the 2 s the
+    directory is looked at);
   - a second certificate naming a token hash already taken is left out;
   - dlqctl keygen --token makes the operator's pair and token: the token
     is printed once and is in neither file, the certificate has its hash.
@@ -38,7 +41,8 @@ import uuid
 import zmq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
-from dlqd_harness import Gateway, WireClient, check, curve_keys, failures, free_port, http, wait_http  # noqa: E402
+from dlqd_harness import (EventStream, Gateway, WireClient, check, curve_keys, failures, free_port,  # noqa: E402
+                          http, wait_http)
 
 
 def token_for(name):
@@ -103,19 +107,22 @@ defaults: { chain = ["audit"]; };
         wait_http(base + "healthz")
         worker = WireClient(ctx, endpoint, server_public=server[0], pair=pairs["worker"])
         ids = {}
+
+        def put(stream):
+            e = {"id": str(uuid.uuid4()), "streamName": stream, "error": {"type": "Timeout", "message": "slow"}}
+            status, reply = worker.call("PUT", e)
+            check(status == "OK", "the worker stores an event of %s: %s" % (stream, reply))
+            return e["id"]
         for stream in ("orders", "billing"):
             for i in range(3):
-                e = {"id": str(uuid.uuid4()), "streamName": stream, "error": {"type": "Timeout", "message": "slow"}}
-                status, reply = worker.call("PUT", e)
-                check(status == "OK", "the worker stores an event of %s: %s" % (stream, reply))
-                ids.setdefault(stream, []).append(e["id"])
+                ids.setdefault(stream, []).append(put(stream))
         status, ping = worker.call("PING", {})
         check(status == "OK" and ping.get("principal", {}).get("name") == "worker"
               and ping["principal"]["role"] == "worker" and ping["principal"]["streams"] == ["orders", "billing"]
               and "PUT" in ping["principal"]["verbs"] and "LIST" not in ping["principal"]["verbs"],
               "a CURVE client's PING names its principal and verbs: %s" % ping.get("principal"))
+        checks(base, tokens, ids, clients, audit, put)
         worker.s.close()
-        checks(base, tokens, ids, clients, audit)
     finally:
         status = gateway.stop()
         ctx.destroy(linger=0)
@@ -138,7 +145,8 @@ def keygen(dlqctl, secret_dir, clients):
     run = subprocess.run([dlqctl, "keygen", "operator", "--role", "operator", "--streams", "*", "--token",
                           "--dir", secret_dir], capture_output=True, text=True)
     lines = [line for line in run.stdout.splitlines() if line.startswith("token: ")]
-    check(run.returncode == 0 and len(lines) == 1, "dlqctl keygen --token prints one token line: %s" % run.stdout)
+    check(run.returncode == 0 and len(lines) == 1,
+          "dlqctl keygen --token prints one token line%s" % ("" if lines else ": " + run.stdout + run.stderr))
     token = lines[0][len("token: "):] if lines else ""
     public = open(os.path.join(secret_dir, "operator.key")).read()
     secret = open(os.path.join(secret_dir, "operator.key_secret")).read()
@@ -156,7 +164,7 @@ def unauthenticated(got, what):
           "%s: 401 UNAUTHENTICATED with WWW-Authenticate: Bearer (%s %s)" % (what, status, body))
 
 
-def checks(base, tokens, ids, clients, audit):
+def checks(base, tokens, ids, clients, audit, put):
     api = base + "api/v1/"
     nobody, stranger = Http(api), Http(api, token_for("stranger"))
     viewer, narrow = Http(api, tokens["viewer"]), Http(api, tokens["viewer-orders"])
@@ -235,6 +243,19 @@ def checks(base, tokens, ids, clients, audit):
     check(isinstance(refused, dict) and refused.get("viewer", 0) >= 5 and refused.get("(unknown token)", 0) >= 1,
           "STATS counts the viewer's and the unknown token's refusals: %s" % refused)
 
+    port = int(base.split(":")[2].split("/")[0])
+    refused = EventStream(port, "/api/v1/events/stream")
+    check(refused.status == 401 and "Bearer" in refused.headers.get("WWW-Authenticate", ""),
+          "a stream without a token: 401 (%s)" % refused.status)
+    refused = EventStream(port, "/api/v1/events/stream", {"Authorization": "Bearer " + tokens["viewer-orders"]})
+    check(refused.status == 403, "a viewer of orders may not stream every stream: %s" % refused.status)
+    live = EventStream(port, "/api/v1/events/stream", {"Authorization": "Bearer " + tokens["viewer"]})
+    check(live.status == 200, "a viewer's stream opens: %s" % live.status)
+    fresh = put("billing")
+    got = live.next(10)
+    check(got is not None and got[0] == "failure" and json.loads(got[1])["id"] == fresh,
+          "the viewer's stream carries a new event: %s" % (got,))
+
     os.remove(os.path.join(clients, "zz-thief.key"))      # else its token hash would be free for it to take
     os.remove(os.path.join(clients, "viewer.key"))
     deadline, status = time.time() + 10, 200
@@ -242,6 +263,9 @@ def checks(base, tokens, ids, clients, audit):
         status, _, _ = viewer.call("GET", "events")
         time.sleep(0.2)
     unauthenticated(viewer.call("GET", "events"), "the token of a certificate removed from the clients directory")
+    got = live.next(10)
+    check(got is not None and got[0] == "error" and json.loads(got[1])["code"] == "UNAUTHENTICATED"
+          and live.next(5) is None and live.ended, "the revoked viewer's stream ends with event: error (%s)" % (got,))
     status, _, _ = operator.call("GET", "events")
     check(status == 200, "another principal's token goes on: %s" % status)
 

@@ -33,7 +33,7 @@ import yaml
 import zmq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "py"))
-from dlqd_harness import Gateway, check, failures, free_port, wait_http  # noqa: E402
+from dlqd_harness import EventStream, Gateway, check, failures, free_port, wait_http  # noqa: E402
 
 seen_operations = set()
 
@@ -46,7 +46,7 @@ class Api:
 
     def operation(self, method, path):
         """The OpenAPI operation of a concrete path (its template matched)."""
-        for template, item in self.spec["paths"].items():
+        for template, item in sorted(self.spec["paths"].items(), key=lambda kv: kv[0].count("{")):
             pattern = "^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "$"
             if re.match(pattern, "/" + path) and method.lower() in item:
                 return template, item[method.lower()]
@@ -293,6 +293,8 @@ def run(ctx, api, port, replay_port, spec, repo):
     check(headers.get("X-Content-Type-Options") == "nosniff"
           and "frame-ancestors 'none'" in headers.get("Content-Security-Policy", ""), "the hardening headers")
 
+    live_events(api, wire, spec)
+
     # ---- every operation of the document was called; the docs' route table is the document's
     documented = {(m, p) for p, item in spec["paths"].items() for m in item if m in ("get", "post", "put", "delete")}
     check(documented <= seen_operations, "every operation of the document was called (missed %s)"
@@ -300,6 +302,50 @@ def run(ctx, api, port, replay_port, spec, repo):
     table = set(re.findall(r"^\| `(GET|POST|PUT|DELETE) ([^`]+)` \|", open(os.path.join(repo, "docs/api.md")).read(), re.M))
     check({(m.lower(), "/" + p) for m, p in table} == documented,
           "docs/api.md's routes are the document's (%s)" % sorted({(m.lower(), "/" + p) for m, p in table} ^ documented))
+
+
+def put(wire, stream, message):
+    e = {"id": str(uuid.uuid4()), "streamName": stream, "error": {"type": "Live", "message": message}}
+    wire.send_multipart([b"PUT", e["id"].encode(), json.dumps(e).encode()])
+    status, _, _ = wire.recv_multipart()
+    assert status == b"OK"
+    return e["id"]
+
+
+def live_events(api, wire, spec):
+    """GET events/stream: the new events that match, as Server-Sent Events."""
+    port = int(api.base.split(":")[2].split("/")[0])
+    status, _, err = api.call("GET", "events/stream", {"limit": 3})
+    check(status == 400 and err["code"] == "INVALID_REQUEST", "a stream takes no limit: 400")
+    status, _, err = api.call("GET", "events/stream", {"bogus": "1"})
+    check(status == 400 and err["code"] == "INVALID_REQUEST", "a stream's filters are LIST's, checked: %s" % err)
+    status, headers, _ = api.call("POST", "events/stream", body={}, validate=False)
+    check(status == 405 and headers.get("Allow") == "GET", "POST events/stream: 405, Allow: GET")
+    stream = EventStream(port, "/api/v1/events/stream?streamName=orders&errorType=Live")
+    check(stream.status == 200 and stream.headers.get("Content-Type") == "text/event-stream"
+          and stream.headers.get("Cache-Control") == "no-store", "a stream answers 200 text/event-stream, no-store")
+    seen_operations.add(("get", "/events/stream"))
+    check(stream.next(1.5) is None, "a new stream sends none of the events stored before it")
+    other = put(wire, "billing", "not this stream")
+    first, second = put(wire, "orders", "first"), put(wire, "orders", "second")
+    got = [stream.next(10), stream.next(10)]
+    event_schema = {"$ref": "#/components/schemas/Event"}
+    datas = [json.loads(g[1]) for g in got if g and g[0] == "failure"]
+    check([d["id"] for d in datas] == [first, second], "the two new events of orders come, oldest first: %s"
+          % [d.get("id") for d in datas])
+    check(other not in [d["id"] for d in datas], "the event of another stream does not")
+    try:
+        for d in datas:
+            jsonschema.Draft202012Validator(event_schema, resolver=api.resolver).validate(d)
+        check(bool(datas), "each event's data validates against the document's Event")
+    except jsonschema.ValidationError as e:
+        check(False, "an event's data does not validate: %s" % e.message)
+    time.sleep(12)          # past the listener's 10 s idle timeout: the keepalive comments hold it open
+    late = put(wire, "orders", "after a quiet while")
+    got = stream.next(10)
+    check(got is not None and got[0] == "failure" and json.loads(got[1])["id"] == late,
+          "after 12 s without news the stream is still open and sends the next event")
+    stream.close()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ against a real dlqd filled with a mixed workload over the wire protocol:
      original opens from it;
   5. the sinks page shows each sink's state and redelivers what failed;
   6. live: a failure stored while the events page is open is announced
-     without the page moving;
+     without the page moving (the page follows GET events/stream, Server-Sent
+     Events);
   7. the page loads nothing but its own files and the API (no console
      error, no request to another origin) under its Content-Security-Policy;
   8. a gateway with security.curve: the console asks for a token (a wrong
@@ -153,6 +154,8 @@ defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
         foreign = [u for u in requests if not u.startswith(base) and not u.startswith("data:")]
         check(requests and not foreign, "every request went to this dlqd (%d requests; others: %s)"
               % (len(requests), foreign))
+        check(any("/api/v1/events/stream" in u for u in requests),
+              "the events page follows the live events (a request to /api/v1/events/stream)")
         viewer_tasks(browser, dlqd, work, ctx)
     finally:
         if browser:
@@ -350,7 +353,6 @@ defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
         status, reply = client.call("PUT", e)
         assert status == "OK", reply
         ids.append(e["id"])
-    client.s.close()
     deadline = time.time() + 20
     while time.time() < deadline:
         req = urllib.request.Request(base + "/api/v1/events/" + ids[2],
@@ -360,7 +362,7 @@ defaults: { chain = ["audit", "flaky"]; replay_route = "replays"; };
         if any(d["sink"] == "flaky" and d["state"] == "failed" for d in got.get("deliveries", [])):
             break
         time.sleep(0.2)
-    return gateway, base, tokens, ids
+    return gateway, base, tokens, ids, client
 
 
 def sign_in(b, token):
@@ -381,7 +383,7 @@ def page_fetch(b, method, path, body):
 
 
 def viewer_tasks(b, dlqd, work, ctx):
-    gateway, base, tokens, ids = secure_gateway(dlqd, work, ctx)
+    gateway, base, tokens, ids, worker = secure_gateway(dlqd, work, ctx)
     try:
         b.open(base + "/#/events")
         b.wait("#sign-in")
@@ -397,6 +399,11 @@ def viewer_tasks(b, dlqd, work, ctx):
               and b.driver.find_element(By.ID, "who-name").text == "viewer", "the header names the viewer")
         check(not b.driver.find_element(By.ID, "nav-replay").is_displayed() and not b.all("#replay-query"),
               "a viewer has no Replay in the menu and no replay-by-query link")
+        status, _ = worker.call("PUT", {"id": str(uuid.uuid4()), "streamName": "orders",
+                                        "error": {"type": "Late", "message": "while the viewer looks"}})
+        WebDriverWait(b.driver, 15).until(lambda d: not d.find_element(By.ID, "live").get_attribute("hidden"))
+        check(status == "OK" and "1 new failure" in b.driver.find_element(By.ID, "live").text,
+              "the viewer's events page hears of a new failure (its stream sends the token)")
         b.open(base + "/#/event/" + ids[2])
         b.wait_text("#deliveries", "failed")
         b.shot("viewer-event")
@@ -429,6 +436,7 @@ def viewer_tasks(b, dlqd, work, ctx):
         check(bool(b.all("button[id^=act-redeliver]")) and bool(b.all("#editor")),
               "an operator's event page offers replay, redeliver and edit")
     finally:
+        worker.s.close()
         check(gateway.stop() == 0, "the secured dlqd exits 0 on SIGTERM")
 
 

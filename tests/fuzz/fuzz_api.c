@@ -17,13 +17,19 @@
  *  refusal is a bad-input code with a message; the status of every code
  *  is an HTTP error status; a request the guard lets through on a
  *  loopback listener has a loopback Host, no foreign Origin, and for a
- *  state-changing method a JSON Content-Type.
+ *  state-changing method a JSON Content-Type; every frame read as an
+ *  Authorization header gives a bearer token only when it is "Bearer"
+ *  (any case), spaces, 1 to DLQ_TOKEN_MAX visible ASCII bytes and nothing
+ *  but blanks after them, and the token read again from "Bearer TOKEN" is
+ *  itself.
  */
 #include "api_guard.h"
 #include "api_routes.h"
 #include "dlq_json.h"
+#include "dlq_token.h"
 #include "fuzz_support.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -94,6 +100,28 @@ check_guard (const char *method, const char *host, const char *origin, const cha
     FUZZ_CHECK (dlq_api_guard_check (method, host, origin, site, type, false) == NULL);
 }
 
+static void
+check_bearer (const char *header)
+{
+    const char *token = NULL;
+    size_t len = 0;
+    if (!dlq_api_guard_bearer (header, &token, &len))
+        return;
+    FUZZ_CHECK (strncasecmp (header, "bearer ", 7) == 0);
+    FUZZ_CHECK (token >= header + 7 && len >= 1 && len <= DLQ_TOKEN_MAX && token + len <= header + strlen (header));
+    for (const char *c = header + 7; c < token; c++)
+        FUZZ_CHECK (*c == ' ');
+    for (size_t i = 0; i < len; i++)
+        FUZZ_CHECK (token [i] > ' ' && token [i] < 0x7f);
+    for (const char *c = token + len; *c; c++)
+        FUZZ_CHECK (*c == ' ' || *c == '\t');
+    char again [8 + DLQ_TOKEN_MAX + 1];
+    snprintf (again, sizeof again, "Bearer %.*s", (int) len, token);
+    const char *t2 = NULL;
+    size_t len2 = 0;
+    FUZZ_CHECK (dlq_api_guard_bearer (again, &t2, &len2) && len2 == len && memcmp (t2, token, len) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -125,7 +153,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
     check_guard (method, n > 3 ? s [3] : NULL, n > 4 && f [4].len ? s [4] : NULL, n > 5 && f [5].len ? s [5] : NULL,
                  n > 6 && f [6].len ? s [6] : NULL);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        check_bearer (s [i]);
         free (s [i]);
+    }
     return 0;
 }

@@ -12,11 +12,12 @@ const FILTERS = ["streamName", "status", "errorType", "fingerprint", "createdAft
                  "attemptsMin", "attemptsMax", "messageContains"];
 const GROUP_FILTERS = ["streamName", "status", "errorType", "createdAfter", "createdBefore", "messageContains"];
 const PAGE = 50;
-const LIVE_MS = 3000;
+const RECONNECT_MS = 3000;
 
 const TOKEN_KEY = "dlqd-token";
 
 let timers = [];                    /* the current view's pollers, stopped when the view changes */
+let streams = [];                   /* the current view's event streams: each a function that stops it */
 let me = null;                      /* whoami's principal; null without security.curve: every action */
 
 /* ---- helpers ---------------------------------------------------------------------- */
@@ -79,6 +80,61 @@ async function api (method, path, options) {
   return data;
 }
 
+/* Follow GET path (an event stream, docs/api.md "Live events") with the
+ * query: on (event, data) for each event; reconnects after RECONNECT_MS
+ * when it ends, until the view changes. fetch, not EventSource: only
+ * fetch can send the token. */
+function follow (path, query, on) {
+  const controller = new AbortController ();
+  let stopped = false;
+  streams.push (() => { stopped = true; controller.abort (); });
+  const q = new URLSearchParams ();
+  for (const [k, v] of Object.entries (query))
+    if (v !== undefined && v !== null && v !== "") q.append (k, v);
+  const url = API + path + ([...q].length ? "?" + q.toString () : "");
+  const block = (text) => {
+    let event = "message";
+    const data = [];
+    for (const line of text.split ("\n")) {
+      if (line.startsWith ("event: ")) event = line.slice (7);
+      else if (line.startsWith ("data: ")) data.push (line.slice (6));
+    }
+    if (data.length) on (event, data.join ("\n"));
+  };
+  (async () => {
+    while (!stopped) {
+      try {
+        const headers = {};
+        const token = sessionStorage.getItem (TOKEN_KEY);
+        if (token) headers["Authorization"] = "Bearer " + token;
+        const response = await fetch (url, { headers, signal: controller.signal });
+        if (response.status === 401) { signIn ("the gateway refused this tab's token"); return; }
+        if (response.ok) {
+          const reader = response.body.getReader ();
+          const decoder = new TextDecoder ();
+          let text = "";
+          for (;;) {
+            const { value, done } = await reader.read ();
+            if (done) break;
+            text += decoder.decode (value, { stream: true });
+            for (let end; (end = text.indexOf ("\n\n")) >= 0; text = text.slice (end + 2))
+              block (text.slice (0, end));
+          }
+        }
+      } catch (e) { /* aborted, or the connection lost: the loop decides */ }
+      if (!stopped) await new Promise ((done) => setTimeout (done, RECONNECT_MS));
+    }
+  }) ();
+}
+
+/* Stop the current view's pollers and streams. */
+function stopLive () {
+  for (const t of timers) clearInterval (t);
+  timers = [];
+  for (const stop of streams) stop ();
+  streams = [];
+}
+
 /* May the signed-in principal call verb? Without security.curve, yes. */
 function may (verb) { return !me || me.verbs.includes (verb); }
 
@@ -110,8 +166,7 @@ async function whoami () {
 
 /* The sign-in form instead of the view: a principal's token (dlqctl keygen --token). */
 function signIn (why) {
-  for (const t of timers) clearInterval (t);
-  timers = [];
+  stopLive ();
   document.getElementById ("who").replaceChildren ();
   const input = el ("input", { type: "password", id: "token", name: "token", size: 60, autocomplete: "off",
                                placeholder: "dlqd_…" });
@@ -237,22 +292,27 @@ async function viewEvents (query) {
         el ("div", { class: "pager" }, newest, older));
   if (cursor)
     return;
-  /* live: new failures are announced, the page being read stays as it is */
+  /* live (Server-Sent Events): new failures are announced, the page being read stays as it is */
   const seen = new Set (page.events.map ((e) => e.id));
-  const top = page.events.length ? page.events[0].createdAt : null;
-  timers.push (setInterval (async () => {
-    try {
-      const q = Object.assign ({ limit: 100 }, filters);
-      if (top && !filters.createdAfter) q.createdAfter = top;
-      const fresh = await api ("GET", "events", { query: q });
-      const n = fresh.events.filter ((e) => !seen.has (e.id)).length;
-      if (n) {
-        banner.hidden = false;
-        banner.replaceChildren (n + (n === 1 ? " new failure" : " new failures") + (n >= 100 ? " or more" : "") + " ",
-          el ("a", { href: "#", id: "show-new", onclick: (ev) => { ev.preventDefault (); route (); } }, "show them"));
-      }
-    } catch (e) { /* the next tick tries again */ }
-  }, LIVE_MS));
+  let more = false;
+  follow ("events/stream", filters, (event, data) => {
+    if (event === "failure") {
+      try { seen.add (JSON.parse (data).id); } catch (e) { return; }
+    } else if (event === "overflow") more = true;
+    else if (event === "error") {             /* the stream's look refused: a revoked token, say */
+      let err = {};
+      try { err = JSON.parse (data); } catch (e) { /* shown as it came */ }
+      if (err.code === "UNAUTHENTICATED") signIn (err.code + ": " + err.message);
+      else status (err.message ? err.code + ": " + err.message : data, true);
+      return;
+    }
+    else return;
+    const n = seen.size - page.events.length;
+    if (n <= 0) return;
+    banner.hidden = false;
+    banner.replaceChildren (n + (n === 1 ? " new failure" : " new failures") + (more ? " or more" : "") + " ",
+      el ("a", { href: "#", id: "show-new", onclick: (ev) => { ev.preventDefault (); route (); } }, "show them"));
+  });
 }
 
 /* ---- one event --------------------------------------------------------------------- */
@@ -629,8 +689,7 @@ const views = [
 ];
 
 function route () {
-  for (const t of timers) clearInterval (t);
-  timers = [];
+  stopLive ();
   const { path, query } = params ();
   for (const [re, view, nav] of views) {
     const m = path.match (re);

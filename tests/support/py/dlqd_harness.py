@@ -72,6 +72,75 @@ class Gateway:
         return self.proc.returncode
 
 
+class EventStream:
+    """GET path of an HTTP listener as Server-Sent Events: status, headers,
+    and next() -> (event, data) of the next event (comments skipped; an
+    event without "event:" is "message"), None when none came within the
+    time, or when the stream ended (ended is then true). A thread reads the
+    lines (a socket that timed out cannot be read on)."""
+
+    def __init__(self, port, path, headers=None):
+        import http.client
+        import queue
+        import threading
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.conn.request("GET", path, headers=headers or {})
+        self.response = self.conn.getresponse()
+        self.status = self.response.status
+        self.headers = dict(self.response.headers)
+        self.ended = False
+        self.lines = queue.Queue()
+        if self.status == 200:
+            self.conn.sock.settimeout(None)
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        try:
+            while True:
+                line = self.response.readline()
+                self.lines.put(line.decode() if line else None)
+                if not line:
+                    return
+        except Exception:          # closed under it (close), or the connection gone
+            self.lines.put(None)
+
+    def body(self):
+        return self.response.read().decode()
+
+    def next(self, seconds=10):
+        import queue
+        import time
+        deadline = time.time() + seconds
+        event, data = "message", []
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                return None
+            if line is None:
+                self.ended = True
+                return None
+            line = line.rstrip("\n")
+            if line == "":
+                if data:
+                    return event, "\n".join(data)
+                event = "message"
+            elif line.startswith(":"):
+                continue
+            elif line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+
+    def close(self):
+        """Shut the connection; the reading thread sees its end."""
+        import socket
+        try:
+            self.conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def curve_keys(dirs, name, metadata=None, public_dir=None):
     """A pair NAME.key / NAME.key_secret made by pyzmq in dirs; into public_dir
     the public certificate with metadata, written here in the ZPL format of

@@ -1,0 +1,247 @@
+/*  event_stream — new failures as Server-Sent Events (see the header). */
+#include "event_stream.h"
+
+#include "dlq_alloc.h"
+#include "dlq_json.h"
+#include "dlq_time.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#define ID_MAX 64                   /* an event id kept to compare (ids are UUIDs: 36) */
+#define WAIT_SLICE_MS 500           /* how often a waiting read looks at the gateway stopping */
+
+struct dlq_event_streams {
+    void              *ctx;
+    char              *tip_endpoint;
+    dlq_api_handler_t *api;
+    atomic_int         open;
+};
+
+struct dlq_event_stream {
+    dlq_event_streams_t *owner;
+    void                *tip;           /* SUB of the indexer's tip */
+    char                *authorization;
+    dlq_buf_t            list;          /* the LIST body: the filters and the page's limit */
+    char                 seen [DLQ_EVENT_STREAM_PAGE][ID_MAX];  /* the ids of the last page, newest first */
+    size_t               seen_count;
+    dlq_buf_t            pending;       /* what is to be sent, from sent on */
+    size_t               sent;
+    bool                 woken;         /* the tip moved since the last LIST */
+    bool                 over;          /* after "event: error": nothing more */
+    int64_t              listed_ms, wrote_ms;
+};
+
+dlq_event_streams_t *
+dlq_event_streams_new (void *zmq_ctx, const char *tip_endpoint, dlq_api_handler_t *api)
+{
+    dlq_event_streams_t *self = dlq_calloc (1, sizeof *self);
+    self->ctx = zmq_ctx;
+    self->tip_endpoint = dlq_strdup (tip_endpoint);
+    self->api = api;
+    return self;
+}
+
+void
+dlq_event_streams_destroy (dlq_event_streams_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free ((*self_p)->tip_endpoint);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+static void
+refuse (unsigned *status, unsigned code_status, dlq_buf_t *out, dlq_code_t code, const char *message)
+{
+    dlq_error_t err;
+    dlq_error_set (&err, code, NULL, "%s", message);
+    dlq_buf_reset (out);
+    dlq_protocol_error_body (out, &err);
+    *status = code_status;
+}
+
+/* The LIST body of the query's params and the page's limit, or false with
+ * the status and error in out. */
+static bool
+list_body (const dlq_api_param_t *params, size_t count, dlq_buf_t *body, unsigned *status, dlq_buf_t *out)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp (params [i].name, "limit") || !strcmp (params [i].name, "cursor")) {
+            refuse (status, 400, out, DLQ_ERR_INVALID_REQUEST, "a stream takes the filters of GET events, not "
+                    "limit or cursor: it sends every new event that matches");
+            return false;
+        }
+    const dlq_api_route_t *route = NULL;
+    char segment [8], allow [64];
+    dlq_api_route_find ("GET", DLQ_API_PREFIX "events", &route, segment, sizeof segment, allow, sizeof allow);
+    dlq_error_t err;
+    dlq_code_t code = dlq_api_route_body (route, "", params, count, NULL, 0, body, &err);
+    if (code != DLQ_OK) {
+        dlq_buf_reset (out);
+        dlq_protocol_error_body (out, &err);
+        *status = dlq_api_route_status (code);
+        return false;
+    }
+    bool empty = body->len <= 2;                    /* "{}" */
+    body->len--;                                    /* its closing brace */
+    dlq_buf_printf (body, "%s\"limit\":%d}", empty ? "" : ",", DLQ_EVENT_STREAM_PAGE);
+    return true;
+}
+
+static bool
+was_seen (const dlq_event_stream_t *s, const dlq_json_value_t *id)
+{
+    for (size_t i = 0; id && id->type == DLQ_JSON_STRING && i < s->seen_count; i++)
+        if (strlen (s->seen [i]) == id->len && memcmp (s->seen [i], id->str, id->len) == 0)
+            return true;
+    return false;
+}
+
+/* A LIST's reply: what it has that is newer than the last page, oldest
+ * first, into pending (first: only remember the page); the page becomes
+ * the one seen. */
+static void
+take_page (dlq_event_stream_t *s, const dlq_buf_t *reply, bool first)
+{
+    dlq_json_doc_t *doc = NULL;
+    if (dlq_json_parse (reply->data, reply->len, &doc, NULL) != DLQ_JSON_OK)
+        return;
+    const dlq_json_value_t *events = dlq_json_get (dlq_json_root (doc), "events");
+    const dlq_json_value_t *page [DLQ_EVENT_STREAM_PAGE];
+    size_t n = 0, fresh = 0;
+    bool met = false;
+    for (const dlq_json_value_t *e = events ? events->child : NULL; e && n < DLQ_EVENT_STREAM_PAGE; e = e->next) {
+        page [n++] = e;
+        met = met || was_seen (s, dlq_json_get (e, "id"));
+        fresh += !met;
+    }
+    for (size_t i = fresh; !first && i-- > 0; ) {
+        const dlq_json_value_t *id = dlq_json_get (page [i], "id");
+        dlq_buf_puts (&s->pending, "event: failure\n");
+        if (id && id->type == DLQ_JSON_STRING)
+            dlq_buf_printf (&s->pending, "id: %.*s\n", (int) (id->len < ID_MAX ? id->len : ID_MAX), id->str);
+        dlq_buf_puts (&s->pending, "data: ");
+        dlq_json_write (&s->pending, page [i]);
+        dlq_buf_puts (&s->pending, "\n\n");
+    }
+    if (!first && fresh == DLQ_EVENT_STREAM_PAGE)
+        dlq_buf_printf (&s->pending, "event: overflow\ndata: {\"sent\":%d}\n\n", DLQ_EVENT_STREAM_PAGE);
+    s->seen_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dlq_json_value_t *id = dlq_json_get (page [i], "id");
+        if (id && id->type == DLQ_JSON_STRING && id->len < ID_MAX) {
+            memcpy (s->seen [s->seen_count], id->str, id->len);
+            s->seen [s->seen_count++][id->len] = '\0';
+        }
+    }
+    dlq_json_doc_destroy (&doc);
+}
+
+/* LIST the newest page: its news into pending; a refusal ends the stream. */
+static unsigned
+list (dlq_event_stream_t *s, bool first, dlq_buf_t *reply)
+{
+    unsigned status = dlq_api_handler_call (s->owner->api, DLQ_VERB_LIST, s->list.data, s->list.len,
+                                            s->authorization, reply);
+    s->listed_ms = dlq_time_mono_ms ();
+    s->woken = false;
+    if (status == 200)
+        take_page (s, reply, first);
+    else
+    if (!first && status != 503) {              /* 503: the gateway busy or going; the next look tells */
+        dlq_buf_puts (&s->pending, "event: error\ndata: ");
+        dlq_buf_append (&s->pending, reply->data, reply->len);
+        dlq_buf_puts (&s->pending, "\n\n");
+        s->over = true;
+    }
+    return status;
+}
+
+dlq_event_stream_t *
+dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params, size_t param_count,
+                       const char *authorization, unsigned *status, dlq_buf_t *out)
+{
+    if (atomic_fetch_add (&self->open, 1) >= DLQ_EVENT_STREAM_MAX) {
+        atomic_fetch_sub (&self->open, 1);
+        refuse (status, 503, out, DLQ_ERR_UNAVAILABLE, "too many event streams open (at most 32): try again later");
+        return NULL;
+    }
+    dlq_event_stream_t *s = dlq_calloc (1, sizeof *s);
+    s->owner = self;
+    s->authorization = authorization ? dlq_strdup (authorization) : NULL;
+    if (!list_body (params, param_count, &s->list, status, out) || (*status = list (s, true, out)) != 200) {
+        dlq_event_stream_close (&s);
+        return NULL;
+    }
+    s->tip = zmq_socket (self->ctx, ZMQ_SUB);
+    int linger = 0;
+    zmq_setsockopt (s->tip, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (s->tip, ZMQ_SUBSCRIBE, "", 0);
+    zmq_connect (s->tip, self->tip_endpoint);
+    dlq_buf_printf (&s->pending, "retry: %d\n: new failures as they are stored (docs/api.md, Live events)\n\n",
+                    DLQ_EVENT_STREAM_RETRY_MS);
+    s->wrote_ms = dlq_time_mono_ms ();
+    return s;
+}
+
+/* Wait for the tip at most wait_ms; drain what came. */
+static void
+wait_tip (dlq_event_stream_t *s, int64_t wait_ms)
+{
+    zmq_pollitem_t item = { s->tip, 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll (&item, 1, (long) wait_ms) <= 0)
+        return;
+    char seq [16];
+    while (zmq_recv (s->tip, seq, sizeof seq, ZMQ_DONTWAIT) >= 0)
+        s->woken = true;
+}
+
+ssize_t
+dlq_event_stream_read (dlq_event_stream_t *s, char *buf, size_t max)
+{
+    dlq_buf_t reply = DLQ_BUF_INIT;
+    while (s->sent == s->pending.len && !s->over && !dlq_api_handler_closed (s->owner->api)) {
+        dlq_buf_reset (&s->pending);
+        s->sent = 0;
+        int64_t now = dlq_time_mono_ms ();
+        int64_t since = now - s->listed_ms;
+        if ((s->woken && since >= DLQ_EVENT_STREAM_MIN_GAP_MS) || since >= DLQ_EVENT_STREAM_CHECK_MS)
+            list (s, false, &reply);
+        else
+        if (now - s->wrote_ms >= DLQ_EVENT_STREAM_KEEPALIVE_MS)
+            dlq_buf_puts (&s->pending, ": keepalive\n\n");
+        else {
+            int64_t wait = s->woken ? DLQ_EVENT_STREAM_MIN_GAP_MS - since : WAIT_SLICE_MS;
+            wait_tip (s, wait < 1 ? 1 : wait > WAIT_SLICE_MS ? WAIT_SLICE_MS : wait);
+        }
+    }
+    dlq_buf_free (&reply);
+    if (s->sent == s->pending.len)
+        return -1;
+    size_t n = s->pending.len - s->sent < max ? s->pending.len - s->sent : max;
+    memcpy (buf, s->pending.data + s->sent, n);
+    s->sent += n;
+    s->wrote_ms = dlq_time_mono_ms ();
+    return (ssize_t) n;
+}
+
+void
+dlq_event_stream_close (dlq_event_stream_t **stream_p)
+{
+    if (!stream_p || !*stream_p)
+        return;
+    dlq_event_stream_t *s = *stream_p;
+    if (s->tip)
+        zmq_close (s->tip);
+    atomic_fetch_sub (&s->owner->open, 1);
+    free (s->authorization);
+    dlq_buf_free (&s->list);
+    dlq_buf_free (&s->pending);
+    free (s);
+    *stream_p = NULL;
+}
