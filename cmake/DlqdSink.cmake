@@ -42,13 +42,14 @@ configure_file("${PROJECT_SOURCE_DIR}/core/dlqd-sink.pc.in"
                "${PROJECT_BINARY_DIR}/dlqd-sink.pc" @ONLY)
 
 install(FILES "${PROJECT_SOURCE_DIR}/core/dlq_sink.h"
-        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/dlqd")
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/dlqd" COMPONENT dev)
 install(FILES "${PROJECT_BINARY_DIR}/dlqd-sink.pc"
-        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT dev)
 
 # dlqd_add_sink(<type> [NO_INSTALL] <sources>...)
 # Builds target dlq_sink_<type>, file ${DLQD_PLUGIN_DIR}/libdlq_sink_<type>.so,
-# installed to ${DLQD_PLUGIN_INSTALL_DIR} unless NO_INSTALL (test sinks).
+# installed to ${DLQD_PLUGIN_INSTALL_DIR} unless NO_INSTALL (test sinks), as
+# the component dlqd (embedded, noop) or sink-<type> (packaging.cmake).
 # The sink sees core/ for dlq_sink.h only and links nothing of dlqd; a sink
 # that links a static library keeps its symbols hidden (version script), and
 # -z defs makes any symbol left to be found in the daemon a link error.
@@ -66,7 +67,12 @@ function(dlqd_add_sink type)
     C_VISIBILITY_PRESET hidden
     LIBRARY_OUTPUT_DIRECTORY "${DLQD_PLUGIN_DIR}"
     LINK_DEPENDS "${DLQD_SINK_VERSION_SCRIPT}")
-  if(NOT SINK_NO_INSTALL)
-    install(TARGETS ${target} LIBRARY DESTINATION "${DLQD_PLUGIN_INSTALL_DIR}")
+  if(NOT SINK_NO_INSTALL)       # the store and noop come with dlqd; each network sink in a package of its own
+    if(type STREQUAL "embedded" OR type STREQUAL "noop")
+      set(component dlqd)
+    else()
+      set(component sink-${type})
+    endif()
+    install(TARGETS ${target} LIBRARY DESTINATION "${DLQD_PLUGIN_INSTALL_DIR}" COMPONENT ${component})
   endif()
 endfunction()

@@ -18,6 +18,7 @@
 #include "dlq_buf.h"
 #include "dlq_cert.h"
 #include "dlq_endpoint.h"
+#include "dlq_log.h"
 #include "replay_config.h"
 
 #include <dirent.h>
@@ -225,6 +226,11 @@ static const dlq_setting_t rows [] = {
              "\"text\" (one line per message) or \"json\" (one JSON object per line)",
              HOME_CONFIG, offsetof (dlqd_config_t, log_format), "`\"text\"` or `\"json\"`", NULL,
              "how the log is written to standard error: `text`, `TIME dlqd[PID] LEVEL message`; or `json`, one object per line with `time`, `level`, `pid`, `message` and, where the message is about one, `sink`, `stream`, `eventId`, `principal` ([Metrics and health](metrics.md#logs))"),
+    SETTING ("log_level", STRING, "info", 1, 16,
+             "the least severe messages logged: \"debug\", \"info\", \"warn\" or \"error\"",
+             HOME_CONFIG, offsetof (dlqd_config_t, log_level), "`\"debug\"`, `\"info\"`, `\"warn\"` or `\"error\"`",
+             NULL, "the least severe messages written to the log; read again at `SIGHUP` (`dlqd --log-level` "
+             "overrides it, at start and at every reload)"),
     SHAPED ("sinks", GROUP, "the sinks events fan out to, { name: { type = \"...\"; ... }; ... }", "`{}`",
             "the sinks, each a group `NAME: { type = \"...\"; ... }` with the settings below"),
 };
@@ -296,6 +302,10 @@ check_across (const config_setting_t *root, const dlqd_config_t *c, dlq_config_e
     if (strcmp (c->log_format, "text") && strcmp (c->log_format, "json"))
         return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "log_format"),
                                 "expected \"text\" or \"json\", got \"%s\"", c->log_format);
+    dlq_log_level_t level;
+    if (!dlq_log_parse_level (c->log_level, &level))
+        return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "log_level"),
+                                "expected \"debug\", \"info\", \"warn\" or \"error\", got \"%s\"", c->log_level);
     if (c->max_frame_bytes && c->max_frame_bytes < c->max_message_bytes)
         return dlq_config_fail (err, config_setting_lookup ((config_setting_t *) root, "gateway.max_frame_bytes"),
                                 "expected at least max_message_bytes (%lld)", (long long) c->max_message_bytes);
@@ -455,6 +465,17 @@ dlqd_config_default_sink_search (void)
         *slash = '\0';
     snprintf (search, sizeof search, "%s/../plugins:%s", exe, DLQD_INSTALL_PLUGIN_DIR);
     return search;
+}
+
+const char *
+dlqd_config_default_path (void)
+{
+    char exe [PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+    exe [n > 0 ? n : 0] = '\0';
+    size_t build = strlen (DLQD_BUILD_DIR);
+    bool in_build = strncmp (exe, DLQD_BUILD_DIR, build) == 0 && exe [build] == '/';
+    return in_build ? DLQD_CONFIG_BUILD_TREE : DLQD_INSTALL_CONFIG;
 }
 
 dlq_sink_config_t *

@@ -79,6 +79,7 @@ typedef struct {
     dlqd_security_config_t security;
     dlqd_http_config_t  http;
     char               *log_format;         /* "text" or "json" (dlq_log.h) */
+    char               *log_level;          /* "debug", "info", "warn" or "error" */
     char              **warnings;           /* what is valid but likely a mistake, one line each */
     size_t              warning_count;
 } dlqd_config_t;
@@ -104,6 +105,14 @@ int64_t dlqd_config_request_hwm (int64_t max_message_bytes);
  * "plugins" directory beside the running program's directory (the build
  * tree) and the installed plugin directory. */
 const char *dlqd_config_default_sink_search (void);
+
+#define DLQD_CONFIG_BUILD_TREE "config/dlqd.conf"
+
+/* The config file dlqd reads without -c: DLQD_CONFIG_BUILD_TREE (relative
+ * to the working directory, as run.sh runs it) for a dlqd inside the build
+ * tree it was built in, else the installed one (/etc/dlqd/dlqd.conf under
+ * the prefix /usr). */
+const char *dlqd_config_default_path (void);
 
 /* Where the settings table's rows keep their values (dlq_setting_t.home). */
 enum {

@@ -47,6 +47,7 @@ static int       out_fd = STDERR_FILENO;
 static int64_t   window_ms = DLQ_LOG_WINDOW_MS;
 static int64_t (*clock_ms) (void) = dlq_time_mono_ms;
 static bool      as_json;               /* log_format = "json" (log_json.h) */
+static bool      with_priority;         /* each line starts with its syslog priority, "<3>" ... (the journal) */
 static uint64_t  uses;                  /* messages logged, for "least recently seen" */
 
 void
@@ -72,17 +73,21 @@ dlq_log_parse_level (const char *name, dlq_log_level_t *level)
 static void
 write_line (dlq_log_level_t level, const char *text, size_t len, const char *suffix)
 {
-    char line [LINE_MAX_BYTES], iso [DLQ_TIME_ISO_LEN + 1];
+    static const char priority [][4] = { "<7>", "<6>", "<4>", "<3>" };     /* debug, info, warning, err */
+    char line [LINE_MAX_BYTES + 3], iso [DLQ_TIME_ISO_LEN + 1];
     dlq_time_format_iso (dlq_time_now_ms (), iso);
+    size_t at = with_priority ? 3 : 0;
+    memcpy (line, priority [level], at);
     if (as_json) {
         static const char *const lower [] = { "debug", "info", "warn", "error" };
-        size_t used = dlq_log_json_line (line, sizeof line, iso, lower [level], (int) getpid (), text, len, suffix);
-        ssize_t ignored = write (out_fd, line, used);
+        size_t used = dlq_log_json_line (line + at, LINE_MAX_BYTES, iso, lower [level], (int) getpid (), text, len,
+                                         suffix);
+        ssize_t ignored = write (out_fd, line, at + used);
         (void) ignored;
         return;
     }
-    int n = snprintf (line, sizeof line, "%s dlqd[%d] %s ", iso, (int) getpid (), names [level]);
-    size_t used = n < 0 ? 0 : (size_t) n;
+    int n = snprintf (line + at, LINE_MAX_BYTES, "%s dlqd[%d] %s ", iso, (int) getpid (), names [level]);
+    size_t used = at + (n < 0 ? 0 : (size_t) n);
     size_t tail = strlen (suffix);
     size_t room = sizeof line - used - tail - 1;
     if (len > room)
@@ -281,6 +286,14 @@ dlq_log_set_clock (int64_t (*mono_ms) (void))
     pthread_mutex_lock (&lock);
     flush_locked ();
     clock_ms = mono_ms ? mono_ms : dlq_time_mono_ms;
+    pthread_mutex_unlock (&lock);
+}
+
+void
+dlq_log_set_priority_prefix (bool on)
+{
+    pthread_mutex_lock (&lock);
+    with_priority = on;
     pthread_mutex_unlock (&lock);
 }
 

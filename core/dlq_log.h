@@ -86,6 +86,11 @@ void dlq_log_set_fd (int fd);
 /* Write each line as one JSON object (log_json.h) instead of text. */
 void dlq_log_set_json (bool json);
 
+/* Start each line with its syslog priority as systemd's journal reads it
+ * from a service's stderr: "<7>" debug, "<6>" info, "<4>" warn, "<3>"
+ * error (sd-daemon.h's SD_DEBUG ... SD_ERR). */
+void dlq_log_set_priority_prefix (bool on);
+
 /* Set the window in ms (default DLQ_LOG_WINDOW_MS); 0 writes every line.
  * Pending counts are written first (dlq_log_flush). */
 void dlq_log_set_window_ms (int64_t window_ms);

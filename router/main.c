@@ -1,6 +1,7 @@
 /*  dlqd — the dead-letter gateway daemon: command line, signals, main.
  *
- *  dlqd [-c FILE]             serve with FILE (default config/dlqd.conf)
+ *  dlqd [-c FILE]             serve with FILE (default: /etc/dlqd/dlqd.conf
+ *                             installed, config/dlqd.conf in the build tree)
  *  dlqd --check-config FILE   validate FILE and exit 0 (valid) or 1
  *  dlqd --config-reference    print every setting (the settings table) as
  *                             docs/configuration.md has it
@@ -14,14 +15,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_CONFIG "config/dlqd.conf"
-
 static int stop_pipe [2] = { -1, -1 };
+
+/* What SIGHUP reads again: the config file's log_level, unless the
+ * command line set one. */
+typedef struct {
+    const char *path;
+    bool        level_pinned;       /* --log-level */
+} reload_t;
 
 static void
 on_signal (int sig)
@@ -43,8 +51,9 @@ usage (FILE *out, int code)
              "       dlqd --version\n"
              "Serves the dead-letter gateway described by FILE (default %s).\n"
              "SIGTERM or SIGINT: answer every request already received, then exit 0.\n"
-             "SIGHUP: read security.curve.clients again (keys added, changed or revoked).\n",
-             DEFAULT_CONFIG);
+             "SIGHUP: read security.curve.clients again (keys added, changed or revoked)\n"
+             "        and the config file's log_level (unless --log-level is given).\n",
+             dlqd_config_default_path ());
     return code;
 }
 
@@ -84,10 +93,49 @@ load (const char *path)
     return config;
 }
 
+/* Is stderr the journal's stream (systemd's JOURNAL_STREAM, "DEV:INODE")? */
+static bool
+stderr_is_journal (void)
+{
+    const char *stream = getenv ("JOURNAL_STREAM");
+    struct stat st;
+    unsigned long long dev = 0, ino = 0;
+    return stream && sscanf (stream, "%llu:%llu", &dev, &ino) == 2 && fstat (STDERR_FILENO, &st) == 0
+        && (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+static void
+apply_log_level (const dlqd_config_t *config, const reload_t *how)
+{
+    dlq_log_level_t level;
+    if (!how->level_pinned && dlq_log_parse_level (config->log_level, &level))
+        dlq_log_set_level (level);
+}
+
+/* SIGHUP: the file's log_level again; a file that no longer loads keeps
+ * the level in use (and says why). */
+static void
+reload (void *arg)
+{
+    const reload_t *how = arg;
+    dlqd_config_t *config = NULL;
+    char *err = NULL;
+    if (dlqd_config_load (how->path, &config, &err) != DLQD_CONFIG_OK) {
+        dlq_log (DLQ_LOG_ERROR, "SIGHUP: %s no longer loads, the log level stays: %s", how->path, err);
+        free (err);
+        return;
+    }
+    dlq_log (DLQ_LOG_INFO, "SIGHUP: log_level %s%s", config->log_level, how->level_pinned ? " (--log-level wins)" : "");
+    apply_log_level (config, how);
+    dlqd_config_destroy (&config);
+}
+
 static int
-serve (dlqd_config_t *config)
+serve (dlqd_config_t *config, reload_t *how)
 {
     dlq_log_set_json (strcmp (config->log_format, "json") == 0);
+    dlq_log_set_priority_prefix (stderr_is_journal ());
+    apply_log_level (config, how);
     if (pipe2 (stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         perror ("dlqd: pipe");
         return 1;
@@ -110,7 +158,7 @@ serve (dlqd_config_t *config)
         dlq_log_flush ();
         return 1;
     }
-    int rc = dlq_gateway_run (gateway, stop_pipe [0]);
+    int rc = dlq_gateway_run (gateway, stop_pipe [0], reload, how);
     dlq_gateway_destroy (&gateway);
     dlq_log_flush ();                   /* every thread is gone: the last counts */
     return rc;
@@ -119,7 +167,8 @@ serve (dlqd_config_t *config)
 int
 main (int argc, char **argv)
 {
-    const char *path = DEFAULT_CONFIG;
+    const char *path = dlqd_config_default_path ();
+    bool level_pinned = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0)
@@ -152,6 +201,7 @@ main (int argc, char **argv)
             if (!dlq_log_parse_level (argv [++i], &level))
                 return usage (stderr, 64);
             dlq_log_set_level (level);
+            level_pinned = true;
             continue;
         }
         return usage (stderr, 64);
@@ -159,7 +209,8 @@ main (int argc, char **argv)
     dlqd_config_t *config = load (path);
     if (!config)
         return 1;
-    int rc = serve (config);
+    reload_t how = { path, level_pinned };
+    int rc = serve (config, &how);
     dlqd_config_destroy (&config);
     return rc;
 }

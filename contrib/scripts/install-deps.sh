@@ -17,6 +17,7 @@ packages=(
   libisal-dev            # CRC32C of the spool's records (ISA-L)
   libxxhash-dev          # the hash of the in-memory id index (XXH3)
   libmicrohttpd-dev      # the HTTP listener: /metrics, /healthz, /readyz
+  libsystemd-dev         # sd_notify: the service manager hears when dlqd is ready, stopping, alive
   libcriterion-dev
   librabbitmq-dev        # the amqp sink (rabbitmq-c)
   librdkafka-dev         # the kafka sink, and the mock Kafka cluster its tests run against

@@ -37,6 +37,7 @@
 #include "dlq_uuid.h"
 #include "fd_limit.h"
 #include "stream_policy.h"
+#include "service_notify.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -82,6 +83,8 @@ struct dlq_gateway {
     dlq_api_handler_t    *api;          /* the HTTP API's way in: the ROUTER's inproc endpoint */
     dlq_event_streams_t  *events;       /* its live events (GET /api/v1/events/stream) */
     bool                  stopping;     /* SIGTERM or SIGINT came */
+    dlq_gateway_reload_fn *reload;      /* what SIGHUP reloads besides the keys */
+    void                 *reload_arg;
 };
 
 /* Send [identity][status][request id][body]; identity and request id move
@@ -592,11 +595,14 @@ stop_requested (dlq_gateway_t *self, int stop_fd)
         for (ssize_t i = 0; i < n; i++) {
             if (sigs [i] != SIGHUP)
                 self->stopping = true;
-            else
-            if (self->auth)
-                dlq_authorizer_reload (self->auth);
-            else
-                dlq_log (DLQ_LOG_INFO, "SIGHUP: nothing to reload (no security.curve)");
+            else {
+                if (self->reload)
+                    self->reload (self->reload_arg);
+                if (self->auth)
+                    dlq_authorizer_reload (self->auth);
+                else
+                    dlq_log (DLQ_LOG_INFO, "SIGHUP: no clients directory to reload (no security.curve)");
+            }
         }
     }
     return self->stopping;
@@ -636,27 +642,50 @@ until_tick (int64_t timeout_ms, int64_t tick_at)
 /* The loop also ticks the log at least every DLQ_LOG_TICK_MS, so that the
  * count of a suppressed repeat is written even when nothing else is. */
 int
-dlq_gateway_run (dlq_gateway_t *self, int stop_fd)
+dlq_gateway_run (dlq_gateway_t *self, int stop_fd, dlq_gateway_reload_fn *reload, void *arg)
 {
+    self->reload = reload;
+    self->reload_arg = arg;
     dlq_log (DLQ_LOG_INFO, "dlqd %s serving %s (data in %s)", DLQD_VERSION,
              self->config->listen [0], self->config->data_dir);
-    int64_t log_tick_at = dlq_time_mono_ms () + DLQ_LOG_TICK_MS;
+    char serving [300];
+    snprintf (serving, sizeof serving, "serving %s (data in %s)", self->config->listen [0], self->config->data_dir);
+    dlq_service_notify_ready (serving);
+    int64_t watchdog_ms = dlq_service_notify_watchdog_ms ();
+    int64_t now = dlq_time_mono_ms ();
+    int64_t log_tick_at = now + DLQ_LOG_TICK_MS, status_at = now + DLQ_GATEWAY_STATUS_MS;
+    int64_t watchdog_at = watchdog_ms ? now + watchdog_ms : INT64_MAX;
     const char *fatal = NULL;
     while (!stop_requested (self, stop_fd) && !(fatal = dlq_indexer_fatal (self->indexer))) {
         bool room = !dlq_commit_batch_full (self->gathering)
                  && dlq_query_service_outstanding (self->queries) < QUERY_BACKLOG_MAX;
-        poll_once (self, stop_fd, room, false, until_tick (commit_timeout (self), log_tick_at));
-        int64_t now = dlq_time_mono_ms ();
+        poll_once (self, stop_fd, room, false,
+                   until_tick (commit_timeout (self), log_tick_at < watchdog_at ? log_tick_at : watchdog_at));
+        now = dlq_time_mono_ms ();
+        if (now >= watchdog_at) {               /* this loop goes round: the ingest thread is not stuck */
+            dlq_service_notify_watchdog ();
+            watchdog_at = now + watchdog_ms;
+        }
         if (now >= log_tick_at) {
             dlq_log_tick ();
             if (self->auth)
                 dlq_authorizer_tick (self->auth, now);
             log_tick_at = now + DLQ_LOG_TICK_MS;
         }
+        if (now >= status_at) {
+            dlq_counters_reading_t reading;
+            dlq_counters_read (self->counters, &reading);
+            dlq_service_notify_status ("%s: %llu events accepted, %llu duplicates, %llu rejected since start",
+                                       serving, (unsigned long long) reading.accepted,
+                                       (unsigned long long) reading.duplicate, (unsigned long long) reading.rejected);
+            status_at = now + DLQ_GATEWAY_STATUS_MS;
+        }
     }
     if (fatal)
         dlq_log (DLQ_LOG_ERROR, "stopping: the spool is corrupt (%s); nothing was dropped: move the segment "
                  "aside or restore it, and start again", fatal);
+    dlq_service_notify_stopping (fatal ? "stopping: the spool is corrupt" : "stopping: answering every request "
+                                 "already received");
     dlq_log (DLQ_LOG_INFO, "stopping: answering every request already received");
     dlq_replayer_destroy (&self->replayer);     /* no replay starts once stopping (progress is saved) */
     dlq_readiness_stopping (self->readiness);

@@ -72,7 +72,7 @@ static const char *config_text =
 static void *
 serve (void *arg)
 {
-    if (dlq_gateway_run (gateway, stop_pipe [0]) != 0)
+    if (dlq_gateway_run (gateway, stop_pipe [0], NULL, NULL) != 0)
         fuzz_fail ("dlq_gateway_run failed");
     return NULL;
 }
