@@ -478,6 +478,8 @@ dlqd_config_default_path (void)
     return in_build ? DLQD_CONFIG_BUILD_TREE : DLQD_INSTALL_CONFIG;
 }
 
+const char *dlqd_config_installed_path (void) { return DLQD_INSTALL_CONFIG; }
+
 dlq_sink_config_t *
 dlqd_config_sink (const dlqd_config_t *config, const char *name)
 {

@@ -114,6 +114,9 @@ const char *dlqd_config_default_sink_search (void);
  * the prefix /usr). */
 const char *dlqd_config_default_path (void);
 
+/* The installed config file (/etc/dlqd/dlqd.conf under the prefix /usr). */
+const char *dlqd_config_installed_path (void);
+
 /* Where the settings table's rows keep their values (dlq_setting_t.home). */
 enum {
     DLQD_HOME_CONFIG = 0,       /* dlqd_config_t */

@@ -49,11 +49,12 @@ usage (FILE *out, int code)
              "       dlqd --check-config FILE\n"
              "       dlqd --config-reference\n"
              "       dlqd --version\n"
-             "Serves the dead-letter gateway described by FILE (default %s).\n"
+             "Serves the dead-letter gateway described by FILE (default %s;\n"
+             "%s when dlqd runs from its build tree).\n"
              "SIGTERM or SIGINT: answer every request already received, then exit 0.\n"
              "SIGHUP: read security.curve.clients again (keys added, changed or revoked)\n"
              "        and the config file's log_level (unless --log-level is given).\n",
-             dlqd_config_default_path ());
+             dlqd_config_installed_path (), DLQD_CONFIG_BUILD_TREE);
     return code;
 }
 

@@ -32,6 +32,7 @@ if [ "${1:-}" = "--test" ]; then
     rabbitmq-server        # the real RabbitMQ the amqp sink's tests run against
     clang libclang-rt-14-dev   # the libFuzzer harnesses of tests/fuzz (a DLQD_FUZZ=ON build)
     prometheus             # the real Prometheus server (and promtool) the metrics tests scrape with
+    systemd file           # systemd-analyze verify of the unit; file, which cpack's shlibdeps needs
   )
 elif [ $# -gt 0 ]; then
   echo "usage: install-deps.sh [--test]" >&2

@@ -3,7 +3,9 @@
 # in a normal build, then the build with every backend OFF (build-min/:
 # the embedded store only, whose suites need no server), then all of them
 # again under ASan + UBSan, then the fuzz harnesses (a clang build, build-fuzz/) over their seed corpora plus
-# a bounded number of new inputs (ctest -L fuzz: about a minute). One throwaway
+# a bounded number of new inputs (ctest -L fuzz: about a minute); between
+# them, the Debian packages are built, installed, used and purged
+# (test-package.sh: this changes the machine, as root). One throwaway
 # PostgreSQL server (contrib/scripts/pg-server.sh) serves the postgres sink's
 # tests of both runs (DLQD_TEST_PG_CONNINFO), one throwaway RabbitMQ node
 # (contrib/scripts/rabbitmq-server.sh) the amqp sink's (DLQD_TEST_AMQP_URL,
@@ -72,6 +74,8 @@ else
 fi
 echo "== the out-of-tree example plugin, built against the installed headers"
 contrib/scripts/test-plugins.sh "$root/build" || status=1
+echo "== the Debian packages: built (cpack), installed with apt-get, used, purged (build-pkg/)"
+contrib/scripts/test-package.sh "$root/build-pkg" || status=1
 echo "== every test again under ASan + UBSan"
 # (not the "resource" suites: their RSS bounds are not the sanitizer's)
 (cd "$root/build-asan" && ctest --output-on-failure -j2 -LE resource) || status=1
