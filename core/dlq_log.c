@@ -89,7 +89,7 @@ write_line (dlq_log_level_t level, const char *text, size_t len, const char *suf
     int n = snprintf (line + at, LINE_MAX_BYTES, "%s dlqd[%d] %s ", iso, (int) getpid (), names [level]);
     size_t used = at + (n < 0 ? 0 : (size_t) n);
     size_t tail = strlen (suffix);
-    size_t room = sizeof line - used - tail - 1;
+    size_t room = at + LINE_MAX_BYTES - used - tail - 1;      /* the priority prefix is not counted */
     if (len > room)
         len = room;
     memcpy (line + used, text, len);

@@ -4,7 +4,8 @@
  *  in words all appear, ids and numbers do not make a message new; A,B,A,B
  *  collapse per message; a flood is one count per window; nothing is lost
  *  when the table is full or at flush; INFO lines and window 0 are never
- *  suppressed; the line cap keeps the count.
+ *  suppressed; the line cap keeps the count; for the journal each line
+ *  starts with its syslog priority, outside the cap.
  */
 #include "dlq_log.h"
 
@@ -359,6 +360,33 @@ Test (log, a_line_at_the_cap_keeps_its_count)
     cr_expect_leq ((size_t) (end + 1 - second), 2048, "so is the count line");
     const char *suffix = "xxx (repeated 1 time in the last 1 s)\n";
     cr_expect_eq (strncmp (end + 1 - strlen (suffix), suffix, strlen (suffix)), 0, "%s", second);
+    free (all);
+}
+
+Test (log, for_the_journal_each_line_starts_with_its_priority)
+{
+    dlq_log_set_priority_prefix (true);
+    dlq_log (DLQ_LOG_DEBUG, "a debug line");
+    dlq_log (DLQ_LOG_INFO, "an info line");
+    dlq_log (DLQ_LOG_WARN, "a warning");
+    dlq_log (DLQ_LOG_ERROR, "an error");
+    char big [4000];
+    memset (big, 'y', sizeof big - 1);
+    big [sizeof big - 1] = '\0';
+    dlq_log (DLQ_LOG_ERROR, "huge: %s", big);
+    dlq_log_flush ();
+    dlq_log_set_priority_prefix (false);
+    char *all = written ();
+    const char *want [] = { "<7>", "<6>", "<4>", "<3>", "<3>" };
+    char *line = all;
+    for (size_t i = 0; i < 5; i++) {
+        char *end = strchr (line, '\n');
+        cr_assert_not_null (end, "line %zu", i);
+        cr_expect_eq (strncmp (line, want [i], 3), 0, "line %zu starts with %s: %.40s", i, want [i], line);
+        cr_expect_leq ((size_t) (end + 1 - line), 2048 + 3, "a line is at most 2048 bytes after its prefix");
+        line = end + 1;
+    }
+    cr_expect (strstr (all, " INFO an info line\n") != NULL, "the text line is as without the prefix");
     free (all);
 }
 
