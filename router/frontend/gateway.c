@@ -784,7 +784,7 @@ start_http (dlq_gateway_t *self, char **err_p)
     if (self->metrics && zmq_bind (self->router, endpoint) != 0)
         snprintf (err, sizeof err, "cannot bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
     else
-    if (self->metrics && !(self->api = dlq_api_handler_new (self->ctx, endpoint, self->auth != NULL)))
+    if (self->metrics && !(self->api = dlq_api_handler_new (self->ctx, endpoint, self->auth != NULL, self->counters)))
         snprintf (err, sizeof err, "cannot connect the HTTP API to %s", endpoint);
     char tip [64];
     store_tip (self, tip, sizeof tip);

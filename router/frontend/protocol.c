@@ -50,8 +50,9 @@ principal_member (dlq_buf_t *out, const dlq_principal_t *caller)
     dlq_buf_puts (out, "],\"verbs\":[");
     size_t count = 0, n = 0;
     const dlq_verb_spec_t *rows = dlq_verb_table_rows (&count);
+    bool all = dlq_principal_all_streams (caller);     /* else no verb that looks across every stream */
     for (size_t i = 0; i < count; i++)
-        if (rows [i].roles & dlq_principal_role (caller))
+        if ((rows [i].roles & dlq_principal_role (caller)) && (all || rows [i].scope != DLQ_SCOPE_ALL))
             dlq_buf_printf (out, "%s\"%s\"", n++ ? "," : "", rows [i].name);
     dlq_buf_puts (out, "]}");
 }

@@ -49,7 +49,9 @@ void dlq_protocol_put_body (dlq_buf_t *out, const char *id, bool duplicate);
 
 /* {"pong":true,"version":...,"protocol":1,"maxMessageBytes":N} into out,
  * and with a caller (CURVE or an HTTP token) "principal": {"name":..,
- * "role":..,"streams":[..],"verbs":[the verbs its role may call]}. Pure. */
+ * "role":..,"streams":[..],"verbs":[the verbs its role may call — for a
+ * caller limited to some streams, not those that look across every
+ * stream]}. Pure. */
 typedef struct dlq_principal dlq_principal_t;
 void dlq_protocol_ping_body (dlq_buf_t *out, long long max_message_bytes, const dlq_principal_t *caller);
 

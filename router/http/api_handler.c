@@ -3,6 +3,8 @@
 
 #include "api_bridge.h"
 #include "api_guard.h"
+#include "authorizer.h"
+#include "dlq_audit.h"
 #include "dlq_alloc.h"
 #include "dlq_json.h"
 #include "verb_table.h"
@@ -15,12 +17,13 @@
 
 struct dlq_api_handler {
     dlq_api_bridge_t *bridge;
+    dlq_counters_t   *counters;         /* refusals without a usable token, counted as the gateway counts them */
     bool              secured;
     atomic_bool       closed;
 };
 
 dlq_api_handler_t *
-dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured)
+dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured, dlq_counters_t *counters)
 {
     dlq_api_bridge_t *bridge = dlq_api_bridge_new (zmq_ctx, endpoint, DLQ_API_TIMEOUT_MS);
     if (!bridge)
@@ -28,6 +31,7 @@ dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured)
     dlq_api_handler_t *self = dlq_calloc (1, sizeof *self);
     self->bridge = bridge;
     self->secured = secured;
+    self->counters = counters;
     return self;
 }
 
@@ -79,6 +83,22 @@ code_of (const dlq_buf_t *reply)
     return code;
 }
 
+/* 401 for a request without a usable Authorization header (what: "METHOD
+ * PATH"), counted and audited as the gateway counts an unknown token. */
+static unsigned
+refuse_unauthenticated (dlq_api_handler_t *self, const char *authorization, const char *what, dlq_buf_t *out)
+{
+    unsigned status = refuse (out, DLQ_ERR_UNAUTHENTICATED, NULL, authorization
+                              ? "the Authorization header is not \"Bearer TOKEN\" (docs/security.md, HTTP tokens)"
+                              : "this gateway authenticates its clients (security.curve): send Authorization: "
+                                "Bearer TOKEN (docs/security.md, HTTP tokens)");
+    if (self->counters)
+        dlq_counters_forbidden (self->counters, DLQ_AUTHORIZER_NO_TOKEN);
+    dlq_audit (DLQ_AUTHORIZER_NO_TOKEN, "HTTP", what, strlen (what), DLQ_ERR_UNAUTHENTICATED,
+               authorization ? "the Authorization header is not \"Bearer TOKEN\"" : "no Authorization header");
+    return status;
+}
+
 unsigned
 dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len,
                       const char *authorization, dlq_buf_t *out)
@@ -86,10 +106,7 @@ dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body
     const char *token = NULL;
     size_t token_len = 0;
     if (self->secured && !dlq_api_guard_bearer (authorization, &token, &token_len))
-        return refuse (out, DLQ_ERR_UNAUTHENTICATED, NULL, authorization
-                       ? "the Authorization header is not \"Bearer TOKEN\" (docs/security.md, HTTP tokens)"
-                       : "this gateway authenticates its clients (security.curve): send Authorization: Bearer "
-                         "TOKEN (docs/security.md, HTTP tokens)");
+        return refuse_unauthenticated (self, authorization, dlq_verb_table_get (verb)->name, out);
     bool ok = false;
     dlq_buf_reset (out);
     if (!dlq_api_bridge_call (self->bridge, dlq_verb_table_get (verb)->name, body, len, token, token_len, &ok, out))
@@ -98,10 +115,18 @@ dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body
 }
 
 unsigned
-dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, dlq_buf_t *out)
+dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, const char *method,
+                              const char *url, dlq_buf_t *out)
 {
     if (!self->secured)
         return 200;
+    const char *token = NULL;
+    size_t token_len = 0;
+    if (!dlq_api_guard_bearer (authorization, &token, &token_len)) {
+        char what [600];
+        snprintf (what, sizeof what, "%.16s %.512s", method, url);
+        return refuse_unauthenticated (self, authorization, what, out);
+    }
     return dlq_api_handler_call (self, DLQ_VERB_PING, "", 0, authorization, out);
 }
 

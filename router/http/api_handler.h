@@ -11,6 +11,7 @@
 
 #include "api_routes.h"
 #include "dlq_buf.h"
+#include "counters.h"
 #include "protocol.h"
 
 #include <stdbool.h>
@@ -21,8 +22,11 @@ typedef struct dlq_api_handler dlq_api_handler_t;
 #define DLQ_API_TIMEOUT_MS 30000        /* how long a request waits for the gateway's reply */
 
 /* Reach the gateway through endpoint (its ROUTER's inproc endpoint in
- * zmq_ctx); secured: the gateway authenticates its clients (CURVE). */
-dlq_api_handler_t *dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured);
+ * zmq_ctx); secured: the gateway authenticates its clients (CURVE), and a
+ * request without a usable token is counted in counters and audited
+ * here, as the gateway counts an unknown one. */
+dlq_api_handler_t *dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured,
+                                        dlq_counters_t *counters);
 
 /* Requests give up from now on (the gateway is going): 503. Accepts NULL. */
 void dlq_api_handler_close (dlq_api_handler_t *self);
@@ -55,10 +59,12 @@ unsigned dlq_api_handler_answer (dlq_api_handler_t *self, const char *method, co
 unsigned dlq_api_handler_call (dlq_api_handler_t *self, dlq_verb_t verb, const char *body, size_t len,
                                const char *authorization, dlq_buf_t *out);
 
-/* May a request with this Authorization header (NULL: none) read what the
- * listener serves besides the API (/metrics)? 200 — always, without
- * security.curve; with it, when the token is a principal's (PING) — or
- * the API's status and error body in out (401, 503). */
-unsigned dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, dlq_buf_t *out);
+/* May a request (method url) with this Authorization header (NULL: none)
+ * go on — the API, /metrics —, before anything else of it is read? 200:
+ * always without security.curve; with it, when the token is a
+ * principal's (a PING with it). Otherwise the status and error body in
+ * out (401, 503). */
+unsigned dlq_api_handler_authenticate (dlq_api_handler_t *self, const char *authorization, const char *method,
+                                       const char *url, dlq_buf_t *out);
 
 #endif

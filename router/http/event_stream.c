@@ -25,9 +25,11 @@ struct dlq_event_stream {
     dlq_event_streams_t *owner;
     void                *tip;           /* SUB of the indexer's tip */
     char                *authorization;
-    dlq_buf_t            list;          /* the LIST body: the filters and the page's limit */
+    dlq_buf_t            filters;       /* the LIST body's filters: an object without its closing brace */
+    bool                 bounded;       /* the filters have their own createdBefore */
     char                 seen [DLQ_EVENT_STREAM_PAGE][ID_MAX];  /* the ids of the last page, newest first */
     size_t               seen_count;
+    char                 oldest [DLQ_TIME_ISO_LEN + 8];  /* the createdAt of the last page's oldest */
     dlq_buf_t            pending;       /* what is to be sent, from sent on */
     size_t               sent;
     bool                 woken;         /* the tip moved since the last LIST */
@@ -65,17 +67,21 @@ refuse (unsigned *status, unsigned code_status, dlq_buf_t *out, dlq_code_t code,
     *status = code_status;
 }
 
-/* The LIST body of the query's params and the page's limit, or false with
- * the status and error in out. */
+/* The filters of the query's params as a LIST body without its closing
+ * brace, or false with the status and error in out. */
 static bool
-list_body (const dlq_api_param_t *params, size_t count, dlq_buf_t *body, unsigned *status, dlq_buf_t *out)
+list_filters (dlq_event_stream_t *s, const dlq_api_param_t *params, size_t count, unsigned *status,
+              dlq_buf_t *out)
 {
-    for (size_t i = 0; i < count; i++)
+    dlq_buf_t *body = &s->filters;
+    for (size_t i = 0; i < count; i++) {
+        s->bounded = s->bounded || !strcmp (params [i].name, "createdBefore");
         if (!strcmp (params [i].name, "limit") || !strcmp (params [i].name, "cursor")) {
             refuse (status, 400, out, DLQ_ERR_INVALID_REQUEST, "a stream takes the filters of GET events, not "
                     "limit or cursor: it sends every new event that matches");
             return false;
         }
+    }
     const dlq_api_route_t *route = NULL;
     char segment [8], allow [64];
     dlq_api_route_find ("GET", DLQ_API_PREFIX "events", &route, segment, sizeof segment, allow, sizeof allow);
@@ -87,10 +93,28 @@ list_body (const dlq_api_param_t *params, size_t count, dlq_buf_t *body, unsigne
         *status = dlq_api_route_status (code);
         return false;
     }
-    bool empty = body->len <= 2;                    /* "{}" */
     body->len--;                                    /* its closing brace */
-    dlq_buf_printf (body, "%s\"limit\":%d}", empty ? "" : ",", DLQ_EVENT_STREAM_PAGE);
     return true;
+}
+
+/* A look's LIST body: the filters, the page's limit and, unless the
+ * filters bound it, createdBefore a little past now, so that an event
+ * stored with a createdAt in the future (a skewed clock) cannot sit on top
+ * of every page and hide what comes after it: it is sent when its time
+ * comes. */
+static void
+list_body (const dlq_event_stream_t *s, dlq_buf_t *body)
+{
+    dlq_buf_reset (body);
+    dlq_buf_append (body, s->filters.data, s->filters.len);
+    const char *comma = s->filters.len > 1 ? "," : "";
+    if (!s->bounded) {
+        char before [DLQ_TIME_ISO_LEN + 1];
+        dlq_time_format_iso (dlq_time_now_ms () + DLQ_EVENT_STREAM_SKEW_MS, before);
+        dlq_buf_printf (body, "%s\"createdBefore\":\"%s\"", comma, before);
+        comma = ",";
+    }
+    dlq_buf_printf (body, "%s\"limit\":%d}", comma, DLQ_EVENT_STREAM_PAGE);
 }
 
 static bool
@@ -102,9 +126,19 @@ was_seen (const dlq_event_stream_t *s, const dlq_json_value_t *id)
     return false;
 }
 
-/* A LIST's reply: what it has that is newer than the last page, oldest
- * first, into pending (first: only remember the page); the page becomes
- * the one seen. */
+/* The createdAt of a LIST item ("" when it has none). */
+static const char *
+created_at (const dlq_json_value_t *e, size_t *len)
+{
+    const dlq_json_value_t *v = dlq_json_get (e, "createdAt");
+    *len = v && v->type == DLQ_JSON_STRING ? v->len : 0;
+    return *len ? v->str : "";
+}
+
+/* A LIST's reply: what it has that the last page had not, oldest first,
+ * into pending (first: only remember the page); the page becomes the one
+ * seen. When the last page was full, an event older than its oldest is
+ * not new but back in sight (one above it went: expired, say). */
 static void
 take_page (dlq_event_stream_t *s, const dlq_buf_t *reply, bool first)
 {
@@ -113,14 +147,20 @@ take_page (dlq_event_stream_t *s, const dlq_buf_t *reply, bool first)
         return;
     const dlq_json_value_t *events = dlq_json_get (dlq_json_root (doc), "events");
     const dlq_json_value_t *page [DLQ_EVENT_STREAM_PAGE];
-    size_t n = 0, fresh = 0;
-    bool met = false;
+    bool fresh [DLQ_EVENT_STREAM_PAGE];
+    size_t n = 0, fresh_count = 0, oldest_len = 0;
     for (const dlq_json_value_t *e = events ? events->child : NULL; e && n < DLQ_EVENT_STREAM_PAGE; e = e->next) {
+        size_t len;
+        const char *at = created_at (e, &len);
+        bool back = s->seen_count == DLQ_EVENT_STREAM_PAGE
+                 && (len < strlen (s->oldest) || (len == strlen (s->oldest) && memcmp (at, s->oldest, len) < 0));
+        fresh [n] = !was_seen (s, dlq_json_get (e, "id")) && !back;
+        fresh_count += fresh [n];
         page [n++] = e;
-        met = met || was_seen (s, dlq_json_get (e, "id"));
-        fresh += !met;
     }
-    for (size_t i = fresh; !first && i-- > 0; ) {
+    for (size_t i = n; !first && i-- > 0; ) {
+        if (!fresh [i])
+            continue;
         const dlq_json_value_t *id = dlq_json_get (page [i], "id");
         dlq_buf_puts (&s->pending, "event: failure\n");
         if (id && id->type == DLQ_JSON_STRING)
@@ -129,9 +169,14 @@ take_page (dlq_event_stream_t *s, const dlq_buf_t *reply, bool first)
         dlq_json_write (&s->pending, page [i]);
         dlq_buf_puts (&s->pending, "\n\n");
     }
-    if (!first && fresh == DLQ_EVENT_STREAM_PAGE)
+    if (!first && fresh_count == DLQ_EVENT_STREAM_PAGE)
         dlq_buf_printf (&s->pending, "event: overflow\ndata: {\"sent\":%d}\n\n", DLQ_EVENT_STREAM_PAGE);
     s->seen_count = 0;
+    s->oldest [0] = '\0';
+    if (n) {
+        const char *at = created_at (page [n - 1], &oldest_len);
+        snprintf (s->oldest, sizeof s->oldest, "%.*s", (int) oldest_len, at);
+    }
     for (size_t i = 0; i < n; i++) {
         const dlq_json_value_t *id = dlq_json_get (page [i], "id");
         if (id && id->type == DLQ_JSON_STRING && id->len < ID_MAX) {
@@ -146,8 +191,11 @@ take_page (dlq_event_stream_t *s, const dlq_buf_t *reply, bool first)
 static unsigned
 list (dlq_event_stream_t *s, bool first, dlq_buf_t *reply)
 {
-    unsigned status = dlq_api_handler_call (s->owner->api, DLQ_VERB_LIST, s->list.data, s->list.len,
-                                            s->authorization, reply);
+    dlq_buf_t body = DLQ_BUF_INIT;
+    list_body (s, &body);
+    unsigned status = dlq_api_handler_call (s->owner->api, DLQ_VERB_LIST, body.data, body.len, s->authorization,
+                                            reply);
+    dlq_buf_free (&body);
     s->listed_ms = dlq_time_mono_ms ();
     s->woken = false;
     if (status == 200)
@@ -174,7 +222,7 @@ dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params,
     dlq_event_stream_t *s = dlq_calloc (1, sizeof *s);
     s->owner = self;
     s->authorization = authorization ? dlq_strdup (authorization) : NULL;
-    if (!list_body (params, param_count, &s->list, status, out) || (*status = list (s, true, out)) != 200) {
+    if (!list_filters (s, params, param_count, status, out) || (*status = list (s, true, out)) != 200) {
         dlq_event_stream_close (&s);
         return NULL;
     }
@@ -240,7 +288,7 @@ dlq_event_stream_close (dlq_event_stream_t **stream_p)
         zmq_close (s->tip);
     atomic_fetch_sub (&s->owner->open, 1);
     free (s->authorization);
-    dlq_buf_free (&s->list);
+    dlq_buf_free (&s->filters);
     dlq_buf_free (&s->pending);
     free (s);
     *stream_p = NULL;

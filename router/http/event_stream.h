@@ -11,7 +11,10 @@
  *  socket) and at least every DLQ_EVENT_STREAM_CHECK_MS, and then asks
  *  the gateway for the newest DLQ_EVENT_STREAM_PAGE events that match (a
  *  LIST with the stream's token, so what it may see is what LIST lets it
- *  see): those newer than the newest it had seen are sent. More than a
+ *  see; created before now + DLQ_EVENT_STREAM_SKEW_MS unless the filters
+ *  say createdBefore, so that a future createdAt hides nothing): those
+ *  the last look's page did not have are sent (but not one older than
+ *  that page's oldest, back in sight when a newer one went). More than a
  *  page at once sends the page and "event: overflow" (some were left
  *  out). A comment line every DLQ_EVENT_STREAM_KEEPALIVE_MS keeps the
  *  connection open; a LIST the gateway refuses (a token revoked since)
@@ -37,6 +40,7 @@
 #define DLQ_EVENT_STREAM_MIN_GAP_MS   250      /* at most 4 LISTs a second per stream */
 #define DLQ_EVENT_STREAM_KEEPALIVE_MS 5000
 #define DLQ_EVENT_STREAM_RETRY_MS     3000     /* the "retry:" a client reconnects after */
+#define DLQ_EVENT_STREAM_SKEW_MS      5000     /* a look sees events created up to this far ahead of now */
 
 typedef struct dlq_event_streams dlq_event_streams_t;
 typedef struct dlq_event_stream dlq_event_stream_t;

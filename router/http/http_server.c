@@ -186,6 +186,11 @@ answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const ch
         status = 403;
     }
     else
+    if ((status = dlq_api_handler_authenticate (self->api, MHD_lookup_connection_value (
+             connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), method, url, &out)) != 200) {
+        /* with security.curve, no principal's token: refused before anything else is read (out says why) */
+    }
+    else
     if (r->too_large || params.too_many) {
         dlq_error_t err;
         if (r->too_large)
@@ -272,7 +277,7 @@ answer (void *cls, struct MHD_Connection *connection, const char *url, const cha
     const char *type = JSON_TYPE;
     if (!strcmp (url, "/metrics")) {          /* with security.curve, for a principal's token */
         status = dlq_api_handler_authenticate (self->api, MHD_lookup_connection_value (
-                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &out);
+                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), method, url, &out);
         if (status == MHD_HTTP_OK) {
             dlq_buf_reset (&out);
             pthread_mutex_lock (&self->scrape);

@@ -212,9 +212,11 @@ dlq_authorizer_check (dlq_authorizer_t *self, const dlq_verb_spec_t *spec, zmq_m
     if (!(spec->roles & dlq_principal_role (p))) {
         dlq_buf_t roles = DLQ_BUF_INIT;
         dlq_principal_roles_text (spec->roles, &roles);
+        dlq_role_t role = dlq_principal_role (p);
         dlq_code_t code = refuse (self, dlq_principal_name (p), spec, b, err, "%s needs the role %s; key \"%s\" "
-                                  "is a %s", spec->name, roles.data, dlq_principal_name (p),
-                                  dlq_principal_role_name (dlq_principal_role (p)));
+                                  "is %s %s", spec->name, roles.data, dlq_principal_name (p),
+                                  role == DLQ_ROLE_OPERATOR || role == DLQ_ROLE_ADMIN ? "an" : "a",
+                                  dlq_principal_role_name (role));
         dlq_buf_free (&roles);
         return code;
     }

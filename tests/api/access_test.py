@@ -178,6 +178,11 @@ def checks(base, tokens, ids, clients, audit, put):
                     "a Bearer with a second word")
     unauthenticated(nobody.call("POST", "replays", {"all": True, "dryRun": True}), "an unauthenticated REPLAY")
     unauthenticated(Http(base).call("GET", "metrics"), "/metrics without a token")
+    for method, path, query, body in (("GET", "nope", None, None), ("GET", "events", {"bogus": "1"}, None),
+                                      ("PATCH", "whoami", None, None), ("GET", "events/stream", {"limit": "1"}, None)):
+        unauthenticated(nobody.call(method, path, body, query), "%s %s without a token: 401 before anything else"
+                        % (method, path))
+    unauthenticated(Http(api, "a\tb").call("GET", "events"), "a token with a tab")
     status, _, text = Http(base, tokens["viewer"]).call("GET", "metrics")
     check(status == 200 and "dlqd_requests_total" in text, "/metrics with a viewer's token: %s" % status)
     for path in ("healthz", "readyz", "", "console.js"):
@@ -209,6 +214,10 @@ def checks(base, tokens, ids, clients, audit, put):
         check(status == 403 and err.get("code") == "FORBIDDEN" and "viewer" in err.get("message", ""),
               "a viewer may not %s %s: %s %s" % (method, path, status, err))
 
+    status, _, me = narrow.call("GET", "whoami")
+    verbs = me.get("principal", {}).get("verbs", []) if isinstance(me, dict) else []
+    check("LIST" in verbs and "STATS" not in verbs and "REPLAY.STATUS" not in verbs,
+          "whoami of a viewer of orders leaves out the verbs that look across every stream: %s" % verbs)
     status, _, page = narrow.call("GET", "events", query={"streamName": "orders"})
     check(status == 200 and len(page["events"]) == 3
           and all(e["streamName"] == "orders" for e in page["events"]), "a viewer of orders lists orders")
@@ -236,11 +245,13 @@ def checks(base, tokens, ids, clients, audit, put):
               and "orders" in a["request"] for a in lines), "the audit log names the operator's REPLAY")
     check(any(a["principal"] == "viewer" and a["verb"] == "REPLAY" and a["result"].startswith("ERR FORBIDDEN")
               for a in lines), "the audit log names the viewer's refused REPLAY")
-    check(any(a["verb"] == "LIST" and a["result"].startswith("ERR UNAUTHENTICATED") for a in lines),
-          "the audit log has the unknown token's refusal")
+    check(any(a["principal"] == "(unknown token)" and a["result"].startswith("ERR UNAUTHENTICATED")
+              and a["verb"] == "PING" for a in lines), "the audit log has the unknown token's refusal")
+    check(any(a["principal"] == "(unknown token)" and a["verb"] == "HTTP" and a["request"] == "GET /api/v1/nope"
+              for a in lines), "and the refusals without a token, with the method and path")
     status, _, stats = viewer.call("GET", "stats")
     refused = stats.get("counters", {}).get("forbidden", {}) if isinstance(stats, dict) else {}
-    check(isinstance(refused, dict) and refused.get("viewer", 0) >= 5 and refused.get("(unknown token)", 0) >= 1,
+    check(isinstance(refused, dict) and refused.get("viewer", 0) >= 5 and refused.get("(unknown token)", 0) >= 10,
           "STATS counts the viewer's and the unknown token's refusals: %s" % refused)
 
     port = int(base.split(":")[2].split("/")[0])

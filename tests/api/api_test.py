@@ -304,8 +304,10 @@ def run(ctx, api, port, replay_port, spec, repo):
           "docs/api.md's routes are the document's (%s)" % sorted({(m.lower(), "/" + p) for m, p in table} ^ documented))
 
 
-def put(wire, stream, message):
+def put(wire, stream, message, created=None):
     e = {"id": str(uuid.uuid4()), "streamName": stream, "error": {"type": "Live", "message": message}}
+    if created:
+        e["createdAt"] = created
     wire.send_multipart([b"PUT", e["id"].encode(), json.dumps(e).encode()])
     status, _, _ = wire.recv_multipart()
     assert status == b"OK"
@@ -327,6 +329,7 @@ def live_events(api, wire, spec):
     seen_operations.add(("get", "/events/stream"))
     check(stream.next(1.5) is None, "a new stream sends none of the events stored before it")
     other = put(wire, "billing", "not this stream")
+    future = put(wire, "orders", "a skewed clock", "2099-01-01T00:00:00.000Z")
     first, second = put(wire, "orders", "first"), put(wire, "orders", "second")
     got = [stream.next(10), stream.next(10)]
     event_schema = {"$ref": "#/components/schemas/Event"}
@@ -334,6 +337,8 @@ def live_events(api, wire, spec):
     check([d["id"] for d in datas] == [first, second], "the two new events of orders come, oldest first: %s"
           % [d.get("id") for d in datas])
     check(other not in [d["id"] for d in datas], "the event of another stream does not")
+    check(future not in [d["id"] for d in datas],
+          "an event created in 2099 is not sent now, and hides none of those after it")
     try:
         for d in datas:
             jsonschema.Draft202012Validator(event_schema, resolver=api.resolver).validate(d)
