@@ -109,6 +109,27 @@ class Browser:
     def wait_text(self, css, text, seconds=20):
         WebDriverWait(self.driver, seconds).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
 
+    def click(self, css, seconds=15):
+        """Click css once it is there; again when the page redrew it between
+        finding and clicking (the job page redraws every second)."""
+        from selenium.common.exceptions import StaleElementReferenceException
+        for _ in range(10):
+            try:
+                return self.wait(css, seconds).click()
+            except StaleElementReferenceException:
+                time.sleep(0.1)
+        raise SystemExit("%s went stale ten times" % css)
+
+    def text(self, css):
+        """The text of css, read again when the page redrew it meanwhile."""
+        from selenium.common.exceptions import StaleElementReferenceException
+        for _ in range(10):
+            try:
+                return self.wait(css).text
+            except StaleElementReferenceException:
+                time.sleep(0.1)
+        raise SystemExit("%s went stale ten times" % css)
+
     def all(self, css):
         return self.driver.find_elements(By.CSS_SELECTOR, css)
 
@@ -211,7 +232,7 @@ def tasks(b, base, wire, ids):
     job = api(base, "replays/" + job_id)
     check(job["state"] == "DONE" and job["total"] == 24 and job["replayed"] == 24,
           "the job replayed exactly the 24 previewed, not the one stored after the preview (%s)" % job)
-    check(b.driver.find_element(By.ID, "job-done").text == "24 / 24", "the job page shows 24 / 24")
+    check(b.text("#job-done") == "24 / 24", "the job page shows 24 / 24")
 
     # 3. an event whose delivery failed; redeliver it
     bad = ids["Schema"][0]
@@ -282,11 +303,11 @@ def tasks(b, base, wire, ids):
     b.driver.find_element(By.ID, "rate").send_keys("1")
     b.driver.find_element(By.ID, "apply").click()
     b.wait("#start").click()
-    b.wait("#job-pause").click()
+    b.click("#job-pause")
     b.wait_text("#job-state", "PAUSED")
-    b.driver.find_element(By.ID, "job-resume").click()
+    b.click("#job-resume")
     b.wait_text("#job-state", "RUNNING")
-    b.driver.find_element(By.ID, "job-cancel").click()
+    b.click("#job-cancel")
     b.wait_text("#job-state", "CANCELLED")
     b.shot("job-cancelled")
     slow = api(base, "replays/" + b.driver.current_url.rsplit("/", 1)[1])
