@@ -202,8 +202,10 @@ answer_api (dlq_http_server_t *self, struct MHD_Connection *connection, const ch
         status = r->too_large ? 413 : 400;
     }
     else
-    if (strcmp (url, DLQ_API_PREFIX "events/stream") == 0)
+    if (strcmp (url, DLQ_API_PREFIX "events/stream") == 0) {
+        dlq_buf_free (&out);                /* the token's check (a PING) answered in it */
         return answer_stream (self, connection, method, &params);
+    }
     else {
         dlq_api_request_t request = {
             params.items, params.count, r->body.data, r->body.len,
