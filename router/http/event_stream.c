@@ -5,10 +5,12 @@
 #include "dlq_json.h"
 #include "dlq_time.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <zmq.h>
 
 #define ID_MAX 64                   /* an event id kept to compare (ids are UUIDs: 36) */
@@ -24,6 +26,7 @@ struct dlq_event_streams {
 struct dlq_event_stream {
     dlq_event_streams_t *owner;
     void                *tip;           /* SUB of the indexer's tip */
+    int                  client;        /* the connection's socket, watched for its end; -1: not watched */
     char                *authorization;
     dlq_buf_t            filters;       /* the LIST body's filters: an object without its closing brace */
     bool                 bounded;       /* the filters have their own createdBefore */
@@ -212,7 +215,7 @@ list (dlq_event_stream_t *s, bool first, dlq_buf_t *reply)
 
 dlq_event_stream_t *
 dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params, size_t param_count,
-                       const char *authorization, unsigned *status, dlq_buf_t *out)
+                       const char *authorization, int client_fd, unsigned *status, dlq_buf_t *out)
 {
     if (atomic_fetch_add (&self->open, 1) >= DLQ_EVENT_STREAM_MAX) {
         atomic_fetch_sub (&self->open, 1);
@@ -221,6 +224,7 @@ dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params,
     }
     dlq_event_stream_t *s = dlq_calloc (1, sizeof *s);
     s->owner = self;
+    s->client = client_fd;
     s->authorization = authorization ? dlq_strdup (authorization) : NULL;
     if (!list_filters (s, params, param_count, status, out) || (*status = list (s, true, out)) != 200) {
         dlq_event_stream_close (&s);
@@ -237,13 +241,32 @@ dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params,
     return s;
 }
 
-/* Wait for the tip at most wait_ms; drain what came. */
+/* Has the client closed its end (a read finds the end of the stream)?
+ * Bytes it sent after its request are left for libmicrohttpd, and the
+ * socket no longer watched (it would stay readable). */
+static bool
+client_gone (dlq_event_stream_t *s, short revents)
+{
+    if (revents & (ZMQ_POLLERR))
+        return true;
+    char c;
+    ssize_t n = recv (s->client, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0)
+        s->client = -1;
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Wait for the tip, or the client's end, at most wait_ms; drain what came.
+ * A client gone ends the stream (its slot is free at once, not at the
+ * next write that fails). */
 static void
 wait_tip (dlq_event_stream_t *s, int64_t wait_ms)
 {
-    zmq_pollitem_t item = { s->tip, 0, ZMQ_POLLIN, 0 };
-    if (zmq_poll (&item, 1, (long) wait_ms) <= 0)
+    zmq_pollitem_t items [2] = { { s->tip, 0, ZMQ_POLLIN, 0 }, { NULL, s->client, ZMQ_POLLIN, 0 } };
+    if (zmq_poll (items, s->client >= 0 ? 2 : 1, (long) wait_ms) <= 0)
         return;
+    if (s->client >= 0 && items [1].revents && client_gone (s, items [1].revents))
+        s->over = true;
     char seq [16];
     while (zmq_recv (s->tip, seq, sizeof seq, ZMQ_DONTWAIT) >= 0)
         s->woken = true;

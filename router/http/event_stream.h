@@ -53,12 +53,14 @@ dlq_event_streams_t *dlq_event_streams_new (void *zmq_ctx, const char *tip_endpo
 void dlq_event_streams_destroy (dlq_event_streams_t **self_p);
 
 /* Open a stream with the query's params (GET events' filters; no limit,
- * no cursor) and the Authorization header (NULL: none): the stream, or
+ * no cursor) and the Authorization header (NULL: none), for the client
+ * on the socket client_fd (-1: unknown), whose closing ends the stream
+ * at once (its slot free for another): the stream, or
  * NULL with the HTTP status and the JSON error body in out (the filters
  * refused, 401 / 403 as the API answers, 503 past DLQ_EVENT_STREAM_MAX). */
 dlq_event_stream_t *dlq_event_stream_open (dlq_event_streams_t *self, const dlq_api_param_t *params,
-                                           size_t param_count, const char *authorization, unsigned *status,
-                                           dlq_buf_t *out);
+                                           size_t param_count, const char *authorization, int client_fd,
+                                           unsigned *status, dlq_buf_t *out);
 
 /* Up to max bytes of the stream into buf, waiting until there are some:
  * how many, or -1 when the stream is over (the gateway stopping, or a LIST

@@ -145,9 +145,13 @@ answer_stream (dlq_http_server_t *self, struct MHD_Connection *connection, const
         dlq_error_set (&err, DLQ_ERR_INVALID_REQUEST, NULL, "this path does not take this method");
         dlq_protocol_error_body (&out, &err);
     }
-    else
+    else {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info (connection,
+                                                                       MHD_CONNECTION_INFO_CONNECTION_FD);
         stream = dlq_event_stream_open (self->events, params->items, params->count, MHD_lookup_connection_value (
-                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &status, &out);
+                     connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), info ? info->connect_fd : -1,
+                     &status, &out);
+    }
     enum MHD_Result rc;
     if (stream) {
         struct MHD_Response *response = MHD_create_response_from_callback (MHD_SIZE_UNKNOWN, 4096, read_stream,

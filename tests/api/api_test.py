@@ -345,6 +345,18 @@ def live_events(api, wire, spec):
         check(bool(datas), "each event's data validates against the document's Event")
     except jsonschema.ValidationError as e:
         check(False, "an event's data does not validate: %s" % e.message)
+    others = [EventStream(port, "/api/v1/events/stream") for _ in range(31)]
+    check(all(o.status == 200 for o in others), "32 streams open at once")
+    refused = EventStream(port, "/api/v1/events/stream")
+    check(refused.status == 503, "a 33rd is 503 while 32 are open: %s" % refused.status)
+    for o in others:
+        o.close()
+    deadline, again = time.time() + 3, None
+    while time.time() < deadline and (again is None or again.status != 200):
+        again = EventStream(port, "/api/v1/events/stream")
+        time.sleep(0.1)
+    check(again.status == 200, "the slots of closed streams are free again within 3 s: %s" % again.status)
+    again.close()
     time.sleep(12)          # past the listener's 10 s idle timeout: the keepalive comments hold it open
     late = put(wire, "orders", "after a quiet while")
     got = stream.next(10)
