@@ -40,6 +40,8 @@ dlq_api_bridge_new (void *zmq_ctx, const char *endpoint, int timeout_ms)
     return self;
 }
 
+bool dlq_api_bridge_closed (dlq_api_bridge_t *self) { return atomic_load (&self->closing); }
+
 void
 dlq_api_bridge_close (dlq_api_bridge_t *self)
 {

@@ -23,6 +23,9 @@ dlq_api_bridge_t *dlq_api_bridge_new (void *zmq_ctx, const char *endpoint, int t
  * gateway is going and answers no more. Any thread; accepts NULL. */
 void dlq_api_bridge_close (dlq_api_bridge_t *self);
 
+/* Has dlq_api_bridge_close been called? Any thread. */
+bool dlq_api_bridge_closed (dlq_api_bridge_t *self);
+
 /* Free; accepts NULL and NULLs the pointer. */
 void dlq_api_bridge_destroy (dlq_api_bridge_t **self_p);
 

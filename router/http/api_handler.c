@@ -9,7 +9,6 @@
 #include "dlq_json.h"
 #include "verb_table.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +18,6 @@ struct dlq_api_handler {
     dlq_api_bridge_t *bridge;
     dlq_counters_t   *counters;         /* refusals without a usable token, counted as the gateway counts them */
     bool              secured;
-    atomic_bool       closed;
 };
 
 dlq_api_handler_t *
@@ -38,13 +36,11 @@ dlq_api_handler_new (void *zmq_ctx, const char *endpoint, bool secured, dlq_coun
 void
 dlq_api_handler_close (dlq_api_handler_t *self)
 {
-    if (self) {
-        atomic_store (&self->closed, true);
+    if (self)
         dlq_api_bridge_close (self->bridge);
-    }
 }
 
-bool dlq_api_handler_closed (dlq_api_handler_t *self) { return atomic_load (&self->closed); }
+bool dlq_api_handler_closed (dlq_api_handler_t *self) { return dlq_api_bridge_closed (self->bridge); }
 
 void
 dlq_api_handler_destroy (dlq_api_handler_t **self_p)

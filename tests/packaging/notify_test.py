@@ -49,6 +49,16 @@ def wait_for(sock, line, seconds):
     return False, seen
 
 
+def wait_log(path, line, count, seconds=10):
+    """Wait until path holds line count times (or seconds pass); whether it does."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if open(path).read().count(line) >= count:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def main():
     import zmq
     dlqd = os.path.abspath(sys.argv[1])
@@ -84,14 +94,20 @@ def main():
         check(dogs >= 4, "WATCHDOG=1 comes every 300 ms with WATCHDOG_USEC=600000 (%d in 2 s)" % dogs)
 
         write_conf("error")
+        # each reload logs "SIGHUP: log_level X" at INFO before it applies X, so at "error" the
+        # second reload's line is not written; a third, of a file that no longer loads, logs an
+        # ERROR after it (signals are taken in order): once that is there, the second was read.
         proc.send_signal(signal.SIGHUP)
-        time.sleep(0.5)
+        check(wait_log(log_path, "SIGHUP: log_level error", 1), "the first SIGHUP reads log_level error")
         proc.send_signal(signal.SIGHUP)
-        time.sleep(0.5)
-        text = open(log_path).read()
-        check(text.count("SIGHUP: log_level error") == 1,
-              "SIGHUP reads log_level again: the second reload's INFO line is not written at \"error\"")
-        lines = [line for line in text.splitlines() if line]
+        with open(conf, "w") as f:
+            f.write("gateway: { listen = [ }\n")
+        proc.send_signal(signal.SIGHUP)
+        check(wait_log(log_path, "no longer loads, the log level stays", 1),
+              "a SIGHUP of a file that no longer loads keeps the level, with an ERROR line")
+        check(open(log_path).read().count("SIGHUP: log_level error") == 1,
+              "SIGHUP reads log_level again: at \"error\" the second reload's INFO line is not written")
+        lines = [line for line in open(log_path).read().splitlines() if line]
         check(lines and all(line[:3] in ("<7>", "<6>", "<4>", "<3>") for line in lines)
               and any(line.startswith("<6>") and " INFO " in line for line in lines),
               "with JOURNAL_STREAM naming stderr, each line starts with its syslog priority (<6> for INFO)")
