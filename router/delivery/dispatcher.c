@@ -748,6 +748,7 @@ static void
 run (void *pipe, void *arg)
 {
     dlq_dispatcher_t *self = arg;
+    dlq_actor_name ("dlqd-dispatcher");
     bool ok = start (self);
     dlq_actor_ready (pipe, ok);
     if (!ok) {

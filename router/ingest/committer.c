@@ -357,6 +357,7 @@ static void
 run (void *pipe, void *arg)
 {
     dlq_committer_t *self = arg;
+    dlq_actor_name ("dlqd-committer");
     dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER,
                                                self->error, sizeof self->error);
     void *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);

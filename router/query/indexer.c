@@ -229,6 +229,7 @@ static void
 run (void *pipe, void *arg)
 {
     dlq_indexer_t *self = arg;
+    dlq_actor_name ("dlqd-indexer");
     /* behind the ack: the ingest threads go first on a busy machine */
     if (!dlq_thread_priority_lower (self->nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower the indexer thread's priority: %s", strerror (errno));

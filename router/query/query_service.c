@@ -666,6 +666,7 @@ static void
 run (void *pipe, void *arg)
 {
     worker_t *w = arg;
+    dlq_actor_name ("dlqd-query");
     if (!dlq_thread_priority_lower ((int) w->config->query_nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower a query thread's priority: %s", strerror (errno));
     w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);

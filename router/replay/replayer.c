@@ -618,6 +618,7 @@ static void
 run (void *pipe, void *arg)
 {
     replayer_t *r = arg;
+    dlq_actor_name ("dlqd-replayer");
     bool ok = open_all (r);
     dlq_actor_ready (pipe, ok);
     if (!ok) {

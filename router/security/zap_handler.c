@@ -119,6 +119,7 @@ static void
 run (void *pipe, void *arg)
 {
     dlq_zap_handler_t *self = arg;
+    dlq_actor_name ("dlqd-zap");
     void *rep = zmq_socket (self->ctx, ZMQ_REP);
     int linger = 0;
     zmq_setsockopt (rep, ZMQ_LINGER, &linger, sizeof linger);

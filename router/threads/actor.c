@@ -77,6 +77,14 @@ dlq_actor_new (void *zmq_ctx, dlq_actor_fn *body, void *arg)
 void *dlq_actor_pipe (dlq_actor_t *self) { return self->front; }
 
 void
+dlq_actor_name (const char *name)
+{
+    char kept [16];
+    snprintf (kept, sizeof kept, "%s", name);
+    pthread_setname_np (pthread_self (), kept);
+}
+
+void
 dlq_actor_ready (void *pipe, bool ok)
 {
     char flag = ok ? 1 : 0;

@@ -28,6 +28,10 @@ dlq_actor_t *dlq_actor_new (void *zmq_ctx, dlq_actor_fn *body, void *arg);
 /* The owner's end of the pipe (a PAIR socket), to send to and poll. */
 void *dlq_actor_pipe (dlq_actor_t *self);
 
+/* Called by the body: name its thread (at most 15 bytes are kept), as
+ * `top -H`, `ps -L` and `perf` show it, e.g. "dlqd-indexer". */
+void dlq_actor_name (const char *name);
+
 /* Called by the body: report that it is ready (ok) or failed to start. */
 void dlq_actor_ready (void *pipe, bool ok);
 
