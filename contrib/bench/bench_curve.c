@@ -145,7 +145,7 @@ one_run (const bench_curve_options_t *o, const char *dir, const bench_events_t *
     }
     bench_gateway_use_curve (r->kind == KIND_PLAIN ? NULL : &keys);
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     if (!bench_daemon_start (&daemon, ctx, o->dlqd, path, extra [0] ? extra : NULL, o->ready_ms, err, sizeof err))
         r->failed = true;
     else {

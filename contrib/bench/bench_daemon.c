@@ -53,8 +53,8 @@ write_config (bench_daemon_t *self, const char *dir, const char *extra, char *er
         return false;
     }
     fprintf (file, "# written by dlqd_bench\n"
-                   "gateway: { listen = [\"%s\"]; data_dir = \"%s/gateway\"; };\n",
-             self->endpoint, dir);
+                   "gateway: { listen = [\"%s\"]; data_dir = \"%s/gateway\"; %s };\n",
+             self->endpoint, dir, self->gateway_settings ? self->gateway_settings : "");
     if (extra)
         fprintf (file, "%s\n", extra);
     chmod (self->config_path, 0600);    /* it may hold a sink's password (docs/security.md) */
@@ -146,7 +146,9 @@ bench_daemon_start (bench_daemon_t *self, void *zmq_ctx, const char *binary,
                     const char *dir, const char *extra_config, int ready_ms,
                     char *err, size_t err_len)
 {
+    const char *gateway_settings = self->gateway_settings;
     memset (self, 0, sizeof *self);
+    self->gateway_settings = gateway_settings;
     int port = bench_free_port ();
     if (port < 0) {
         snprintf (err, err_len, "cannot find a free loopback port: %s", strerror (errno));

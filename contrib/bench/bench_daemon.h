@@ -32,6 +32,8 @@ typedef struct {
     char   endpoint [64];
     char   config_path [4096];
     char   log_path [4096];
+    const char *gateway_settings;   /* set before start (may be NULL): more settings of the gateway
+                                       section, e.g. "spool_preallocate = false;" */
 } bench_daemon_t;
 
 /* Start binary with a config in dir and data in dir/gateway, then wait up

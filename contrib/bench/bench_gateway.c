@@ -11,6 +11,7 @@
 #include "dlq_time.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,9 +261,33 @@ pump (client_t *c, void *sock)
     }
 }
 
+/* Wait until sock has a message to read or timeout_ns passed; true when
+ * it has one. zmq_poll counts in whole milliseconds, which would add up
+ * to 1 ms to a paced send and to the reply read while it waits: this
+ * waits on the socket's notification fd with ppoll's nanoseconds
+ * instead, checking ZMQ_EVENTS first as that fd is edge-triggered. */
+static bool
+wait_readable (void *sock, int64_t timeout_ns)
+{
+    int events = 0, fd = -1;
+    size_t len = sizeof events;
+    if (zmq_getsockopt (sock, ZMQ_EVENTS, &events, &len) == 0 && (events & ZMQ_POLLIN))
+        return true;
+    if (timeout_ns <= 0)
+        return false;
+    len = sizeof fd;
+    if (zmq_getsockopt (sock, ZMQ_FD, &fd, &len) != 0)
+        return false;
+    struct pollfd item = { .fd = fd, .events = POLLIN };
+    struct timespec wait = { timeout_ns / 1000000000, timeout_ns % 1000000000 };
+    ppoll (&item, 1, &wait, NULL);
+    len = sizeof events;
+    return zmq_getsockopt (sock, ZMQ_EVENTS, &events, &len) == 0 && (events & ZMQ_POLLIN);
+}
+
 /* The timed part, paced: PUT k of the slice is due at start + k x
  * interval, sent then whatever the replies; replies are taken while
- * waiting for the next due time. */
+ * waiting for the next due time (to the nanosecond: wait_readable). */
 static void
 pump_paced (client_t *c, void *sock)
 {
@@ -278,11 +303,8 @@ pump_paced (client_t *c, void *sock)
             }
             next++;
         }
-        /* rounded up: a send up to 1 ms late (counted in its latency) rather
-         * than a client spinning on its next due time */
-        long wait_ms = next < c->end ? (long) ((due - now + 999999) / 1000000) : c->timeout_ms;
-        zmq_pollitem_t item = { sock, 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (&item, 1, wait_ms) < 0)
+        int64_t wait_ns = next < c->end ? due - now : (int64_t) c->timeout_ms * 1000000;
+        if (!wait_readable (sock, wait_ns))
             continue;
         frame_t f [3];
         int rc;

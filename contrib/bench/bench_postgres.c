@@ -297,7 +297,7 @@ run_sink (const bench_postgres_options_t *o, bench_pg_t *pg, const char *dir,
     dlq_buf_t config = DLQ_BUF_INIT;
     sink_config (o, table, &config);
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, path, config.data, o->ready_ms, err, sizeof err);
     if (ok) {
         ok = measure_sink (o, ctx, daemon.endpoint, ev, run, err, sizeof err);

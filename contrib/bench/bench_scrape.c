@@ -81,7 +81,7 @@ one_run (const bench_scrape_options_t *o, const char *dir, const bench_events_t 
         return;
     }
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     if (!bench_daemon_start (&daemon, ctx, o->dlqd, path, extra, o->ready_ms, err, sizeof err))
         r->failed = true;
     else {

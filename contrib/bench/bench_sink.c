@@ -144,7 +144,7 @@ static bool
 load (const bench_sink_dlqd_t *o, void *ctx, const char *path, const bench_events_t *ev,
       bench_sink_drain_t *out, char *err, size_t err_len)
 {
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     if (!bench_daemon_start (&daemon, ctx, o->binary, path, NULL, o->ready_ms, err, err_len))
         return false;
     bench_gateway_result_t g;
@@ -165,7 +165,7 @@ static bool
 drain (const bench_sink_dlqd_t *o, void *ctx, const char *path, const char *sink,
        const char *sink_config, size_t count, bench_sink_drain_t *out, char *err, size_t err_len)
 {
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     int64_t exec_ns = dlq_time_mono_ns ();
     if (!bench_daemon_start (&daemon, ctx, o->binary, path, sink_config, o->ready_ms, err, err_len))
         return false;

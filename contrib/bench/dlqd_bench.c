@@ -42,7 +42,7 @@
  *       scraped and not.
  *  --chain-only runs step 5 alone (after step 1); --postgres-only step 6,
  *  --amqp-only step 7, --kafka-only step 8, --mongo-only step 9, --curve-only step 10, --scrape-only step 11 (together:
- *  each of those).
+ *  each of those); --paced-only runs step (g), the paced latency, alone.
  *  Exit status: 0 when everything completed (targets are reported, not
  *  enforced), 1 on a failure (ERR replies, timeouts, dlqd not exiting 0,
  *  SQLite errors), 64 on a usage error.
@@ -126,6 +126,8 @@ typedef struct {
     bool        curve_only;     /* only the CURVE comparison */
     bool        scrape;         /* run the scrape comparison */
     bool        scrape_only;    /* only the scrape comparison */
+    bool        paced_only;     /* only (g), the latency at a fixed offered load */
+    const char *gateway_settings;   /* more settings of the gateway section of dlqd's config */
 } options_t;
 
 typedef struct {
@@ -173,6 +175,11 @@ usage (FILE *out, int code)
         "  --scrape          also compare ingest with a scraper of /metrics at 1 Hz\n"
         "                    and without: --repeat runs of each, alternating, medians\n"
         "  --scrape-only     run the scrape comparison only\n"
+        "  --paced-only      run the paced latency alone: 10,000 events/s offered\n"
+        "                    by the clients, ack p50 / p99 / max\n"
+        "  --gateway-settings S  more settings of the gateway section for the dlqd\n"
+        "                    of the ingest and paced runs, e.g.\n"
+        "                    'spool_preallocate = false;'\n"
         "  --postgres C      also compare a postgres sink (libpq conninfo C) with a\n"
         "                    raw COPY of the same rows (--repeat runs of each, and\n"
         "                    of the sink draining a stored backlog after a restart,\n"
@@ -294,12 +301,14 @@ parse_options (int argc, char **argv, options_t *o)
         { "curve-only", no_argument, NULL, 'W' },
         { "scrape", no_argument, NULL, 'X' },
         { "scrape-only", no_argument, NULL, 'Y' },
+        { "paced-only", no_argument, NULL, 'g' },
+        { "gateway-settings", required_argument, NULL, 'y' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     *o = (options_t) { 200000, 4, 256, NULL, DLQD_BINARY, 2000, false, BENCH_IDS_V7, 2, false,
                        NULL, NULL, false, NULL, NULL, false, false, NULL, false, false, NULL, NULL, false,
-                       false, false, false, false };
+                       false, false, false, false, false, NULL };
     size_t v;
     int opt;
     while ((opt = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
@@ -330,6 +339,8 @@ parse_options (int argc, char **argv, options_t *o)
             case 'W': o->curve = o->curve_only = true; break;
             case 'X': o->scrape = true; break;
             case 'Y': o->scrape = o->scrape_only = true; break;
+            case 'g': o->paced_only = true; break;
+            case 'y': o->gateway_settings = optarg; break;
             case 'i':
                 ok = strcmp (optarg, "v7") == 0 || strcmp (optarg, "v4") == 0;
                 o->ids = strcmp (optarg, "v4") == 0 ? BENCH_IDS_V4 : BENCH_IDS_V7;
@@ -629,21 +640,46 @@ ceiling_phase (const options_t *o, const bench_events_t *ev, outcome_t *out)
     zmq_ctx_term (ctx);
 }
 
+/* The same paced clients against the transport ceiling's ROUTER: what
+ * ZeroMQ, the clients and this machine's scheduling take of (g) alone. */
+static void
+paced_ceiling (const options_t *o, void *ctx, const bench_events_t *part)
+{
+    char err [ERR_LEN];
+    bench_ceiling_t *ceiling = bench_ceiling_start (ctx, err, sizeof err);
+    if (!ceiling) {
+        fprintf (stderr, "dlqd_bench: %s\n", err);
+        return;
+    }
+    bench_gateway_result_t r;
+    if (bench_gateway_run_paced (ctx, bench_ceiling_endpoint (ceiling), part, o->clients, PACED_RATE,
+                                 REPLY_TIMEOUT_MS, &r)) {
+        double p50, p99, max;
+        bench_latency_summary (r.latency_ns, part->count, &p50, &p99, &max);
+        printf ("paced ceiling   : p50 %.2f ms, p99 %.2f ms, max %.2f ms  (the same paced clients against a ROUTER "
+                "that acks at once)\n", p50, p99, max);
+    }
+    bench_gateway_result_free (&r);
+    bench_ceiling_stop (&ceiling);
+}
+
 /* (g) ack latency at a fixed offered load, from paced clients, on a dlqd
- * of its own (its events are the first ones of the workload). */
+ * of its own (its events are the first ones of the workload), after the
+ * same clients against the transport ceiling. */
 static void
 paced_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
 {
     if (o->endpoint)
         return;
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon = { 0 };
+    bench_daemon_t daemon = { .gateway_settings = o->gateway_settings };
     char err [ERR_LEN], sub [4096];
     snprintf (sub, sizeof sub, "%s/paced", dir);
     mkdir (sub, 0750);
     bench_events_t part = *ev;
     if (part.count > (size_t) (PACED_RATE * PACED_SECONDS))
         part.count = (size_t) (PACED_RATE * PACED_SECONDS);
+    paced_ceiling (o, ctx, &part);
     if (!bench_daemon_start (&daemon, ctx, o->dlqd, sub, NULL, READY_TIMEOUT_MS, err, sizeof err)) {
         fprintf (stderr, "dlqd_bench: %s\n", err);
         out->failed = true;
@@ -670,7 +706,7 @@ static void
 gateway_phase (const options_t *o, const char *dir, const bench_events_t *ev, outcome_t *out)
 {
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon = { 0 };
+    bench_daemon_t daemon = { .gateway_settings = o->gateway_settings };
     char err [ERR_LEN];
     const char *endpoint = o->endpoint;
     if (!endpoint) {
@@ -860,7 +896,10 @@ main (int argc, char **argv)
     outcome_t out = { 0 };
     fprintf (stderr, "dlqd_bench: working in %s\n", dir);
     /* the sink comparisons asked for, nothing else */
-    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only || o.curve_only || o.scrape_only;
+    bool only = o.postgres_only || o.amqp_only || o.kafka_only || o.mongo_only || o.curve_only || o.scrape_only
+                || o.paced_only;
+    if (o.paced_only)
+        paced_phase (&o, dir, ev, &out);
     if (!o.chain_only && !only) {
         ceiling_phase (&o, ev, &out);
         gateway_phase (&o, dir, ev, &out);

@@ -589,7 +589,7 @@ measure_own (const options_t *o, void *ctx)
     char dir [4096], err [4096], where [4200];
     if (!bench_daemon_temp_dir (dir, sizeof dir, "dlqd-bench-ckpt", "dlqd_bench_ckpt"))
         return false;
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     memset (&daemon, 0, sizeof daemon);
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, dir, NULL, READY_TIMEOUT_MS, err, sizeof err);
     if (!ok)

@@ -184,7 +184,7 @@ run (const options_t *o, const char *dir)
     int port = bench_http_free_port ();
     snprintf (extra, sizeof extra, "http: { listen = [\"127.0.0.1:%d\"]; };", port);
     void *ctx = zmq_ctx_new ();
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     if (!bench_daemon_start (&daemon, ctx, o->dlqd, dir, extra, READY_MS, err, sizeof err)) {
         fprintf (stderr, PROGRAM ": %s\n", err);
         zmq_ctx_term (ctx);

@@ -576,7 +576,7 @@ measure_own (const options_t *o, void *ctx)
         return false;
     int replay_port = bench_free_port ();
     format_config (o, replay_port, config, sizeof config);
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     memset (&daemon, 0, sizeof daemon);
     bool ok = replay_port > 0 && bench_daemon_start (&daemon, ctx, o->dlqd, dir, config, READY_TIMEOUT_MS,
                                                      err, sizeof err);

@@ -214,7 +214,7 @@ measure_own (const options_t *o, void *ctx)
     int port = bench_free_port ();
     snprintf (extra, sizeof extra, "sinks: { " SINK ": { type = \"amqp\"; host = \"127.0.0.1\"; port = %d; }; };\n"
               "defaults: { chain = [ \"" SINK "\" ]; };\n", port > 0 ? port : 1);
-    bench_daemon_t daemon;
+    bench_daemon_t daemon = { 0 };
     memset (&daemon, 0, sizeof daemon);
     bool ok = bench_daemon_start (&daemon, ctx, o->dlqd, dir, extra, READY_TIMEOUT_MS, err, sizeof err);
     if (!ok)
