@@ -239,6 +239,9 @@ run (void *pipe, void *arg)
     bool failed = false;
     bool ok = store && dlq_embedded_relax_sync (store, true, self->error, sizeof self->error) == DLQ_STORE_OK
               && open_sockets (self, sub, tip);
+    char why [512];
+    if (ok && !dlq_embedded_checkpoint_behind (store, why, sizeof why))
+        dlq_log (DLQ_LOG_WARN, "indexer: %s; its commits make the checkpoints", why);
     if (ok && !dlq_embedded_spool_position (store, &start, &failed, self->error, sizeof self->error)) {
         start = dlq_spool_begin (self->spool);
         ok = !failed;

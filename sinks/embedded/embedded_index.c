@@ -78,6 +78,16 @@ dlq_embedded_relax_sync (dlq_embedded_t *self, bool relaxed, char *err, size_t e
     return DLQ_STORE_OK;
 }
 
+bool
+dlq_embedded_checkpoint_behind (dlq_embedded_t *self, char *err, size_t err_len)
+{
+    if (self->mode != DLQ_EMBEDDED_WRITER) {
+        snprintf (err, err_len, "only the writer's connection makes checkpoints (%s)", self->path);
+        return false;
+    }
+    return self->wal.behind || embedded_wal_behind_start (&self->wal, self->path, err, err_len);
+}
+
 int64_t
 dlq_embedded_each_id (dlq_embedded_t *self, dlq_embedded_id_fn *fn, void *arg)
 {

@@ -43,6 +43,12 @@ bool dlq_embedded_spool_position (dlq_embedded_t *self, uint64_t *position_out, 
  * before it are on disk. */
 dlq_store_result_t dlq_embedded_relax_sync (dlq_embedded_t *self, bool relaxed, char *err, size_t err_len);
 
+/* Writer: make the WAL's checkpoints on a thread of their own beside the
+ * commits (embedded_wal.h), until the store is destroyed. False with err
+ * set when the thread cannot start; the commits make them then, as
+ * without this call. */
+bool dlq_embedded_checkpoint_behind (dlq_embedded_t *self, char *err, size_t err_len);
+
 /* Called once per stored event by dlq_embedded_each_id. */
 typedef void (dlq_embedded_id_fn) (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg);
 

@@ -675,7 +675,7 @@ configure_writer (dlq_embedded_t *self)
               WRITER_CACHE_KIB, WAL_SIZE_LIMIT);
     if (!exec_sql (self, sql, "cannot configure the connection"))
         return false;
-    self->wal = (embedded_wal_t) { 0, BUSY_TIMEOUT_MS };
+    self->wal = (embedded_wal_t) { 0, BUSY_TIMEOUT_MS, NULL };
     embedded_wal_writer (self->db, &self->wal);
     return true;
 }
@@ -826,6 +826,7 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
         sqlite3_finalize (self->workbench [id]);
     for (int id = 0; id < JB_STMT_COUNT; id++)
         sqlite3_finalize (self->jobs [id]);
+    embedded_wal_behind_stop (&self->wal);
     sqlite3_close (self->db);
     free (self->names);
     free (self->path);

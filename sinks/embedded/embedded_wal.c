@@ -3,14 +3,105 @@
  *  (after it is durable), with the number of frames in the WAL. */
 #include "embedded_wal.h"
 
+#include "dlq_alloc.h"
+
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define PAUSE_STEP_NS 250000            /* how often a pausing reader looks again */
 
 static atomic_bool restart_wanted;      /* the writer's WAL is over EMBEDDED_WAL_FRAMES_MAX */
 static atomic_uint_fast64_t commits;    /* the writer's commits, counted by the hook */
+
+struct embedded_wal_behind {
+    sqlite3         *db;                /* its own connection */
+    pthread_t        thread;
+    pthread_mutex_t  lock;
+    pthread_cond_t   wake;
+    bool             asked;             /* the writer asked for a checkpoint since the last one began */
+    bool             stop;
+};
+
+static void *
+behind_run (void *arg)
+{
+    embedded_wal_behind_t *self = arg;
+    pthread_setname_np (pthread_self (), "dlqd-wal");
+    pthread_mutex_lock (&self->lock);
+    while (!self->stop) {
+        if (!self->asked) {
+            pthread_cond_wait (&self->wake, &self->lock);
+            continue;
+        }
+        self->asked = false;
+        pthread_mutex_unlock (&self->lock);
+        /* copies what the writer committed so far, never waiting for it;
+         * BUSY when the writer's own RESTART try is copying */
+        sqlite3_wal_checkpoint_v2 (self->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_lock (&self->lock);
+    }
+    pthread_mutex_unlock (&self->lock);
+    return NULL;
+}
+
+static void
+behind_ask (embedded_wal_behind_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    self->asked = true;
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+}
+
+bool
+embedded_wal_behind_start (embedded_wal_t *wal, const char *path, char *err, size_t err_len)
+{
+    embedded_wal_behind_t *self = dlq_calloc (1, sizeof *self);
+    /* synchronous NORMAL: a checkpoint syncs the WAL before it copies and
+     * the database before the WAL may start over, as the writer's do */
+    if (sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK
+    ||  sqlite3_exec (self->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf (err, err_len, "cannot open a checkpoint connection to %s: %s", path,
+                  self->db ? sqlite3_errmsg (self->db) : "out of memory");
+        sqlite3_close (self->db);
+        free (self);
+        return false;
+    }
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_cond_init (&self->wake, NULL);
+    if (pthread_create (&self->thread, NULL, behind_run, self) != 0) {
+        snprintf (err, err_len, "cannot start the checkpoint thread of %s", path);
+        pthread_cond_destroy (&self->wake);
+        pthread_mutex_destroy (&self->lock);
+        sqlite3_close (self->db);
+        free (self);
+        return false;
+    }
+    wal->behind = self;
+    return true;
+}
+
+void
+embedded_wal_behind_stop (embedded_wal_t *wal)
+{
+    embedded_wal_behind_t *self = wal->behind;
+    if (!self)
+        return;
+    pthread_mutex_lock (&self->lock);
+    self->stop = true;
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+    pthread_join (self->thread, NULL);
+    pthread_cond_destroy (&self->wake);
+    pthread_mutex_destroy (&self->lock);
+    sqlite3_close (self->db);
+    free (self);
+    wal->behind = NULL;
+}
 
 static int
 wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
@@ -22,6 +113,12 @@ wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
     bool over = frames >= EMBEDDED_WAL_FRAMES_MAX;
     if (!over && frames - wal->checkpointed_frames < EMBEDDED_WAL_CHECKPOINT) {
         atomic_store_explicit (&restart_wanted, false, memory_order_release);
+        return SQLITE_OK;
+    }
+    if (!over && wal->behind) {
+        atomic_store_explicit (&restart_wanted, false, memory_order_release);
+        behind_ask (wal->behind);
+        wal->checkpointed_frames = frames;
         return SQLITE_OK;
     }
     if (over) {
