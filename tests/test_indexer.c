@@ -1,5 +1,8 @@
-/*  test_indexer — the indexer (the embedded store behind the spool) and
- *  the ledger channel between it and the dispatchers: ledger updates are committed in the order they were
+/*  test_indexer — the indexer (the embedded store behind the spool), the
+ *  marks it applies from the spool (RESOLVE, FAIL: a record each, synced
+ *  by the committer, answered once applied, applied again from the spool
+ *  when the store lost the commit that had them), and the ledger channel
+ *  between it and the dispatchers: ledger updates are committed in the order they were
  *  submitted and none is skipped. An update whose commit failed (a full
  *  disk) rides the next commit, so a sink whose later cursor becomes
  *  durable keeps the rows and counts that came before it; an update unfit
@@ -17,7 +20,10 @@
 #include "committer.h"
 #include "indexer.h"
 #include "embedded_store.h"
+#include "embedded_workbench.h"
+#include "failed_event.h"
 #include "ledger_channel.h"
+#include "spool_kinds.h"
 #include "spool_ledger.h"
 
 #include "test_support.h"
@@ -51,7 +57,7 @@ start (void)
     committer = dlq_committer_new (ctx, tmp_dir, spool_tip, 1u << 20, true, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
     indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0,
-                               ledger, err, sizeof err);
+                               ledger, dlq_committer_marks (committer), err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
 }
 
@@ -179,4 +185,122 @@ Test (indexer, an_unfit_update_is_refused_at_submit_and_poisons_nothing)
     dlq_sink_state_t state = sink_state (DLQ_DELIVERY_FAILED, &rows);
     cr_expect_eq (state.cursor, 3);
     cr_expect_eq (state.delivered, 2);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Marks through the spool */
+
+#define EVENT_ID "0190f3a2-8c1e-7b6e-9a8f-0123456789ab"
+
+/* PUT one event through the committer, as the front end does. */
+static void
+put_event (void)
+{
+    const char *json = "{\"id\":\"" EVENT_ID "\",\"streamName\":\"orders\",\"error\":{\"type\":\"Boom\"}}";
+    dlq_error_t error;
+    dlq_event_t *event = dlq_event_decode (json, strlen (json), dlq_time_now_ms (), &error);
+    cr_assert_not_null (event, "%s", error.message);
+    dlq_event_fingerprint (event);
+    dlq_event_encode (event);
+    dlq_commit_batch_t *batch = dlq_commit_batch_new (4, 1u << 20);
+    zmq_msg_t identity, request_id;
+    zmq_msg_init (&identity);
+    zmq_msg_init (&request_id);
+    dlq_commit_batch_add (batch, &event, &identity, &request_id);
+    dlq_committer_submit (committer, batch);
+    cr_assert_eq (dlq_committer_receive (committer), batch);
+    cr_assert_not (batch->failed, "%s", batch->error);
+    dlq_commit_batch_destroy (&batch);
+}
+
+/* Wait until the indexer reached the spool's tip. */
+static void
+await_index (void)
+{
+    for (int i = 0; i < 500 && dlq_indexer_position (indexer) < dlq_spool_tip (dlq_committer_spool (committer)); i++)
+        usleep (10000);
+    cr_assert_geq (dlq_indexer_position (indexer), dlq_spool_tip (dlq_committer_spool (committer)));
+}
+
+static dlq_sink_event_state_t
+stored_state (void)
+{
+    char err [512] = "";
+    dlq_embedded_t *store = dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_READER, err, sizeof err);
+    cr_assert_not_null (store, "%s", err);
+    dlq_sink_event_state_t state;
+    cr_assert_eq (dlq_embedded_state (store, EVENT_ID, dlq_time_now_ms (), &state), DLQ_STORE_OK);
+    dlq_embedded_destroy (&store);
+    return state;
+}
+
+/* How many records of kind the spool holds. */
+static size_t
+spool_records (uint8_t kind)
+{
+    dlq_spool_t *spool = dlq_committer_spool (committer);
+    dlq_spool_reader_t *reader = dlq_spool_reader_new (spool, dlq_spool_begin (spool));
+    dlq_spool_entry_t e;
+    char err [512];
+    size_t n = 0;
+    while (dlq_spool_reader_next (reader, &e, err, sizeof err) == DLQ_SPOOL_OK)
+        n += e.kind == kind;
+    dlq_spool_reader_destroy (&reader);
+    return n;
+}
+
+static dlq_store_result_t
+fail_event (const char *id, dlq_sink_event_state_t *state, char *err, size_t err_len)
+{
+    dlq_store_result_t rc = DLQ_STORE_ERROR;
+    int64_t now = dlq_time_now_ms ();
+    cr_assert_eq (dlq_mark_channel_apply (dlq_committer_marks (committer), &id, 1, DLQ_SINK_MARK_FAILED, now,
+                                          now + 60000, 10000, &rc, state, err, err_len), DLQ_STORE_OK, "%s", err);
+    return rc;
+}
+
+Test (indexer, a_mark_is_a_spool_record_answered_with_the_state_it_left_and_two_marks_both_count)
+{
+    put_event ();
+    await_index ();
+    char err [512] = "";
+    dlq_sink_event_state_t state;
+    cr_assert_eq (fail_event (EVENT_ID, &state, err, sizeof err), DLQ_STORE_OK);
+    cr_assert_eq (state.retry_count, 1);
+    cr_assert_str_eq (state.status, "PENDING");
+    cr_assert_eq (fail_event (EVENT_ID, &state, err, sizeof err), DLQ_STORE_OK);
+    cr_assert_eq (state.retry_count, 2, "the second FAIL counts on top of the first");
+    cr_assert_eq (stored_state ().retry_count, 2, "the store holds what the answers said");
+    cr_assert_eq (spool_records (DLQ_SPOOL_KIND_MARK), 2, "each mark is a record of the spool");
+    cr_assert_eq (fail_event ("0190f3a2-8c1e-7b6e-9a8f-000000000000", &state, err, sizeof err),
+                  DLQ_STORE_NOT_FOUND, "a mark of an event the store does not hold changes nothing");
+}
+
+Test (indexer, marks_the_store_lost_are_applied_again_from_the_spool)
+{
+    put_event ();
+    await_index ();
+    char err [512] = "";
+    dlq_sink_event_state_t state;
+    uint64_t before_marks = dlq_spool_tip (dlq_committer_spool (committer));
+    cr_assert_eq (fail_event (EVENT_ID, &state, err, sizeof err), DLQ_STORE_OK);
+    cr_assert_eq (fail_event (EVENT_ID, &state, err, sizeof err), DLQ_STORE_OK);
+    /* what a power cut does to the indexer's relaxed commits: the store
+     * goes back to before the marks, its indexed position with it */
+    dlq_indexer_destroy (&indexer);
+    char sql [256];
+    snprintf (sql, sizeof sql, "UPDATE events SET retry_count = 0, retry_after = NULL;"
+              "UPDATE meta SET value = '%llu' WHERE key = 'spool_position';", (unsigned long long) before_marks);
+    store_exec (sql);
+    cr_assert_eq (stored_state ().retry_count, 0);
+    char tip [64];
+    snprintf (tip, sizeof tip, "inproc://test-indexer-tip-again-%d", (int) getpid ());
+    char spool_tip [64];
+    snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
+    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip,
+                               tip, 3600000, 1000, 8192, 0, ledger, dlq_committer_marks (committer), err, sizeof err);
+    cr_assert_not_null (indexer, "%s", err);
+    await_index ();
+    cr_assert_eq (stored_state ().retry_count, 2, "both marks were applied again, once each");
 }

@@ -835,7 +835,7 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
         self->indexer = dlq_indexer_new (self->ctx, config->data_dir, dlq_committer_spool (self->committer),
                                          dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
                                          INDEX_MAX_BATCH, (int) config->index_nice,
-                                         self->ledger, err, sizeof err);
+                                         self->ledger, dlq_committer_marks (self->committer), err, sizeof err);
     if (self->indexer)
         self->sinks = dlq_chain_new (self->ctx, config, self->ledger, dlq_committer_spool (self->committer),
                                           spool_tip, err_p);
@@ -845,7 +845,8 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
                                                self->replay_control, self->committer, self->indexer,
                                                err, sizeof err);
     if (self->queries)
-        self->replayer = dlq_replayer_new (self->ctx, config, self->replay_control, err, sizeof err);
+        self->replayer = dlq_replayer_new (self->ctx, config, self->replay_control,
+                                           dlq_committer_marks (self->committer), err, sizeof err);
     if (!self->committer || !self->sinks || !self->queries || !self->replayer) {
         if (!*err_p)
             *err_p = dlq_strdup (err);

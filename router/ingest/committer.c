@@ -15,6 +15,7 @@
 #include "embedded_checkpoints.h"
 #include "event_ordinal.h"
 #include "event_record.h"
+#include "mark_record.h"
 #include "spool_kinds.h"
 #include "spool_ledger.h"
 
@@ -50,6 +51,7 @@ struct dlq_committer {
     size_t                  after_cap;
     size_t                  max_checkpoint_bytes;
     bool                    preallocate;    /* gateway.spool_preallocate */
+    dlq_mark_channel_t     *marks;          /* replay-state changes to append */
     char             error [512];   /* why the store or spool could not be opened */
 };
 
@@ -242,6 +244,45 @@ commit (dlq_committer_t *self, void *tip, dlq_commit_batch_t *batch)
     zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
 }
 
+/* Append a record of every queued mark and sync them (mark_channel.h);
+ * on failure none of them is kept, and their askers are told why. */
+static void
+commit_marks (dlq_committer_t *self, void *tip)
+{
+    size_t count = 0;
+    dlq_mark_t **marks = dlq_mark_channel_take (self->marks, &count);
+    if (count == 0) {
+        dlq_mark_channel_synced (self->marks, true, NULL);
+        return;
+    }
+    char err [256] = "";
+    bool ok = true;
+    for (size_t i = 0; i < count && ok; i++) {
+        dlq_mark_record_t record = { marks [i]->mark, atomic_load (&self->ordinal), marks [i]->now_ms,
+                                     marks [i]->retry_after_ms, marks [i]->id, strlen (marks [i]->id) };
+        dlq_buf_reset (&self->record);
+        dlq_mark_record_encode (&record, &self->record);
+        dlq_spool_part_t part = { self->record.data, self->record.len };
+        ok = dlq_spool_append (self->spool, DLQ_SPOOL_KIND_MARK, &part, 1, &marks [i]->position) == DLQ_SPOOL_OK;
+        if (!ok)
+            snprintf (err, sizeof err, "a mark's record is over the spool's limit of %u bytes",
+                      (unsigned) DLQ_SPOOL_RECORD_LIMIT);
+    }
+    if (ok) {
+        dlq_mark_channel_appended (self->marks);
+        ok = dlq_spool_sync (self->spool, err, sizeof err) == DLQ_SPOOL_OK;
+    }
+    else
+        dlq_spool_discard (self->spool);
+    dlq_mark_channel_synced (self->marks, ok, err);
+    if (!ok) {
+        dlq_log (DLQ_LOG_ERROR, "commit of %zu marks failed: %s", count, err);
+        return;
+    }
+    int64_t last = (int64_t) dlq_spool_last (self->spool);
+    zmq_send (tip, &last, sizeof last, ZMQ_DONTWAIT);
+}
+
 typedef struct {
     dlq_id_index_t *ids;
 } load_arg_t;
@@ -369,9 +410,14 @@ run (void *pipe, void *arg)
     }
     dlq_actor_ready (pipe, ok);
     while (ok) {
-        zmq_pollitem_t items [1] = { { pipe, 0, ZMQ_POLLIN, 0 } };
-        if (zmq_poll (items, 1, -1) <= 0)
+        zmq_pollitem_t items [2] = { { pipe, 0, ZMQ_POLLIN, 0 },
+                                     { NULL, dlq_mark_channel_fd (self->marks), ZMQ_POLLIN, 0 } };
+        if (zmq_poll (items, 2, -1) <= 0)
             continue;                   /* EINTR */
+        if (items [1].revents & ZMQ_POLLIN)
+            commit_marks (self, tip);
+        if (!(items [0].revents & ZMQ_POLLIN))
+            continue;
         dlq_commit_batch_t *batch = NULL;
         if (zmq_recv (pipe, &batch, sizeof batch, 0) != sizeof batch || !batch)
             break;
@@ -394,6 +440,7 @@ dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_en
     self->data_dir = dlq_strdup (data_dir);
     self->ids = dlq_id_index_new ();
     self->checkpoints = dlq_checkpoint_table_new ();
+    self->marks = dlq_mark_channel_new ();
     snprintf (self->error, sizeof self->error, "cannot start the committer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {
@@ -409,6 +456,7 @@ uint64_t dlq_committer_events (dlq_committer_t *self) { return atomic_load (&sel
 uint64_t dlq_committer_ordinal (dlq_committer_t *self) { return atomic_load (&self->ordinal); }
 dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self) { return self->ids; }
 dlq_checkpoint_table_t *dlq_committer_checkpoints (dlq_committer_t *self) { return self->checkpoints; }
+dlq_mark_channel_t *dlq_committer_marks (dlq_committer_t *self) { return self->marks; }
 void *dlq_committer_socket (dlq_committer_t *self) { return dlq_actor_pipe (self->actor); }
 
 void
@@ -432,7 +480,10 @@ dlq_committer_destroy (dlq_committer_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_committer_t *self = *self_p;
+    if (self->marks)
+        dlq_mark_channel_close (self->marks);
     dlq_actor_destroy (&self->actor);
+    dlq_mark_channel_destroy (&self->marks);
     dlq_spool_destroy (&self->spool);
     dlq_id_index_destroy (&self->ids);
     dlq_checkpoint_table_destroy (&self->checkpoints);

@@ -27,6 +27,11 @@
  *  appends carries the next ordinal (event_record.h), so event counts
  *  between positions are subtractions (event_ordinal.h).
  *
+ *  Marks (RESOLVE, FAIL, a replay's marks on the embedded primary) reach
+ *  it through its mark channel (mark_channel.h): it appends a record of
+ *  each queued mark (core/mark_record.h) and syncs them, between batches;
+ *  the indexer applies them behind.
+ *
  *  The front end talks to it over an inproc PAIR socket, passing batch
  *  pointers; at most one batch is in the committer at a time.
  */
@@ -36,6 +41,7 @@
 #include "checkpoint_table.h"
 #include "commit_batch.h"
 #include "id_index.h"
+#include "mark_channel.h"
 #include "spool.h"
 
 #include <stdbool.h>
@@ -54,6 +60,9 @@ dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const c
 dlq_spool_t *dlq_committer_spool (dlq_committer_t *self);
 dlq_id_index_t *dlq_committer_ids (dlq_committer_t *self);
 dlq_checkpoint_table_t *dlq_committer_checkpoints (dlq_committer_t *self);
+
+/* Its mark channel, alive until it is destroyed (closed first). */
+dlq_mark_channel_t *dlq_committer_marks (dlq_committer_t *self);
 
 /* Event records the spool holds past where the embedded store stood at
  * start, plus every one appended since (any thread): less the indexer's

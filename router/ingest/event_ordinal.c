@@ -4,10 +4,30 @@
 
 #include "checkpoint_record.h"
 #include "event_record.h"
+#include "mark_record.h"
 #include "spool_kinds.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+
+/* The event count a record carries: an event its ordinal, a checkpoint
+ * write or a mark the ordinal of the event before it. False when it has
+ * none (another kind, or damaged). */
+static bool
+record_events (const dlq_spool_entry_t *e, uint64_t *ordinal_out)
+{
+    dlq_mark_record_t mark;
+    switch (e->kind) {
+        case DLQ_SPOOL_KIND_EVENT: return dlq_event_record_ordinal (e->payload, e->length, ordinal_out);
+        case DLQ_SPOOL_KIND_CHECKPOINT: return dlq_checkpoint_record_events (e->payload, e->length, ordinal_out);
+        case DLQ_SPOOL_KIND_MARK:
+            if (!dlq_mark_record_decode (e->payload, e->length, &mark))
+                return false;
+            *ordinal_out = mark.events;
+            return true;
+        default: return false;
+    }
+}
 
 /* From the reader's position on, the ordinal of the first event record:
  * OK with it, END when there is none up to the tip, else the failure. */
@@ -36,15 +56,11 @@ dlq_event_ordinal_last (dlq_spool_t *spool, uint64_t *ordinal_out, char *err, si
     uint64_t last = dlq_spool_last (spool);
     if (last == 0)
         return true;
-    /* the newest record tells, whatever its kind: an event its ordinal, a
-     * checkpoint write the ordinal of the event before it */
+    /* the newest record tells, whatever its kind (record_events) */
     dlq_spool_reader_t *reader = dlq_spool_reader_new (spool, last);
     dlq_spool_entry_t e;
     dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, err_len);
-    bool ok = rc == DLQ_SPOOL_OK
-           && (e.kind == DLQ_SPOOL_KIND_EVENT ? dlq_event_record_ordinal (e.payload, e.length, ordinal_out)
-               : e.kind == DLQ_SPOOL_KIND_CHECKPOINT && dlq_checkpoint_record_events (e.payload, e.length,
-                                                                                      ordinal_out));
+    bool ok = rc == DLQ_SPOOL_OK && record_events (&e, ordinal_out);
     dlq_spool_reader_destroy (&reader);
     if (rc == DLQ_SPOOL_OK && !ok)
         snprintf (err, err_len, "the newest record of the spool (at %" PRIu64 ", kind %u) has no event count",
@@ -66,13 +82,11 @@ dlq_event_ordinal_through (dlq_spool_t *spool, int64_t after, uint64_t *ordinal_
         dlq_spool_entry_t own;
         dlq_spool_reader_seek (reader, (uint64_t) after);
         rc = dlq_spool_reader_next (reader, &own, err, err_len);
-        if (rc == DLQ_SPOOL_OK && (own.kind == DLQ_SPOOL_KIND_EVENT || own.kind == DLQ_SPOOL_KIND_CHECKPOINT)) {
-            /* the record at after tells: an event its ordinal, a checkpoint
-             * write the ordinal of the event before it (the payload is the
+        if (rc == DLQ_SPOOL_OK && (own.kind == DLQ_SPOOL_KIND_EVENT || own.kind == DLQ_SPOOL_KIND_CHECKPOINT
+                                   || own.kind == DLQ_SPOOL_KIND_MARK)) {
+            /* the record at after tells (record_events; the payload is the
              * reader's: read it before the reader goes) */
-            bool ok = own.kind == DLQ_SPOOL_KIND_EVENT
-                    ? dlq_event_record_ordinal (own.payload, own.length, ordinal_out)
-                    : dlq_checkpoint_record_events (own.payload, own.length, ordinal_out);
+            bool ok = record_events (&own, ordinal_out);
             dlq_spool_reader_destroy (&reader);
             if (!ok)
                 snprintf (err, err_len, "the record at %" PRId64 " of the spool has no event count", after);

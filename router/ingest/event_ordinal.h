@@ -3,8 +3,8 @@
  *  (core/event_record.h: 1 for the first event the log ever held, one
  *  more for each after), so the events past a position are the newest
  *  ordinal less the ordinal there, each read from one record (a
- *  checkpoint write's record carries the ordinal of the event before it,
- *  core/checkpoint_record.h). A sink's backlog in STATS costs a
+ *  checkpoint write's record and a mark's carry the ordinal of the event
+ *  before it, core/checkpoint_record.h and core/mark_record.h). A sink's backlog in STATS costs a
  *  subtraction, whatever its size.
  */
 #ifndef DLQ_EVENT_ORDINAL_H

@@ -6,7 +6,8 @@
 
 enum {
     DLQ_SPOOL_KIND_EVENT = 1,       /* an accepted event (core/event_record.h) */
-    DLQ_SPOOL_KIND_CHECKPOINT = 2   /* a checkpoint write (core/checkpoint_record.h) */
+    DLQ_SPOOL_KIND_CHECKPOINT = 2,  /* a checkpoint write (core/checkpoint_record.h) */
+    DLQ_SPOOL_KIND_MARK = 3         /* a change of an event's replay state (core/mark_record.h) */
 };
 
 #endif

@@ -10,6 +10,7 @@
 #include "embedded_store.h"
 #include "checkpoint_record.h"
 #include "event_record.h"
+#include "mark_record.h"
 #include "spool_kinds.h"
 #include "thread_priority.h"
 
@@ -33,6 +34,7 @@ struct dlq_indexer {
     dlq_spool_t          *spool;
     dlq_id_index_t       *ids;
     dlq_ledger_channel_t *ledger;
+    dlq_mark_channel_t   *marks;                /* whose askers hear when their marks are applied */
     char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
     int64_t               sweep_interval_ms, sweep_batch;
     size_t                max_batch;
@@ -56,6 +58,9 @@ typedef struct {
     dlq_ckpt_write_t *ckpts;        /* each a SAVE of the whole record, or a DELETE */
     char            **ckpt_blocks;  /* the strings of each */
     size_t            ckpt_count;
+    dlq_embedded_mark_write_t *marks;   /* replay-state changes (their ids the page's copies) */
+    uint64_t         *mark_positions;
+    size_t            mark_count;
     uint64_t          end;          /* the position after the last record read */
 } page_t;
 
@@ -70,6 +75,26 @@ page_clear (page_t *page)
         dlq_buf_free (&page->ckpts [i].reply);
     }
     page->ckpt_count = 0;
+    for (size_t i = 0; i < page->mark_count; i++)
+        free ((char *) page->marks [i].id);
+    page->mark_count = 0;
+}
+
+/* A mark record into the page; false when it is none (logged). */
+static bool
+take_mark (page_t *page, const dlq_spool_entry_t *e)
+{
+    dlq_mark_record_t record;
+    if (!dlq_mark_record_decode (e->payload, e->length, &record)) {
+        dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no mark record;"
+                 " passed over", e->position);
+        return false;
+    }
+    page->marks [page->mark_count] = (dlq_embedded_mark_write_t) {
+        dlq_strndup (record.id, record.id_len), record.mark, record.now_ms, record.retry_after_ms,
+        DLQ_STORE_ERROR, { { 0 }, 0, 0, 0 } };
+    page->mark_positions [page->mark_count++] = e->position;
+    return true;
 }
 
 /* A checkpoint record into the page; false when it is none (logged). */
@@ -97,7 +122,7 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
 {
     size_t bytes = 0;
     page->end = dlq_spool_reader_position (reader);
-    while (page->count + page->ckpt_count < self->max_batch && bytes < MAX_BATCH_BYTES) {
+    while (page->count + page->ckpt_count + page->mark_count < self->max_batch && bytes < MAX_BATCH_BYTES) {
         dlq_spool_entry_t e;
         char err [512];
         dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, sizeof err);
@@ -115,6 +140,8 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
         bytes += e.length;
         if (e.kind == DLQ_SPOOL_KIND_CHECKPOINT)
             take_checkpoint (page, &e);
+        if (e.kind == DLQ_SPOOL_KIND_MARK)
+            take_mark (page, &e);
         if (e.kind != DLQ_SPOOL_KIND_EVENT)
             continue;
         dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
@@ -157,15 +184,19 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
     bool durable = wants_durable (self, page, now)
                    && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
     dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, updates, count,
-                                                page->ckpts, page->ckpt_count, page->end, &last_seq, err, sizeof err);
+                                                page->ckpts, page->ckpt_count, page->marks, page->mark_count,
+                                                page->end, &last_seq, err, sizeof err);
     if (durable && dlq_embedded_relax_sync (store, true, err, sizeof err) != DLQ_STORE_OK)
         dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
     dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
     if (rc != DLQ_STORE_OK) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes and %zu ledger updates"
-                 " failed (all are tried again): %s", page->count, page->ckpt_count, count, err);
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes, %zu marks and %zu"
+                 " ledger updates failed (all are tried again): %s", page->count, page->ckpt_count,
+                 page->mark_count, count, err);
         return false;
     }
+    for (size_t i = 0; i < page->mark_count; i++)
+        dlq_mark_channel_applied (self->marks, page->mark_positions [i], page->marks [i].rc, &page->marks [i].state);
     atomic_store (&self->position, page->end);
     atomic_fetch_add (&self->events, page->count);
     if (page->count)
@@ -251,7 +282,9 @@ run (void *pipe, void *arg)
     page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
                     dlq_calloc (self->max_batch, sizeof (int64_t)), 0,
                     dlq_calloc (self->max_batch, sizeof (dlq_ckpt_write_t)),
-                    dlq_calloc (self->max_batch, sizeof (char *)), 0, start };
+                    dlq_calloc (self->max_batch, sizeof (char *)), 0,
+                    dlq_calloc (self->max_batch, sizeof (dlq_embedded_mark_write_t)),
+                    dlq_calloc (self->max_batch, sizeof (uint64_t)), 0, start };
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);
     dlq_actor_ready (pipe, ok);
     int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms, retry_at = 0;
@@ -307,6 +340,8 @@ run (void *pipe, void *arg)
     free (page.seqs);
     free (page.ckpts);
     free (page.ckpt_blocks);
+    free (page.marks);
+    free (page.mark_positions);
     zmq_close (sub);
     zmq_close (tip);
     dlq_embedded_destroy (&store);
@@ -316,9 +351,10 @@ dlq_indexer_t *
 dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
                  const char *spool_tip_endpoint,
                  const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
-                 int nice, dlq_ledger_channel_t *ledger, char *err, size_t err_len)
+                 int nice, dlq_ledger_channel_t *ledger, dlq_mark_channel_t *marks, char *err, size_t err_len)
 {
     dlq_indexer_t *self = dlq_calloc (1, sizeof *self);
+    self->marks = marks;
     self->zmq_ctx = zmq_ctx;
     self->spool = spool;
     self->ids = ids;

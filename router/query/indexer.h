@@ -3,7 +3,9 @@
  *  from the position the store has indexed up to (embedded_index.h),
  *  inserts the events of many records per transaction (each at its
  *  record's position as its seq), commits the dispatchers' ledger updates
- *  with them, sweeps expired events while idle (their ids leave the id
+ *  with them, applies the marks' records (RESOLVE, FAIL, a replay's marks:
+ *  core/mark_record.h) in log order and tells their askers the outcome
+ *  (mark_channel.h), sweeps expired events while idle (their ids leave the id
  *  index ids with them), publishes the highest seq
  *  indexed after each commit (8 bytes, int64, on a PUB socket), and releases the spool segments no consumer (itself, each sink's
  *  dispatcher) needs any more.
@@ -20,6 +22,7 @@
 
 #include "id_index.h"
 #include "ledger_channel.h"
+#include "mark_channel.h"
 #include "spool.h"
 
 #include <stddef.h>
@@ -39,7 +42,7 @@ typedef struct {
 dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
                                 const char *spool_tip_endpoint, const char *tip_endpoint,
                                 int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch, int nice,
-                                dlq_ledger_channel_t *ledger, char *err, size_t err_len);
+                                dlq_ledger_channel_t *ledger, dlq_mark_channel_t *marks, char *err, size_t err_len);
 
 /* Any thread. */
 void dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out);

@@ -9,6 +9,8 @@
 #include "dlq_json.h"
 #include "plugin_host.h"
 
+#define MARK_TIMEOUT_MS 10000          /* how long a mark may wait for the spool and the index */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@ struct dlq_primary {
     const dlq_sink_ops_t       *ops;        /* else the sink's */
     const dlq_sink_workbench_ops_t *workbench;  /* the sink's workbench calls, or NULL */
     const dlq_sink_checkpoint_ops_t *checkpoints;   /* its checkpoint calls, or NULL */
+    dlq_mark_channel_t         *marks;      /* the spool's marks go there, when set */
     void                       *instance;
     char                        error [512];
 };
@@ -215,12 +218,43 @@ dlq_primary_state (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_sink
     return result_of (self, self->workbench->state (self->instance, id, now_ms, state_out));
 }
 
+void
+dlq_primary_use_marks (dlq_primary_t *self, dlq_mark_channel_t *marks)
+{
+    if (self->spool)
+        self->marks = marks;
+}
+
+/* The marks through the spool (count ids); rc_out and state_out as
+ * dlq_mark_channel_apply's (may be NULL). */
+static dlq_store_result_t
+mark_through_spool (dlq_primary_t *self, const char *const *ids, size_t count, dlq_sink_mark_t mark,
+                    int64_t now_ms, int64_t retry_after_ms, dlq_store_result_t *rc_out,
+                    dlq_sink_event_state_t *state_out)
+{
+    return dlq_mark_channel_apply (self->marks, ids, count, mark, now_ms, retry_after_ms, MARK_TIMEOUT_MS, rc_out,
+                                   state_out, self->error, sizeof self->error);
+}
+
 dlq_store_result_t
 dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
                   int64_t retry_after_ms, dlq_sink_event_state_t *state_out)
 {
     if (!self->spool)
         return result_of (self, self->workbench->mark (self->instance, id, mark, now_ms, retry_after_ms, state_out));
+    if (self->marks) {
+        /* no record for an event the store does not hold (the write verbs
+         * wait for the index first, so it holds every acknowledged one) */
+        dlq_sink_event_state_t before;
+        dlq_store_result_t rc = dlq_embedded_state (self->spool, id, now_ms, &before);
+        if (rc == DLQ_STORE_ERROR)
+            snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (self->spool));
+        if (rc != DLQ_STORE_OK)
+            return rc;
+        dlq_store_result_t applied = DLQ_STORE_ERROR;
+        rc = mark_through_spool (self, &id, 1, mark, now_ms, retry_after_ms, &applied, state_out);
+        return rc == DLQ_STORE_OK ? applied : rc;
+    }
     if (!updater (self))
         return DLQ_STORE_ERROR;
     return updated (self, dlq_embedded_mark (self->updater, id, mark, now_ms, retry_after_ms, state_out));
@@ -230,6 +264,8 @@ dlq_store_result_t
 dlq_primary_mark_all (dlq_primary_t *self, const char *const *ids, size_t count, dlq_sink_mark_t mark,
                       int64_t now_ms, int64_t retry_after_ms)
 {
+    if (self->marks)
+        return mark_through_spool (self, ids, count, mark, now_ms, retry_after_ms, NULL, NULL);
     if (self->spool)
         return updater (self) ? updated (self, dlq_embedded_mark_all (self->updater, ids, count, mark, now_ms,
                                                                       retry_after_ms))

@@ -11,6 +11,7 @@
 #include "embedded_store.h"
 #include "dlq_sink.h"
 #include "event_filter.h"
+#include "mark_channel.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +25,11 @@ typedef struct dlq_primary dlq_primary_t;
 dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool,
                                  char *err, size_t err_len);
 void dlq_primary_close (dlq_primary_t **self_p);
+
+/* On the spool, write marks through marks (mark_channel.h: appended to
+ * the spool, applied by the indexer) rather than the primary's own
+ * read-write connection. Nothing on a sink primary. */
+void dlq_primary_use_marks (dlq_primary_t *self, dlq_mark_channel_t *marks);
 
 /* Is the primary the embedded store (rather than a sink)? */
 bool dlq_primary_is_embedded (const dlq_primary_t *self);
@@ -53,14 +59,18 @@ dlq_store_result_t dlq_primary_query_groups (dlq_primary_t *self, const dlq_even
                                              int64_t now_ms, dlq_buf_t *groups_out);
 
 /* As dlq_embedded_state / _mark / _claim (embedded_workbench.h); only when
- * dlq_primary_workbench. On the spool, mark and claim write through a
- * read-write connection of the primary's own, opened at first use. */
+ * dlq_primary_workbench. On the spool, marks go through the spool's mark
+ * channel once dlq_primary_use_marks gave one (mark of an event missing
+ * or expired answers NOT_FOUND without a record); claims, and marks
+ * without a channel, write through a read-write connection of the
+ * primary's own, opened at first use. */
 dlq_store_result_t dlq_primary_state (dlq_primary_t *self, const char *id, int64_t now_ms,
                                       dlq_sink_event_state_t *state_out);
 dlq_store_result_t dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
                                      int64_t retry_after_ms, dlq_sink_event_state_t *state_out);
-/* mark of each of the count ids (missing ones passed by): on the spool in
- * one transaction (dlq_embedded_mark_all), on a sink one call each. */
+/* mark of each of the count ids (missing ones passed by): on the spool
+ * one sync and one index transaction for all (or, without a channel, one
+ * transaction: dlq_embedded_mark_all), on a sink one call each. */
 dlq_store_result_t dlq_primary_mark_all (dlq_primary_t *self, const char *const *ids, size_t count,
                                          dlq_sink_mark_t mark, int64_t now_ms, int64_t retry_after_ms);
 dlq_store_result_t dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, int64_t pass_ms,

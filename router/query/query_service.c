@@ -673,6 +673,8 @@ run (void *pipe, void *arg)
     if (w->store)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
     if (w->primary)
+        dlq_primary_use_marks (w->primary, dlq_committer_marks (w->service->committer));
+    if (w->primary)
         w->replay = dlq_replay_verbs_new (w->config, w->primary, w->replay_control);
     w->unindexed = dlq_spool_lookup_new (w->service->spool, w->service->ids);
     dlq_actor_ready (pipe, w->primary != NULL);

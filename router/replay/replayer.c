@@ -73,6 +73,7 @@ typedef struct {
     int64_t              *pass_wait_ms; /* per scheduled stream: the backoff after passes that had to wait */
     int64_t               next_refresh;
     dlq_replay_control_t *control;
+    dlq_mark_channel_t   *mark_channel; /* the spool's mark channel (mark_channel.h) */
     uint64_t              handled;      /* the control generation the jobs were last read for */
     char                  error [512];
 } replayer_t;
@@ -564,6 +565,8 @@ open_all (replayer_t *r)
             return false;
     }
     r->primary = dlq_primary_open (r->config, r->spool, r->error, sizeof r->error);
+    if (r->primary)
+        dlq_primary_use_marks (r->primary, r->mark_channel);
     if (r->primary && r->config->replay.scheduled_count && !dlq_primary_workbench (r->primary)) {
         snprintf (r->error, sizeof r->error, "stream %s has a schedule, but primary %s keeps no replay state "
                   "(use embedded, postgres or mongo)", r->config->replay.scheduled [0], r->config->primary);
@@ -651,12 +654,13 @@ run (void *pipe, void *arg)
 }
 
 dlq_replayer_t *
-dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_replay_control_t *control, char *err,
-                  size_t err_len)
+dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_replay_control_t *control,
+                  dlq_mark_channel_t *marks, char *err, size_t err_len)
 {
     dlq_replayer_t *self = dlq_calloc (1, sizeof *self);
     self->state.config = config;
     self->state.control = control;
+    self->state.mark_channel = marks;
     self->state.zmq_ctx = zmq_ctx;
     snprintf (self->state.error, sizeof self->state.error, "cannot start the replayer");
     self->actor = dlq_actor_new (zmq_ctx, run, &self->state);

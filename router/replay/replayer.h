@@ -3,8 +3,8 @@
  *  passes of streams with a schedule (the dlq_events scheduled replay).
  *  Each replayed event gets its lineage (replay_lineage.h), goes to its
  *  target (replay_target.h), and is marked REPLAYED in the primary (the
- *  events of a step or pass together, in one transaction on the embedded
- *  store); an event already replayed replay.max_replays times is
+ *  events of a step or pass together: on the embedded store one sync of
+ *  their mark records through marks, mark_channel.h); an event already replayed replay.max_replays times is
  *  QUARANTINED instead (the loop guard).
  *
  *  Jobs are read from the spool file every JOBS_REFRESH_MS, so a job
@@ -20,6 +20,7 @@
 #define DLQ_REPLAYER_H
 
 #include "dlqd_config.h"
+#include "mark_channel.h"
 #include "replay_control.h"
 
 #include <stddef.h>
@@ -30,7 +31,7 @@ typedef struct dlq_replayer dlq_replayer_t;
  * control is shared with the query threads (not owned; closed when the
  * thread ends). NULL with err when it cannot start. */
 dlq_replayer_t *dlq_replayer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_replay_control_t *control,
-                                  char *err, size_t err_len);
+                                  dlq_mark_channel_t *marks, char *err, size_t err_len);
 
 /* Stop the thread (after the event it is sending) and free everything. */
 void dlq_replayer_destroy (dlq_replayer_t **self_p);

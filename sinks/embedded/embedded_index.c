@@ -4,6 +4,7 @@
 
 #include "dlq_time.h"
 #include "embedded_internal.h"
+#include "embedded_workbench.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,10 +19,25 @@ fail (dlq_embedded_t *self, char *err, size_t err_len)
     return DLQ_STORE_ERROR;
 }
 
+/* Apply the marks in order inside the open transaction; false (the
+ * transaction to roll back) when one fails. */
+static bool
+apply_marks (dlq_embedded_t *self, dlq_embedded_mark_write_t *marks, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        marks [i].rc = dlq_embedded_mark (self, marks [i].id, marks [i].mark, marks [i].now_ms,
+                                          marks [i].retry_after_ms, &marks [i].state);
+        if (marks [i].rc == DLQ_STORE_ERROR)
+            return false;
+    }
+    return true;
+}
+
 dlq_store_result_t
 dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs, size_t count,
                     dlq_ledger_update_t *const *updates, size_t update_count, dlq_ckpt_write_t *ckpts,
-                    size_t ckpt_count, uint64_t position, int64_t *last_seq_out, char *err, size_t err_len)
+                    size_t ckpt_count, dlq_embedded_mark_write_t *marks, size_t mark_count, uint64_t position,
+                    int64_t *last_seq_out, char *err, size_t err_len)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
         embedded_fail_text (self, "index: %s is not open as the writer", self->path);
@@ -35,6 +51,7 @@ dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int6
            && (count == 0 || embedded_insert_rows (self, events, seqs, count, NULL))
            && embedded_ledger_apply (self, updates, update_count)
            && (ckpt_count == 0 || embedded_ckpt_apply (self, ckpts, ckpt_count))
+           && apply_marks (self, marks, mark_count)
            && embedded_meta_set (self, POSITION_KEY, value)
            && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
            && embedded_txn_commit (self, "index: cannot commit");

@@ -20,15 +20,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A change of an event's replay state read from the spool
+ * (core/mark_record.h), as dlq_embedded_mark takes it; rc and state are
+ * what applying it gave. */
+typedef struct {
+    const char             *id;
+    dlq_sink_mark_t         mark;
+    int64_t                 now_ms;
+    int64_t                 retry_after_ms;
+    dlq_store_result_t      rc;         /* OK, or NOT_FOUND (missing or expired at now_ms) */
+    dlq_sink_event_state_t  state;      /* the state it left, when OK */
+} dlq_embedded_mark_write_t;
+
 /* Writer: in ONE transaction insert count events at seqs (ascending; an id
- * already stored is passed over), apply the ledger updates and the
- * checkpoint writes (in order; their replies are filled and not needed),
- * and set the indexed spool position to position; then commit.
+ * already stored is passed over), apply the ledger updates, the
+ * checkpoint writes (in order; their replies are filled and not needed)
+ * and the marks (in order, after the events: each one's rc and state
+ * filled), and set the indexed spool position to position; then commit.
  * *last_seq_out (may be NULL) receives the highest seq after the commit.
  * Nothing is stored on DLQ_STORE_ERROR. */
 dlq_store_result_t dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs,
                                        size_t count, dlq_ledger_update_t *const *updates, size_t update_count,
-                                       dlq_ckpt_write_t *ckpts, size_t ckpt_count, uint64_t position,
+                                       dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                                       dlq_embedded_mark_write_t *marks, size_t mark_count, uint64_t position,
                                        int64_t *last_seq_out, char *err, size_t err_len);
 
 /* The spool position indexed up to; false when the store has never

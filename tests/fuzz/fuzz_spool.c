@@ -45,6 +45,7 @@
  */
 #include "checkpoint_record.h"
 #include "event_record.h"
+#include "mark_record.h"
 #include "fuzz_support.h"
 #include "spool.h"
 #include "spool_record.h"
@@ -193,8 +194,9 @@ file_size (const char *path)
 }
 
 /* The daemon's payload decoders over what a record holds, any bytes: a
- * checkpoint record decoded encodes back to the same bytes; an event record
- * decoded has the id and expiry its in-place readers give. */
+ * checkpoint record or a mark record decoded encodes back to the same
+ * bytes; an event record decoded has the id and expiry its in-place
+ * readers give. */
 static void
 check_payload (const uint8_t *payload, uint32_t length)
 {
@@ -209,6 +211,14 @@ check_payload (const uint8_t *payload, uint32_t length)
         FUZZ_CHECK (again.len == length && memcmp (again.data, payload, length) == 0);
         dlq_buf_free (&again);
         free (block);
+    }
+    dlq_mark_record_t mark;
+    if (dlq_mark_record_decode (payload, length, &mark)) {
+        FUZZ_CHECK (mark.id_len > 0 && !memchr (mark.id, 0, mark.id_len));
+        dlq_buf_t again = DLQ_BUF_INIT;
+        dlq_mark_record_encode (&mark, &again);
+        FUZZ_CHECK (again.len == length && memcmp (again.data, payload, length) == 0);
+        dlq_buf_free (&again);
     }
     dlq_event_t *event = dlq_event_record_decode (payload, length);
     if (event) {
