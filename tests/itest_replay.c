@@ -19,6 +19,8 @@
 
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +403,57 @@ Test (replay, resolve_and_fail_change_the_status_and_retry_schedule)
     cr_expect_not_null (strstr (nf, "\"INVALID_REQUEST\""), "%s", nf);
     free (nf);
     zmq_close (pull);
+}
+
+/* FAILs of one event sent together, pipelined on one socket (the query
+ * threads take them side by side): each is answered with its own
+ * retryCount, every one counts, and what was answered survives a SIGKILL
+ * right after (the marks are spool records, docs/protocol.md). */
+Test (replay, fails_sent_together_all_count_and_survive_a_kill)
+{
+    start (NULL, NULL);
+    char ids [1][DLQ_UUID_LEN + 1];
+    put_events (1, ids);
+    enum { N = 8 };
+    void *s = zmq_socket (zctx, ZMQ_DEALER);
+    int linger = 0, timeout = 15000;
+    zmq_setsockopt (s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
+    cr_assert_eq (zmq_connect (s, d.endpoint), 0);
+    char body [128];
+    snprintf (body, sizeof body, "{\"id\":\"%s\"}", ids [0]);
+    for (int i = 0; i < N; i++) {
+        char rid [8];
+        snprintf (rid, sizeof rid, "r%d", i);
+        zmq_send (s, "FAIL", 4, ZMQ_SNDMORE);
+        zmq_send (s, rid, strlen (rid), ZMQ_SNDMORE);
+        zmq_send (s, body, strlen (body), 0);
+    }
+    bool seen [N + 1] = { false };
+    for (int i = 0; i < N; i++) {
+        char frames [3][512];
+        for (int part = 0; part < 3; part++) {
+            int n = zmq_recv (s, frames [part], sizeof frames [part] - 1, 0);
+            cr_assert_geq (n, 0, "reply %d of %d: %s", i + 1, N, zmq_strerror (zmq_errno ()));
+            frames [part][n < (int) sizeof frames [part] - 1 ? n : (int) sizeof frames [part] - 1] = '\0';
+        }
+        cr_assert_str_eq (frames [0], "OK", "%s", frames [2]);
+        int count = sink_reply_int (frames [2], "retryCount");
+        cr_assert (count >= 1 && count <= N && !seen [count], "a retryCount twice or out of range: %s", frames [2]);
+        seen [count] = true;
+    }
+    zmq_close (s);
+    cr_expect_eq (WTERMSIG (test_dlqd_signal_wait (&d, SIGKILL)), SIGKILL);
+    cr_assert (test_dlqd_restart (&d));
+    char *got = sink_get (d.endpoint, ids [0], "OK");
+    dlq_json_doc_t *doc = NULL;
+    cr_assert_eq (dlq_json_parse (got, strlen (got), &doc, NULL), DLQ_JSON_OK, "%s", got);
+    int64_t count = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_get (dlq_json_root (doc), "replay"), "retryCount"), &count),
+               "%s", got);
+    dlq_json_doc_destroy (&doc);
+    cr_expect_eq (count, N, "every FAIL answered counted once, after the kill: %s", got);
+    free (got);
 }
 
 Test (replay, a_schedule_replays_batch_size_due_events_per_pass)
