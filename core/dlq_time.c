@@ -20,6 +20,20 @@ clock_ns (clockid_t clock)
     return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+struct timespec
+dlq_time_mono_deadline (int64_t timeout_ms)
+{
+    struct timespec at;
+    clock_gettime (CLOCK_MONOTONIC, &at);
+    at.tv_sec += (time_t) (timeout_ms / 1000);
+    at.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    return at;
+}
+
 int64_t
 dlq_time_now_ms (void)
 {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define DLQ_TIME_NONE INT64_MIN
 
@@ -23,6 +24,10 @@ int64_t dlq_time_mono_ms (void);
 
 /* Monotonic clock in ns. */
 int64_t dlq_time_mono_ns (void);
+
+/* The CLOCK_MONOTONIC time timeout_ms (>= 0) from now, as
+ * pthread_cond_timedwait takes it on a condition set to that clock. */
+struct timespec dlq_time_mono_deadline (int64_t timeout_ms);
 
 /* ms + delta_ms, saturating at INT64_MAX and INT64_MIN. Pure. */
 int64_t dlq_time_add (int64_t ms, int64_t delta_ms);

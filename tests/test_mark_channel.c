@@ -83,6 +83,21 @@ Test (mark_channel, a_failed_sync_fails_the_ask_with_its_reason)
     dlq_mark_channel_destroy (&channel);
 }
 
+/* The committer's part for the one mark queued: its record at position,
+ * synced. Its id. */
+static const char *
+commit_one (dlq_mark_channel_t *channel, uint64_t position)
+{
+    size_t count = 0;
+    dlq_mark_t **marks = dlq_mark_channel_take (channel, &count);
+    cr_assert_eq (count, 1);
+    marks [0]->position = position;
+    const char *id = marks [0]->id;
+    dlq_mark_channel_appended (channel);
+    dlq_mark_channel_synced (channel, true, NULL);
+    return id;
+}
+
 Test (mark_channel, an_ask_not_answered_in_time_fails_and_its_mark_goes_on_without_it)
 {
     dlq_mark_channel_t *channel = dlq_mark_channel_new ();
@@ -92,14 +107,9 @@ Test (mark_channel, an_ask_not_answered_in_time_fails_and_its_mark_goes_on_witho
                                           err, sizeof err), DLQ_STORE_ERROR);
     cr_assert (strstr (err, "not applied in time"), "%s", err);
     /* the committer and the indexer come to it later (ASan: freed once, when applied) */
-    size_t count = 0;
-    dlq_mark_t **marks = dlq_mark_channel_take (channel, &count);
-    cr_assert_eq (count, 1);
-    cr_assert_str_eq (marks [0]->id, "late");
-    marks [0]->position = 9;
-    dlq_mark_channel_appended (channel);
-    dlq_mark_channel_synced (channel, true, NULL);
+    cr_assert_str_eq (commit_one (channel, 9), "late");
     dlq_mark_channel_applied (channel, 9, DLQ_STORE_OK, NULL);
+    size_t count = 1;
     dlq_mark_channel_take (channel, &count);
     cr_assert_eq (count, 0, "nothing is queued any more");
     dlq_mark_channel_synced (channel, true, NULL);
@@ -113,11 +123,7 @@ Test (mark_channel, an_abandoned_mark_still_held_is_freed_with_the_channel)
     char err [256] = "";
     cr_assert_eq (dlq_mark_channel_apply (channel, &id, 1, DLQ_SINK_MARK_RESOLVED, 1, 0, 10, NULL, NULL,
                                           err, sizeof err), DLQ_STORE_ERROR);
-    size_t count = 0;
-    dlq_mark_t **marks = dlq_mark_channel_take (channel, &count);
-    marks [0]->position = 3;
-    dlq_mark_channel_appended (channel);
-    dlq_mark_channel_synced (channel, true, NULL);
+    cr_assert_str_eq (commit_one (channel, 3), "held");
     dlq_mark_channel_destroy (&channel);    /* in flight, never applied: LeakSanitizer checks it is freed */
 }
 

@@ -255,3 +255,16 @@ Test (time, clocks)
     cr_expect_geq (n2 - n1, 19000000, "mono ns advanced %lld", (long long) (n2 - n1));
     cr_expect_leq (n1 / 1000000 - m1, 1);
 }
+
+Test (time, a_mono_deadline_is_its_timeout_ahead_with_the_nanoseconds_carried)
+{
+    for (int64_t timeout = 0; timeout < 3000; timeout += 7) {
+        struct timespec now;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        struct timespec at = dlq_time_mono_deadline (timeout);
+        cr_assert (at.tv_nsec >= 0 && at.tv_nsec < 1000000000L, "nanoseconds in range for %lld ms", (long long) timeout);
+        int64_t ahead_ms = (int64_t) (at.tv_sec - now.tv_sec) * 1000 + (at.tv_nsec - now.tv_nsec) / 1000000;
+        cr_assert (ahead_ms >= timeout - 1 && ahead_ms <= timeout + 50, "%lld ms for a timeout of %lld",
+                   (long long) ahead_ms, (long long) timeout);
+    }
+}

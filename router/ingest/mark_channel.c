@@ -5,6 +5,7 @@
 #include "mark_channel.h"
 
 #include "dlq_alloc.h"
+#include "dlq_time.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -134,14 +135,7 @@ dlq_mark_channel_apply (dlq_mark_channel_t *self, const char *const *ids, size_t
         *marks [i] = (dlq_mark_t) { dlq_strdup (ids [i]), mark, now_ms, retry_after_ms, 0, QUEUED, false,
                                     DLQ_STORE_ERROR, { { 0 }, 0, 0, 0 } };
     }
-    struct timespec deadline;
-    clock_gettime (CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = dlq_time_mono_deadline (timeout_ms);
     pthread_mutex_lock (&self->lock);
     bool failed = false;
     if (!self->closed) {

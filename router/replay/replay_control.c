@@ -3,6 +3,7 @@
 #include "replay_control.h"
 
 #include "dlq_alloc.h"
+#include "dlq_time.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -51,14 +52,7 @@ dlq_replay_control_request (dlq_replay_control_t *self)
 bool
 dlq_replay_control_wait (dlq_replay_control_t *self, uint64_t generation, int timeout_ms)
 {
-    struct timespec until;
-    clock_gettime (CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = dlq_time_mono_deadline (timeout_ms);
     pthread_mutex_lock (&self->lock);
     int rc = 0;
     while (!self->closed && self->handled < generation && rc != ETIMEDOUT)
