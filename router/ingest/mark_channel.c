@@ -138,7 +138,10 @@ dlq_mark_channel_apply (dlq_mark_channel_t *self, const char *const *ids, size_t
     struct timespec deadline = dlq_time_mono_deadline (timeout_ms);
     pthread_mutex_lock (&self->lock);
     bool failed = false;
-    if (!self->closed) {
+    if (self->closed)
+        for (size_t i = 0; i < count; i++)
+            marks [i]->stage = FAILED;      /* never queued: freed below */
+    else {
         for (size_t i = 0; i < count; i++)
             list_push (&self->queued, marks [i]);
         uint64_t one = 1;
@@ -146,7 +149,7 @@ dlq_mark_channel_apply (dlq_mark_channel_t *self, const char *const *ids, size_t
             failed = true;              /* cannot be: the counter is far from full */
         wait_marks (self, marks, count, &deadline, &failed);
     }
-    bool done = !self->closed && all_ended (marks, count, &failed) && !failed;
+    bool done = all_ended (marks, count, &failed) && !failed;
     if (!done)
         snprintf (err, err_len, "%s", self->closed ? "the gateway is stopping"
                   : failed ? self->error : "the mark is in the spool but was not applied in time (it will be)");
