@@ -34,6 +34,16 @@ dlq_time_mono_deadline (int64_t timeout_ms)
     return at;
 }
 
+void
+dlq_time_mono_cond_init (pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (cond, &attr);
+    pthread_condattr_destroy (&attr);
+}
+
 int64_t
 dlq_time_now_ms (void)
 {

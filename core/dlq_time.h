@@ -6,6 +6,7 @@
 #ifndef DLQ_TIME_H
 #define DLQ_TIME_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,10 @@ int64_t dlq_time_mono_ns (void);
 /* The CLOCK_MONOTONIC time timeout_ms (>= 0) from now, as
  * pthread_cond_timedwait takes it on a condition set to that clock. */
 struct timespec dlq_time_mono_deadline (int64_t timeout_ms);
+
+/* Initialise cond with its timed waits on CLOCK_MONOTONIC (so a change of
+ * the wall clock neither shortens nor stretches them). */
+void dlq_time_mono_cond_init (pthread_cond_t *cond);
 
 /* ms + delta_ms, saturating at INT64_MAX and INT64_MIN. Pure. */
 int64_t dlq_time_add (int64_t ms, int64_t delta_ms);

@@ -2,6 +2,8 @@
 #include "dlq_time.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,4 +269,22 @@ Test (time, a_mono_deadline_is_its_timeout_ahead_with_the_nanoseconds_carried)
         cr_assert (ahead_ms >= timeout - 1 && ahead_ms <= timeout + 50, "%lld ms for a timeout of %lld",
                    (long long) ahead_ms, (long long) timeout);
     }
+}
+
+Test (time, a_mono_condition_waits_out_a_mono_deadline)
+{
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond;
+    dlq_time_mono_cond_init (&cond);
+    pthread_mutex_lock (&lock);
+    int64_t before = dlq_time_mono_ms ();
+    struct timespec at = dlq_time_mono_deadline (80);
+    int rc = 0;
+    while (rc == 0)
+        rc = pthread_cond_timedwait (&cond, &lock, &at);
+    int64_t waited = dlq_time_mono_ms () - before;
+    pthread_mutex_unlock (&lock);
+    pthread_cond_destroy (&cond);
+    cr_assert_eq (rc, ETIMEDOUT);
+    cr_assert (waited >= 79 && waited < 5000, "waited %lld ms for 80", (long long) waited);
 }

@@ -68,11 +68,7 @@ dlq_mark_channel_new (void)
 {
     dlq_mark_channel_t *self = dlq_calloc (1, sizeof *self);
     pthread_mutex_init (&self->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init (&attr);
-    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->changed, &attr);
-    pthread_condattr_destroy (&attr);
+    dlq_time_mono_cond_init (&self->changed);
     self->fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     return self;
 }

@@ -23,11 +23,7 @@ dlq_replay_control_new (void)
 {
     dlq_replay_control_t *self = dlq_calloc (1, sizeof *self);
     pthread_mutex_init (&self->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init (&attr);
-    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->changed, &attr);
-    pthread_condattr_destroy (&attr);
+    dlq_time_mono_cond_init (&self->changed);
     return self;
 }
 
