@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { QUEUED, TAKEN, APPENDED, APPLIED, FAILED };
+enum { QUEUED, APPENDED, APPLIED, FAILED };
 
 typedef struct {
     dlq_mark_t **items;
@@ -141,8 +141,10 @@ dlq_mark_channel_apply (dlq_mark_channel_t *self, const char *const *ids, size_t
         for (size_t i = 0; i < count; i++)
             list_push (&self->queued, marks [i]);
         uint64_t one = 1;
-        if (write (self->fd, &one, sizeof one) < 0 && errno != EAGAIN)
+        if (write (self->fd, &one, sizeof one) < 0 && errno != EAGAIN) {
             failed = true;              /* cannot be: the counter is far from full */
+            snprintf (self->error, sizeof self->error, "cannot wake the committer: %s", strerror (errno));
+        }
         wait_marks (self, marks, count, &deadline, &failed);
     }
     bool done = all_ended (marks, count, &failed) && !failed;
@@ -177,8 +179,6 @@ dlq_mark_channel_take (dlq_mark_channel_t *self, size_t *count_out)
     list_t swap = self->taken;          /* empty: every take ends with synced */
     self->taken = self->queued;
     self->queued = (list_t) { swap.items, 0, swap.cap };
-    for (size_t i = 0; i < self->taken.count; i++)
-        self->taken.items [i]->stage = TAKEN;
     *count_out = self->taken.count;
     pthread_mutex_unlock (&self->lock);
     return self->taken.items;
@@ -212,10 +212,10 @@ dlq_mark_channel_synced (dlq_mark_channel_t *self, bool ok, const char *err)
     pthread_mutex_lock (&self->lock);
     if (!ok) {
         snprintf (self->error, sizeof self->error, "%s", err ? err : "the spool refused the mark");
-        /* none of them is in the spool: those appended leave the flight first */
+        /* none of them is in the spool: those appended leave the flight
+         * before settle may free them */
         for (size_t i = 0; i < self->taken.count; i++)
-            if (self->taken.items [i]->stage == APPENDED)
-                self->taken.items [i]->stage = FAILED;
+            self->taken.items [i]->stage = FAILED;
         flight_compact (self);
         for (size_t i = 0; i < self->taken.count; i++)
             settle (self, self->taken.items [i], FAILED);

@@ -9,11 +9,11 @@
 #include "dlq_json.h"
 #include "plugin_host.h"
 
-#define MARK_TIMEOUT_MS 10000          /* how long a mark may wait for the spool and the index */
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define MARK_TIMEOUT_MS 10000          /* how long a mark may wait for the spool and the index */
 
 struct dlq_primary {
     dlq_embedded_t             *spool;      /* when the primary is the spool */
