@@ -16,6 +16,12 @@ void *dlq_malloc(size_t size);
 void *dlq_calloc(size_t count, size_t size);
 /* realloc that aborts on failure. */
 void *dlq_realloc(void *ptr, size_t size);
+/* size bytes of zeroed pages mapped for this use alone (mmap), so that
+ * dlq_pages_free gives them back to the system at once, whatever malloc's
+ * thresholds: for large tables replaced as they grow. Aborts on failure. */
+void *dlq_pages_alloc(size_t size);
+/* Unmap what dlq_pages_alloc (size) returned; accepts NULL. */
+void dlq_pages_free(void *pages, size_t size);
 /* Copy of a NUL-terminated string; caller frees. */
 char *dlq_strdup(const char *s);
 /* Copy of len bytes plus a terminating NUL; caller frees. s may be NULL

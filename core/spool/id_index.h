@@ -4,13 +4,16 @@
  *  spool).
  *
  *  An entry is the id's hash (XXH3-64) and the position of its record: 16
- *  bytes, in an open-addressing table kept at most 80% full (about 20 MB
- *  per million stored events). An entry stays until its event is removed
+ *  bytes, in open-addressing tables kept at most 80% full (about 20 MB
+ *  per million stored events), one per 16th of the hashes: a table that
+ *  grows replaces a 16th of the index, so growing adds a 16th of its size
+ *  to the memory in use for a moment, not all of it. An entry stays until its event is removed
  *  (the expiry sweep removes it with the event). Two ids share a hash with
  *  a probability of about n / 2^64 for n stored ids (5e-14 per PUT with a
  *  million stored): the index takes such a pair for one id.
  *
- *  Thread-safe: each call takes a read-write lock.
+ *  Thread-safe: each call takes the read-write lock of the table its hash
+ *  falls in (the counts, each table's in turn).
  */
 #ifndef DLQ_ID_INDEX_H
 #define DLQ_ID_INDEX_H
