@@ -1,0 +1,166 @@
+/*  position_file — two checksummed slots written in turn (position_file.h
+ *  has the format), with pwrite and fdatasync.
+ */
+#include "position_file.h"
+
+#include "dlq_alloc.h"
+#include "spool_record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SLOT_BYTES 32
+#define SLOT_CRC_AT 28
+#define VERSION 1
+
+struct dlq_position_file {
+    int      fd;
+    uint64_t sequence;          /* of the last write (or of the slot read) */
+    char    *path;
+};
+
+static void
+put_u64 (uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p [i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint64_t
+get_u64 (const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p [i];
+    return v;
+}
+
+static uint32_t
+get_u32 (const uint8_t *p)
+{
+    return (uint32_t) p [0] | (uint32_t) p [1] << 8 | (uint32_t) p [2] << 16 | (uint32_t) p [3] << 24;
+}
+
+/* One slot's sequence and position, if it is whole. */
+static bool
+slot_parse (const uint8_t *slot, uint64_t *sequence, uint64_t *position)
+{
+    static const uint8_t zero [4];
+    if (memcmp (slot, "DLQP", 4) != 0 || slot [4] != VERSION || memcmp (slot + 5, zero, 3) != 0
+    ||  memcmp (slot + 24, zero, 4) != 0
+    ||  get_u32 (slot + SLOT_CRC_AT) != dlq_spool_record_crc32c (0, slot, SLOT_CRC_AT))
+        return false;
+    *sequence = get_u64 (slot + 8);
+    *position = get_u64 (slot + 16);
+    return *sequence != 0;
+}
+
+dlq_position_file_result_t
+dlq_position_file_parse (const uint8_t *bytes, size_t len, uint64_t *position_out, uint64_t *sequence_out)
+{
+    bool found = false;
+    uint64_t best_seq = 0, best_pos = 0;
+    for (size_t at = 0; at + SLOT_BYTES <= len && at < DLQ_POSITION_FILE_BYTES; at += SLOT_BYTES) {
+        uint64_t seq, pos;
+        if (slot_parse (bytes + at, &seq, &pos) && (!found || seq > best_seq)) {
+            best_seq = seq;
+            best_pos = pos;
+            found = true;
+        }
+    }
+    *position_out = best_pos;
+    *sequence_out = best_seq;
+    return found ? DLQ_POSITION_FILE_OK : DLQ_POSITION_FILE_NONE;
+}
+
+/* Sync the directory holding path, so a file just created stays. */
+static bool
+sync_dir_of (const char *path)
+{
+    char *copy = dlq_strdup (path);
+    int fd = open (dirname (copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free (copy);
+    bool ok = fd >= 0 && fsync (fd) == 0;
+    if (fd >= 0)
+        close (fd);
+    return ok;
+}
+
+/* Make the directory of path when missing (its parent's entry synced). */
+static void
+make_dir_of (const char *path)
+{
+    char *copy = dlq_strdup (path);
+    char *dir = dirname (copy);
+    if (mkdir (dir, 0750) == 0)
+        sync_dir_of (dir);
+    free (copy);
+}
+
+dlq_position_file_t *
+dlq_position_file_open (const char *path, uint64_t *position_out, bool *found_out, char *err, size_t err_len)
+{
+    *position_out = 0;
+    *found_out = false;
+    int fd = open (path, O_RDWR | O_CLOEXEC);
+    bool created = false;
+    if (fd < 0 && errno == ENOENT) {
+        make_dir_of (path);
+        fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        created = fd >= 0;
+    }
+    if (fd < 0) {
+        snprintf (err, err_len, "cannot open %s: %s", path, strerror (errno));
+        return NULL;
+    }
+    uint8_t bytes [DLQ_POSITION_FILE_BYTES] = { 0 };
+    ssize_t n = pread (fd, bytes, sizeof bytes, 0);
+    if (n < 0 || (created && !sync_dir_of (path))) {
+        snprintf (err, err_len, "cannot read %s: %s", path, strerror (errno));
+        close (fd);
+        return NULL;
+    }
+    dlq_position_file_t *self = dlq_calloc (1, sizeof *self);
+    self->fd = fd;
+    self->path = dlq_strdup (path);
+    *found_out = dlq_position_file_parse (bytes, (size_t) n, position_out, &self->sequence)
+                 == DLQ_POSITION_FILE_OK;
+    return self;
+}
+
+void
+dlq_position_file_destroy (dlq_position_file_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    close ((*self_p)->fd);
+    free ((*self_p)->path);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+dlq_position_file_result_t
+dlq_position_file_write (dlq_position_file_t *self, uint64_t position, char *err, size_t err_len)
+{
+    uint64_t sequence = self->sequence + 1;
+    uint8_t slot [SLOT_BYTES] = { 'D', 'L', 'Q', 'P', VERSION };
+    put_u64 (slot + 8, sequence);
+    put_u64 (slot + 16, position);
+    uint32_t crc = dlq_spool_record_crc32c (0, slot, SLOT_CRC_AT);
+    for (int i = 0; i < 4; i++)
+        slot [SLOT_CRC_AT + i] = (uint8_t) (crc >> (8 * i));
+    off_t at = (off_t) (sequence % 2) * SLOT_BYTES;
+    errno = 0;
+    if (pwrite (self->fd, slot, sizeof slot, at) != (ssize_t) sizeof slot || fdatasync (self->fd) != 0) {
+        snprintf (err, err_len, "cannot write %s: %s", self->path, errno ? strerror (errno) : "short write");
+        return DLQ_POSITION_FILE_ERROR;
+    }
+    self->sequence = sequence;
+    return DLQ_POSITION_FILE_OK;
+}
