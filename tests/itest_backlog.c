@@ -8,9 +8,9 @@
  *    - 200,000 events, the sink retrying every event forever 1 ms after
  *      each attempt and its circuit never opening: the dispatcher then
  *      turns out a batch of outcomes per millisecond, which must wait for
- *      the committer (dispatcher.c: one update in flight) instead of
- *      queueing without bound (862 MiB and PUTs unanswered for a minute
- *      before that bound).
+ *      the indexer's commits (dispatcher.c: rows of at most 4 batches in
+ *      flight) instead of queueing without bound (862 MiB and PUTs
+ *      unanswered for a minute before that bound).
  *  Its label is "resource": it runs in the optimised build only (under
  *  AddressSanitizer RSS is the sanitizer's, and a million PUTs take
  *  minutes).

@@ -107,6 +107,16 @@ dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket)
     return ok;
 }
 
+bool
+dlq_ledger_channel_settled (dlq_ledger_channel_t *self, uint64_t ticket, bool *ok_out)
+{
+    pthread_mutex_lock (&self->lock);
+    bool settled = self->committed >= ticket || self->failed >= ticket || self->closed;
+    *ok_out = self->committed >= ticket && self->failed < ticket;
+    pthread_mutex_unlock (&self->lock);
+    return settled;
+}
+
 int dlq_ledger_channel_fd (dlq_ledger_channel_t *self) { return self->fd; }
 
 dlq_ledger_update_t **

@@ -42,6 +42,11 @@ uint64_t dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_updat
  * on without it) or the channel was closed. */
 bool dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket);
 
+/* Has the update with ticket been committed (*ok_out true) or has its
+ * commit failed (*ok_out false; as dlq_ledger_channel_wait)? false while
+ * it waits, without waiting. */
+bool dlq_ledger_channel_settled (dlq_ledger_channel_t *self, uint64_t ticket, bool *ok_out);
+
 /* Indexer side: a descriptor that is readable while updates are queued. */
 int dlq_ledger_channel_fd (dlq_ledger_channel_t *self);
 
