@@ -2,7 +2,8 @@
  *  (core/spool/position_file): a new file has none; what is written is read
  *  back after reopening, the last write winning; a torn or zeroed slot
  *  leaves the position before it; a file of another kind, or short, has
- *  none; a missing directory is made; an unwritable path is a clear error.
+ *  none; a missing directory is made; a sequence at its end starts again;
+ *  an unwritable path is a clear error.
  */
 #include "position_file.h"
 #include "spool_record.h"
@@ -151,4 +152,29 @@ Test (position_file, a_missing_directory_is_made)
     dlq_position_file_destroy (&file);
     unlink (file_path);
     rmdir (sub);
+}
+
+/* A file whose sequence is the highest there is: its position is kept and
+ * the writes after it are read back (they would wrap to 0, no slot's). */
+Test (position_file, a_sequence_at_its_end_starts_again)
+{
+    uint8_t slot [32] = { 'D', 'L', 'Q', 'P', 1 };
+    memset (slot + 8, 0xff, 8);
+    slot [16] = 77;
+    uint32_t crc = dlq_spool_record_crc32c (0, slot, 28);
+    for (int i = 0; i < 4; i++)
+        slot [28 + i] = (uint8_t) (crc >> (8 * i));
+    int fd = open (path, O_RDWR | O_CREAT, 0600);
+    cr_assert_eq (pwrite (fd, slot, sizeof slot, 32), (ssize_t) sizeof slot);
+    close (fd);
+    char err [256] = "";
+    uint64_t position;
+    bool found;
+    dlq_position_file_t *file = dlq_position_file_open (path, &position, &found, err, sizeof err);
+    cr_assert_not_null (file, "%s", err);
+    cr_assert (found);
+    cr_assert_eq (position, 77);
+    cr_assert_eq (dlq_position_file_write (file, 78, err, sizeof err), DLQ_POSITION_FILE_OK);
+    dlq_position_file_destroy (&file);
+    cr_assert_eq (reopen (&found), 78);
 }

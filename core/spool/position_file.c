@@ -18,6 +18,7 @@
 #define SLOT_BYTES 32
 #define SLOT_CRC_AT 28
 #define VERSION 1
+#define SEQUENCE_MAX (1ULL << 62)    /* a file's sequence above this (never reached by writes) starts again */
 
 struct dlq_position_file {
     int      fd;
@@ -131,6 +132,16 @@ dlq_position_file_open (const char *path, uint64_t *position_out, bool *found_ou
     self->path = dlq_strdup (path);
     *found_out = dlq_position_file_parse (bytes, (size_t) n, position_out, &self->sequence)
                  == DLQ_POSITION_FILE_OK;
+    if (self->sequence > SEQUENCE_MAX) {
+        /* the position again under sequences 1 and 2, so the next writes
+         * do not wrap to 0 (which no slot may hold) */
+        self->sequence = 0;
+        if (dlq_position_file_write (self, *position_out, err, err_len) != DLQ_POSITION_FILE_OK
+        ||  dlq_position_file_write (self, *position_out, err, err_len) != DLQ_POSITION_FILE_OK) {
+            dlq_position_file_destroy (&self);
+            return NULL;
+        }
+    }
     return self;
 }
 

@@ -10,7 +10,9 @@
  *  A slot: "DLQP" (4 bytes), version 1 (1 byte), 3 zero bytes, the write's
  *  sequence number (u64 LE), the position (u64 LE), 4 zero bytes, CRC32C
  *  of the 28 bytes before it (u32 LE). Reading takes the valid slot with
- *  the higher sequence number.
+ *  the higher sequence number. A file whose sequence is above 2^62 (which
+ *  writes never reach) has its position written again under 1 and 2 when
+ *  it is opened.
  *
  *  One object is used by one thread at a time.
  */
