@@ -2,7 +2,8 @@
  *  store alone: events, a sink's cursor and a retrying delivery, a
  *  checkpoint; made here with the store's own calls, as the previous
  *  release's committer made them) is taken over on the first start with
- *  nothing lost: the sink's backlog and its retry are delivered, every
+ *  nothing lost: the sink's backlog and its retry are delivered (those
+ *  its attempted marker in the ledger covered counted as redelivered), every
  *  stored event is GET-identical and a duplicate when sent again, the
  *  checkpoint is there, and new events go through the spool after them.
  */
@@ -22,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { STORED = 300, CURSOR = 200, RETRYING = 150, FRESH = 20 };
+enum { STORED = 300, CURSOR = 200, ATTEMPTED = 250, RETRYING = 150, FRESH = 20 };
 
 static test_dlqd_t d;
 static char record [600];
@@ -63,11 +64,13 @@ make_old_data_dir (void)
     cr_assert_eq (dlq_embedded_commit (store, events, STORED, duplicate, NULL, 0, &last, err, sizeof err),
                   DLQ_STORE_OK, "%s", err);
     cr_assert_eq (last, STORED, "seqs 1..%d", STORED);
-    /* sink rec handled everything up to seq CURSOR; seq RETRYING waits for a retry */
+    /* sink rec handled everything up to seq CURSOR and had sent up to
+     * ATTEMPTED when it stopped (the marker in the ledger, where releases
+     * before the marker files kept it); seq RETRYING waits for a retry */
     dlq_delivery_row_t row = { .seq = RETRYING, .state = DLQ_DELIVERY_RETRYING, .attempts = 1,
                                .next_attempt_at = dlq_time_now_ms (), .updated_at = dlq_time_now_ms (),
                                .last_error = "was down" };
-    dlq_ledger_update_t u = { .cursor = CURSOR, .attempted = CURSOR, .delivered = CURSOR - 1,
+    dlq_ledger_update_t u = { .cursor = CURSOR, .attempted = ATTEMPTED, .delivered = CURSOR - 1,
                               .rows = &row, .row_count = 1 };
     snprintf (u.sink, sizeof u.sink, "rec");
     dlq_ledger_update_t *updates [1] = { &u };
@@ -134,6 +137,8 @@ Test (upgrade, a_data_dir_from_before_the_spool_is_taken_over_with_nothing_lost)
     for (int i = 0; i < FRESH; i++)
         cr_expect_eq (deliveries_of (text, fresh [i]), 1, "a new event");
     free (text);
+    cr_expect_eq (sink_stat (d.endpoint, "rec", "redelivered"), ATTEMPTED - CURSOR,
+                  "the events the old marker covered are counted as sent again");
     /* every old event is there, and a duplicate when sent again */
     for (int i = 1; i <= STORED; i += 37) {
         char *event = sink_stored_event (d.endpoint, event_id (i));
