@@ -36,16 +36,6 @@ dlq_ledger_channel_new (void)
 }
 
 void
-dlq_ledger_update_destroy (dlq_ledger_update_t **update_p)
-{
-    if (!update_p || !*update_p)
-        return;
-    free ((*update_p)->rows);
-    free (*update_p);
-    *update_p = NULL;
-}
-
-void
 dlq_ledger_channel_destroy (dlq_ledger_channel_t **self_p)
 {
     if (!self_p || !*self_p)

@@ -19,7 +19,7 @@
 #ifndef DLQ_LEDGER_CHANNEL_H
 #define DLQ_LEDGER_CHANNEL_H
 
-#include "spool_ledger.h"
+#include "delivery_ledger.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,7 +68,5 @@ void dlq_ledger_channel_done (dlq_ledger_channel_t *self, dlq_ledger_update_t **
 /* Wake every waiter with failure (shutdown). */
 void dlq_ledger_channel_close (dlq_ledger_channel_t *self);
 
-/* Free an update and its rows. */
-void dlq_ledger_update_destroy (dlq_ledger_update_t **update_p);
 
 #endif

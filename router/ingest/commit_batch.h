@@ -9,7 +9,7 @@
 #define DLQ_COMMIT_BATCH_H
 
 #include "checkpoint.h"
-#include "embedded_checkpoints.h"
+#include "checkpoint_write.h"
 #include "failed_event.h"
 
 #include <stdbool.h>

@@ -17,7 +17,7 @@
 #define DLQ_MARK_CHANNEL_H
 
 #include "dlq_sink.h"
-#include "embedded_store.h"
+#include "store_result.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,21 +8,22 @@
 
 #include "dlq_buf.h"
 #include "dlqd_config.h"
-#include "embedded_store.h"
 #include "dlq_sink.h"
 #include "event_filter.h"
 #include "mark_channel.h"
+#include "store_result.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct dlq_primary dlq_primary_t;
+struct dlq_embedded;                    /* embedded_store.h: a connection to the embedded store */
 
 /* Open on the calling thread. spool is this thread's reader of the spool,
  * used when the primary is "embedded" (not owned). NULL with err set when
  * the primary sink's init fails. */
-dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool,
+dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, struct dlq_embedded *spool,
                                  char *err, size_t err_len);
 void dlq_primary_close (dlq_primary_t **self_p);
 

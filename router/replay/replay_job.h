@@ -12,7 +12,7 @@
 #include "dlq_buf.h"
 #include "dlq_code.h"
 #include "dlq_json.h"
-#include "embedded_jobs.h"
+#include "replay_job_record.h"
 #include "event_filter.h"
 
 #include <stdbool.h>

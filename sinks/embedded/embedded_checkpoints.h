@@ -18,6 +18,7 @@
 #ifndef DLQ_EMBEDDED_CHECKPOINTS_H
 #define DLQ_EMBEDDED_CHECKPOINTS_H
 
+#include "checkpoint_write.h"
 #include "dlq_buf.h"
 #include "dlq_sink.h"
 #include "embedded_store.h"
@@ -25,19 +26,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* One checkpoint write of a commit. */
-typedef struct {
-    bool                   remove;      /* CKPT.DELETE of record.stream_name */
-    dlq_sink_ckpt_write_t  kind;        /* else SAVE / SEEN / PROCESSED */
-    dlq_sink_checkpoint_t  record;      /* the stream name, and the values kind writes */
-    int64_t                now_ms;      /* updated_at */
-    dlq_buf_t              reply;       /* filled by the commit: the record after the
-                                         * write, or {"streamName":...,"deleted":bool};
-                                         * or, refused, why */
-    bool                   refused;     /* set by the daemon's committer: not made (the
-                                         * checkpoints' memory is full) */
-} dlq_ckpt_write_t;
 
 /* The record of stream (its JSON, dlq_checkpoint_format) into out;
  * DLQ_STORE_NOT_FOUND when there is none. Every connection. */

@@ -41,16 +41,6 @@ static const char *const job_sql [JB_STMT_COUNT] = {
                         " ORDER BY created_at DESC, id DESC LIMIT ?1",
 };
 
-static const char *const state_names [] = {
-    [DLQ_JOB_RUNNING]   = "RUNNING",
-    [DLQ_JOB_PAUSED]    = "PAUSED",
-    [DLQ_JOB_CANCELLED] = "CANCELLED",
-    [DLQ_JOB_DONE]      = "DONE",
-};
-
-#define STATE_COUNT (sizeof state_names / sizeof state_names [0])
-
-
 bool
 embedded_jobs_prepare (dlq_embedded_t *self)
 {
@@ -58,35 +48,6 @@ embedded_jobs_prepare (dlq_embedded_t *self)
         return true;
     int first = self->mode == DLQ_EMBEDDED_READER ? JB_FIRST_READ : 0;
     return embedded_prepare (self, job_sql, self->jobs, first, JB_STMT_COUNT);
-}
-
-const char *
-dlq_job_state_name (dlq_job_state_t state)
-{
-    return (size_t) state < STATE_COUNT ? state_names [state] : "UNKNOWN";
-}
-
-static bool
-parse_state (const char *name, dlq_job_state_t *state)
-{
-    for (size_t i = 0; name && i < STATE_COUNT; i++) {
-        if (strcmp (name, state_names [i]) == 0) {
-            *state = (dlq_job_state_t) i;
-            return true;
-        }
-    }
-    return false;
-}
-
-void
-dlq_replay_job_clear (dlq_replay_job_t *job)
-{
-    if (!job)
-        return;
-    free (job->request);
-    free (job->cursor);
-    free (job->last_error);
-    memset (job, 0, sizeof *job);
 }
 
 static char *
@@ -105,7 +66,7 @@ read_job (dlq_embedded_t *self, sqlite3_stmt *stmt, dlq_replay_job_t *job)
     const char *id = (const char *) sqlite3_column_text (stmt, JC_ID);
     const char *state = (const char *) sqlite3_column_text (stmt, JC_STATE);
     snprintf (job->id, sizeof job->id, "%s", id ? id : "");
-    if (!parse_state (state, &job->state)) {
+    if (!dlq_job_state_parse (state, &job->state)) {
         embedded_fail_text (self, "replay job %s has an unknown state '%s'", job->id, state ? state : "");
         return false;
     }
@@ -145,12 +106,12 @@ dlq_embedded_job_create (dlq_embedded_t *self, const dlq_replay_job_t *job)
     sqlite3_stmt *stmt = embedded_replay_stmt (self, self->jobs, JB_INSERT, "job create");
     if (!stmt)
         return DLQ_STORE_ERROR;
-    if ((size_t) job->state >= STATE_COUNT || !job->request) {
+    if ((size_t) job->state > DLQ_JOB_DONE || !job->request) {
         embedded_fail_text (self, "job create: job %s needs a known state and a request", job->id);
         return DLQ_STORE_ERROR;
     }
     embedded_bind_text (stmt, 1, job->id);
-    embedded_bind_text (stmt, 2, state_names [job->state]);
+    embedded_bind_text (stmt, 2, dlq_job_state_name (job->state));
     embedded_bind_text (stmt, 3, job->request);
     embedded_bind_optional_text (stmt, 4, job->cursor);
     bind_counters (stmt, 5, job);
@@ -287,7 +248,7 @@ change_state (dlq_embedded_t *self, const char *id, unsigned from_mask, dlq_job_
         return true;
     sqlite3_stmt *stmt = self->jobs [JB_SET_STATE];
     embedded_bind_text (stmt, 1, id);
-    embedded_bind_text (stmt, 2, state_names [to]);
+    embedded_bind_text (stmt, 2, dlq_job_state_name (to));
     sqlite3_bind_int64 (stmt, 3, now_ms);
     bool ok = embedded_step_done (self, stmt, "job set state");
     sqlite3_clear_bindings (stmt);
@@ -302,7 +263,7 @@ dlq_store_result_t
 dlq_embedded_job_set_state (dlq_embedded_t *self, const char *id, unsigned from_mask,
                             dlq_job_state_t to, int64_t now_ms, dlq_replay_job_t *job_out)
 {
-    if ((size_t) to >= STATE_COUNT) {
+    if ((size_t) to > DLQ_JOB_DONE) {
         embedded_fail_text (self, "job set state: unknown state %d", (int) to);
         return DLQ_STORE_ERROR;
     }

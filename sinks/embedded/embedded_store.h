@@ -46,21 +46,13 @@
 
 #include "dlq_buf.h"
 #include "failed_event.h"
+#include "store_result.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define DLQ_EMBEDDED_FILE "dlq.sqlite"
-
-typedef enum {
-    DLQ_STORE_OK = 0,
-    DLQ_STORE_NOT_FOUND,        /* no such unexpired event */
-    DLQ_STORE_BAD_CURSOR,       /* a LIST cursor this store did not issue */
-    DLQ_STORE_ERROR,            /* I/O or SQLite error; err says which */
-    DLQ_STORE_LOCKED,           /* workbench claim: another owner holds the stream's pass */
-    DLQ_STORE_CONFLICT          /* replay job: not in a state that allows the change */
-} dlq_store_result_t;
 
 typedef enum {
     DLQ_EMBEDDED_WRITER,        /* creates the file and schema if missing */

@@ -137,38 +137,6 @@ static const char *const ledger_sql [LS_STMT_COUNT] = {
                            " WHERE d.seq = ?1 ORDER BY d.sink",
 };
 
-static const char *const state_names [] = {
-    [DLQ_DELIVERY_PENDING]   = "pending",
-    [DLQ_DELIVERY_DELIVERED] = "delivered",
-    [DLQ_DELIVERY_RETRYING]  = "retrying",
-    [DLQ_DELIVERY_FAILED]    = "failed",
-};
-
-#define STATE_COUNT (sizeof state_names / sizeof state_names [0])
-
-
-/* ------------------------------------------------------------------------ */
-/* States */
-
-const char *
-dlq_delivery_state_name (dlq_delivery_state_t state)
-{
-    return (size_t) state < STATE_COUNT ? state_names [state] : "unknown";
-}
-
-bool
-dlq_delivery_state_parse (const char *name, dlq_delivery_state_t *state)
-{
-    for (size_t i = 0; name && i < STATE_COUNT; i++) {
-        if (strcmp (name, state_names [i]) == 0) {
-            *state = (dlq_delivery_state_t) i;
-            return true;
-        }
-    }
-    return false;
-}
-
-
 /* ------------------------------------------------------------------------ */
 /* Schema and statements */
 
@@ -234,27 +202,6 @@ query_int64 (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *what,
 /* ------------------------------------------------------------------------ */
 /* Writing */
 
-const char *
-dlq_ledger_update_problem (const dlq_ledger_update_t *u)
-{
-    if (!u)
-        return "is NULL";
-    size_t name_len = strnlen (u->sink, sizeof u->sink);
-    if (name_len == 0 || name_len == sizeof u->sink)
-        return "has an empty or unterminated sink name";
-    if (u->delivered > INT64_MAX || u->failed > INT64_MAX || u->redelivered > INT64_MAX)
-        return "has a counter beyond INT64_MAX";
-    if (u->row_count && !u->rows)
-        return "has rows but no row array";
-    for (size_t r = 0; r < u->row_count; r++) {
-        if (u->rows [r].seq < 1)
-            return "has a row with a seq below 1";
-        if ((size_t) u->rows [r].state >= STATE_COUNT)
-            return "has a row with an unknown state";
-    }
-    return NULL;
-}
-
 bool
 embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
                        size_t update_count)
@@ -297,7 +244,7 @@ upsert_row (dlq_embedded_t *self, const char *sink, const dlq_delivery_row_t *ro
     size_t error_len = strnlen (row->last_error, sizeof row->last_error);
     embedded_bind_text (stmt, 1, sink);
     sqlite3_bind_int64 (stmt, 2, row->seq);
-    embedded_bind_text (stmt, 3, state_names [row->state]);
+    embedded_bind_text (stmt, 3, dlq_delivery_state_name (row->state));
     sqlite3_bind_int64 (stmt, 4, row->attempts);
     if (error_len)
         sqlite3_bind_text (stmt, 5, row->last_error, (int) error_len, SQLITE_STATIC);
@@ -588,13 +535,13 @@ dlq_embedded_count_state (dlq_embedded_t *self, const char *sink, dlq_delivery_s
     sqlite3_stmt *stmt = ledger_stmt (self, LS_COUNT_STATE, "count_state");
     if (!stmt)
         return -1;
-    if ((size_t) state >= STATE_COUNT) {
+    if ((size_t) state > DLQ_DELIVERY_FAILED) {
         embedded_fail_text (self, "count_state: unknown state %d", (int) state);
         return -1;
     }
     int64_t count = -1;
     embedded_bind_text (stmt, 1, sink);
-    embedded_bind_text (stmt, 2, state_names [state]);
+    embedded_bind_text (stmt, 2, dlq_delivery_state_name (state));
     return query_int64 (self, stmt, "count_state", &count, NULL) ? count : -1;
 }
 
@@ -655,12 +602,12 @@ dlq_embedded_rows_of_sink (dlq_embedded_t *self, const char *sink, dlq_delivery_
                                       "rows_of_sink");
     if (!stmt)
         return -1;
-    if ((size_t) state >= STATE_COUNT) {
+    if ((size_t) state > DLQ_DELIVERY_FAILED) {
         embedded_fail_text (self, "rows_of_sink: unknown state %d", (int) state);
         return -1;
     }
     embedded_bind_text (stmt, 1, sink);
-    embedded_bind_text (stmt, 2, state_names [state]);
+    embedded_bind_text (stmt, 2, dlq_delivery_state_name (state));
     if (stream)
         embedded_bind_text (stmt, 3, stream);
     else

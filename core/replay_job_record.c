@@ -1,0 +1,44 @@
+/*  replay_job_record — the job states' names, and freeing a job's strings. */
+#include "replay_job_record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names [] = {
+    [DLQ_JOB_RUNNING]   = "RUNNING",
+    [DLQ_JOB_PAUSED]    = "PAUSED",
+    [DLQ_JOB_CANCELLED] = "CANCELLED",
+    [DLQ_JOB_DONE]      = "DONE",
+};
+
+#define STATE_COUNT (sizeof state_names / sizeof state_names [0])
+
+const char *
+dlq_job_state_name (dlq_job_state_t state)
+{
+    return (size_t) state < STATE_COUNT ? state_names [state] : "UNKNOWN";
+}
+
+bool
+dlq_job_state_parse (const char *name, dlq_job_state_t *state)
+{
+    for (size_t i = 0; name && i < STATE_COUNT; i++) {
+        if (strcmp (name, state_names [i]) == 0) {
+            *state = (dlq_job_state_t) i;
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+dlq_replay_job_clear (dlq_replay_job_t *job)
+{
+    if (!job)
+        return;
+    free (job->request);
+    free (job->cursor);
+    free (job->last_error);
+    memset (job, 0, sizeof *job);
+}
+
