@@ -1,6 +1,8 @@
 /*  delivery_ledger — the ledger's state names and the check of an update. */
 #include "delivery_ledger.h"
 
+#include "dlq_names.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +19,17 @@ static const char *const state_names [] = {
 const char *
 dlq_delivery_state_name (dlq_delivery_state_t state)
 {
-    return (size_t) state < STATE_COUNT ? state_names [state] : "unknown";
+    return dlq_names_name (state_names, STATE_COUNT, (size_t) state, "unknown");
 }
 
 bool
 dlq_delivery_state_parse (const char *name, dlq_delivery_state_t *state)
 {
-    for (size_t i = 0; name && i < STATE_COUNT; i++) {
-        if (strcmp (name, state_names [i]) == 0) {
-            *state = (dlq_delivery_state_t) i;
-            return true;
-        }
-    }
-    return false;
+    size_t value;
+    if (!dlq_names_find (state_names, STATE_COUNT, name, &value))
+        return false;
+    *state = (dlq_delivery_state_t) value;
+    return true;
 }
 
 const char *

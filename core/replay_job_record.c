@@ -1,6 +1,8 @@
 /*  replay_job_record — the job states' names, and freeing a job's strings. */
 #include "replay_job_record.h"
 
+#include "dlq_names.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +18,17 @@ static const char *const state_names [] = {
 const char *
 dlq_job_state_name (dlq_job_state_t state)
 {
-    return (size_t) state < STATE_COUNT ? state_names [state] : "UNKNOWN";
+    return dlq_names_name (state_names, STATE_COUNT, (size_t) state, "UNKNOWN");
 }
 
 bool
 dlq_job_state_parse (const char *name, dlq_job_state_t *state)
 {
-    for (size_t i = 0; name && i < STATE_COUNT; i++) {
-        if (strcmp (name, state_names [i]) == 0) {
-            *state = (dlq_job_state_t) i;
-            return true;
-        }
-    }
-    return false;
+    size_t value;
+    if (!dlq_names_find (state_names, STATE_COUNT, name, &value))
+        return false;
+    *state = (dlq_job_state_t) value;
+    return true;
 }
 
 void
