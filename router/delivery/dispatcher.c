@@ -90,7 +90,7 @@ struct dlq_dispatcher {
     uint64_t              inflight [LEDGER_INFLIGHT_MAX];       /* outcome updates' tickets, oldest first, */
     size_t                inflight_rows [LEDGER_INFLIGHT_MAX];  /*   their rows */
     size_t                inflight_count, inflight_rows_sum;
-    int64_t               hold_until;       /* after its commit failed: no batch before (monotonic) */
+    int64_t               hold_until;       /* after a failed commit or marker: no batch before (monotonic) */
     dlq_retry_queue_t    *retries;
     dlq_retry_config_t    retry;
     dlq_circuit_t         circuit;
@@ -618,7 +618,7 @@ work_ready (dlq_dispatcher_t *self, int64_t now, int64_t *wait_ms)
 {
     *wait_ms = -1;
     if (now < self->hold_until) {
-        *wait_ms = self->hold_until - now;  /* a failed ledger commit: wait, do not pile up */
+        *wait_ms = self->hold_until - now;  /* a failed ledger commit or marker: wait, do not pile up */
         return false;
     }
     int64_t circuit_wait = dlq_circuit_wait_ms (&self->circuit, now);
@@ -657,8 +657,9 @@ dispatch_once (dlq_dispatcher_t *self, int64_t now)
     take_due_retries (self, now);
     int64_t through = take_new_events (self);
     if (through > self->cursor && !mark_attempted (self, through)) {
-        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot record the delivery attempt; holding the batch",
-                 sink_name (self));
+        dlq_log (DLQ_LOG_ERROR, "sink %s: cannot record the delivery attempt; holding the batch %d ms",
+                 sink_name (self), READ_RETRY_MS);
+        self->hold_until = now + READ_RETRY_MS;     /* not again at once: a disk that fails stays failing */
         /* the new events are read again from the cursor; the retries taken
          * for this batch go back in the queue (they were lost until a
          * restart before) */
