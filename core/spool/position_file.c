@@ -4,7 +4,9 @@
 #include "position_file.h"
 
 #include "dlq_alloc.h"
+#include "dlq_bytes.h"
 #include "spool_record.h"
+#include "spool_segment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,6 @@
 
 #define SLOT_BYTES 32
 #define SLOT_CRC_AT 28
-#define VERSION 1
 #define SEQUENCE_MAX (1ULL << 62)    /* a file's sequence above this (never reached by writes) starts again */
 
 struct dlq_position_file {
@@ -26,39 +27,17 @@ struct dlq_position_file {
     char    *path;
 };
 
-static void
-put_u64 (uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p [i] = (uint8_t) (v >> (8 * i));
-}
-
-static uint64_t
-get_u64 (const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p [i];
-    return v;
-}
-
-static uint32_t
-get_u32 (const uint8_t *p)
-{
-    return (uint32_t) p [0] | (uint32_t) p [1] << 8 | (uint32_t) p [2] << 16 | (uint32_t) p [3] << 24;
-}
-
 /* One slot's sequence and position, if it is whole. */
 static bool
 slot_parse (const uint8_t *slot, uint64_t *sequence, uint64_t *position)
 {
-    static const uint8_t zero [4];
-    if (memcmp (slot, "DLQP", 4) != 0 || slot [4] != VERSION || memcmp (slot + 5, zero, 3) != 0
-    ||  memcmp (slot + 24, zero, 4) != 0
-    ||  get_u32 (slot + SLOT_CRC_AT) != dlq_spool_record_crc32c (0, slot, SLOT_CRC_AT))
+    dlq_bytes_reader_t r = { slot + 8, slot + SLOT_BYTES };
+    uint32_t zero, crc;
+    if (memcmp (slot, "DLQP\1\0\0\0", 8) != 0
+    ||  !dlq_bytes_get_u64 (&r, sequence) || !dlq_bytes_get_u64 (&r, position)
+    ||  !dlq_bytes_get_u32 (&r, &zero) || !dlq_bytes_get_u32 (&r, &crc)
+    ||  zero != 0 || crc != dlq_spool_record_crc32c (0, slot, SLOT_CRC_AT))
         return false;
-    *sequence = get_u64 (slot + 8);
-    *position = get_u64 (slot + 16);
     return *sequence != 0;
 }
 
@@ -82,14 +61,11 @@ dlq_position_file_parse (const uint8_t *bytes, size_t len, uint64_t *position_ou
 
 /* Sync the directory holding path, so a file just created stays. */
 static bool
-sync_dir_of (const char *path)
+sync_dir_of (const char *path, char *err, size_t err_len)
 {
     char *copy = dlq_strdup (path);
-    int fd = open (dirname (copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool ok = dlq_spool_segment_sync_dir (dirname (copy), err, err_len);
     free (copy);
-    bool ok = fd >= 0 && fsync (fd) == 0;
-    if (fd >= 0)
-        close (fd);
     return ok;
 }
 
@@ -99,8 +75,9 @@ make_dir_of (const char *path)
 {
     char *copy = dlq_strdup (path);
     char *dir = dirname (copy);
+    char ignored [256];
     if (mkdir (dir, 0750) == 0)
-        sync_dir_of (dir);
+        sync_dir_of (dir, ignored, sizeof ignored);     /* best effort: a power cut that loses it loses only positions */
     free (copy);
 }
 
@@ -122,8 +99,9 @@ dlq_position_file_open (const char *path, uint64_t *position_out, bool *found_ou
     }
     uint8_t bytes [DLQ_POSITION_FILE_BYTES] = { 0 };
     ssize_t n = pread (fd, bytes, sizeof bytes, 0);
-    if (n < 0 || (created && !sync_dir_of (path))) {
+    if (n < 0)
         snprintf (err, err_len, "cannot read %s: %s", path, strerror (errno));
+    if (n < 0 || (created && !sync_dir_of (path, err, err_len))) {
         close (fd);
         return NULL;
     }
@@ -160,12 +138,15 @@ dlq_position_file_result_t
 dlq_position_file_write (dlq_position_file_t *self, uint64_t position, char *err, size_t err_len)
 {
     uint64_t sequence = self->sequence + 1;
-    uint8_t slot [SLOT_BYTES] = { 'D', 'L', 'Q', 'P', VERSION };
-    put_u64 (slot + 8, sequence);
-    put_u64 (slot + 16, position);
-    uint32_t crc = dlq_spool_record_crc32c (0, slot, SLOT_CRC_AT);
-    for (int i = 0; i < 4; i++)
-        slot [SLOT_CRC_AT + i] = (uint8_t) (crc >> (8 * i));
+    uint8_t slot [SLOT_BYTES];
+    dlq_buf_t b = DLQ_BUF_INIT;
+    dlq_buf_append (&b, "DLQP\1\0\0\0", 8);
+    dlq_bytes_put_u64 (&b, sequence);
+    dlq_bytes_put_u64 (&b, position);
+    dlq_bytes_put_u32 (&b, 0);
+    dlq_bytes_put_u32 (&b, dlq_spool_record_crc32c (0, b.data, SLOT_CRC_AT));
+    memcpy (slot, b.data, SLOT_BYTES);
+    dlq_buf_free (&b);
     off_t at = (off_t) (sequence % 2) * SLOT_BYTES;
     errno = 0;
     if (pwrite (self->fd, slot, sizeof slot, at) != (ssize_t) sizeof slot || fdatasync (self->fd) != 0) {

@@ -75,20 +75,6 @@ path_of (const dlq_spool_t *self, uint64_t base, char *out, size_t len)
     dlq_spool_segment_path (out, len, self->dir, base);
 }
 
-static bool
-sync_dir (const char *dir, char *err, size_t err_len)
-{
-    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || fsync (fd) != 0) {
-        snprintf (err, err_len, "cannot sync the spool directory %s: %s", dir, strerror (errno));
-        if (fd >= 0)
-            close (fd);
-        return false;
-    }
-    close (fd);
-    return true;
-}
-
 static void
 push_segment (dlq_spool_t *self, uint64_t base, uint64_t size)
 {
@@ -141,7 +127,7 @@ create_segment (dlq_spool_t *self, uint64_t base, uint64_t sealed_size, char *er
         snprintf (err, err_len, "cannot create the spool segment %s: %s", path, strerror (errno));
         return false;
     }
-    if (!sync_dir (self->dir, err, err_len)) {
+    if (!dlq_spool_segment_sync_dir (self->dir, err, err_len)) {
         close (fd);
         unlink (path);
         return false;

@@ -1,4 +1,4 @@
-/*  spool_segment — segment files: naming, listing, scanning.
+/*  spool_segment — segment files: naming, listing, scanning, syncing their directory.
  */
 #include "spool_segment.h"
 
@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,4 +140,18 @@ dlq_spool_segment_scan (int fd, uint64_t size, uint32_t max_record_bytes, dlq_sp
     }
     free (buf);
     return ok;
+}
+
+bool
+dlq_spool_segment_sync_dir (const char *dir, char *err, size_t err_len)
+{
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync (fd) != 0) {
+        snprintf (err, err_len, "cannot sync the directory %s: %s", dir, strerror (errno));
+        if (fd >= 0)
+            close (fd);
+        return false;
+    }
+    close (fd);
+    return true;
 }

@@ -22,6 +22,10 @@ bool dlq_spool_segment_parse_name (const char *name, uint64_t *base_out);
 
 /* The bases of dir's segments in ascending order (*bases_out malloc'd,
  * NULL when none). False with err set when dir cannot be read. */
+/* fsync directory dir, so the entries just made or removed in it stay;
+ * false with err set on failure. */
+bool dlq_spool_segment_sync_dir (const char *dir, char *err, size_t err_len);
+
 bool dlq_spool_segment_list (const char *dir, uint64_t **bases_out, size_t *count_out, char *err, size_t err_len);
 
 typedef struct {

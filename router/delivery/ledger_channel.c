@@ -86,13 +86,27 @@ dlq_ledger_channel_submit (dlq_ledger_channel_t *self, dlq_ledger_update_t *upda
     return ticket;
 }
 
+/* Is ticket's update committed, or has its commit failed, or the channel
+ * closed? And was it committed (with no failure first)? The lock held. */
+static bool
+settled (const dlq_ledger_channel_t *self, uint64_t ticket)
+{
+    return self->committed >= ticket || self->failed >= ticket || self->closed;
+}
+
+static bool
+committed (const dlq_ledger_channel_t *self, uint64_t ticket)
+{
+    return self->committed >= ticket && self->failed < ticket;
+}
+
 bool
 dlq_ledger_channel_wait (dlq_ledger_channel_t *self, uint64_t ticket)
 {
     pthread_mutex_lock (&self->lock);
-    while (self->committed < ticket && self->failed < ticket && !self->closed)
+    while (!settled (self, ticket))
         pthread_cond_wait (&self->changed, &self->lock);
-    bool ok = self->committed >= ticket && self->failed < ticket;
+    bool ok = committed (self, ticket);
     pthread_mutex_unlock (&self->lock);
     return ok;
 }
@@ -101,10 +115,10 @@ bool
 dlq_ledger_channel_settled (dlq_ledger_channel_t *self, uint64_t ticket, bool *ok_out)
 {
     pthread_mutex_lock (&self->lock);
-    bool settled = self->committed >= ticket || self->failed >= ticket || self->closed;
-    *ok_out = self->committed >= ticket && self->failed < ticket;
+    bool done = settled (self, ticket);
+    *ok_out = committed (self, ticket);
     pthread_mutex_unlock (&self->lock);
-    return settled;
+    return done;
 }
 
 int dlq_ledger_channel_fd (dlq_ledger_channel_t *self) { return self->fd; }
