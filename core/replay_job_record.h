@@ -1,5 +1,5 @@
 /*  replay_job_record — a replay job as it is stored (by
- *  sinks/embedded/embedded_jobs) and read back: its state, its request,
+ *  router/state/job_store) and read back: its state, its request,
  *  where its next page starts and its counters.
  */
 #ifndef DLQ_REPLAY_JOB_RECORD_H

@@ -6,6 +6,8 @@
  *  its attempted marker in the ledger covered counted as redelivered), every
  *  stored event is GET-identical and a duplicate when sent again, the
  *  checkpoint is there, and new events go through the spool after them.
+ *  A paused replay job in the store's file (where releases before the
+ *  daemon's state file kept them) is listed and can be resumed.
  */
 #include "checkpoint.h"
 #include "dlq_json.h"
@@ -14,6 +16,7 @@
 #include "failed_event.h"
 #include "sink_support.h"
 #include "spool_ledger.h"
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -22,6 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define OLD_JOB "0190f1d2-6c4e-7a01-9b2c-000000000001"
 
 enum { STORED = 300, CURSOR = 200, ATTEMPTED = 250, RETRYING = 150, FRESH = 20 };
 
@@ -92,6 +97,12 @@ make_old_data_dir (void)
     for (int i = 0; i < STORED; i++)
         dlq_event_destroy (&events [i]);
     dlq_embedded_destroy (&store);
+    /* a paused replay job with progress, as REPLAY and the replayer left it */
+    char sql [512];
+    snprintf (sql, sizeof sql, "INSERT INTO replay_jobs VALUES ('" OLD_JOB "', 'PAUSED',"
+              " '{\"target\":\"route\",\"rate\":5,\"ids\":[\"%s\"]}', NULL,"
+              " 1, 0, 0, 0, 0, 0, 'was paused', 1781015533500, 1781015533600)", event_id (1));
+    test_store_exec (d.data_dir, sql);
 }
 
 /* How many lines of the record file name id. */
@@ -155,6 +166,14 @@ Test (upgrade, a_data_dir_from_before_the_spool_is_taken_over_with_nothing_lost)
     cr_expect_not_null (strstr (ckpt, "old-token"), "the checkpoint: %s", ckpt);
     free (ckpt);
     cr_expect_eq (stat (spool, &st), 0, "the new events went through the spool");
+    char *jobs = sink_request (d.endpoint, "REPLAY.STATUS", "{}", "OK");
+    cr_expect_not_null (strstr (jobs, "\"job\":\"" OLD_JOB "\""), "the old job is listed: %s", jobs);
+    cr_expect_not_null (strstr (jobs, "\"state\":\"PAUSED\""), "%s", jobs);
+    cr_expect_not_null (strstr (jobs, "\"lastError\":\"was paused\""), "with its progress: %s", jobs);
+    free (jobs);
+    char *resumed = sink_request (d.endpoint, "REPLAY.RESUME", "{\"job\":\"" OLD_JOB "\"}", "OK");
+    cr_expect_not_null (strstr (resumed, "\"state\":\"RUNNING\""), "it can be resumed: %s", resumed);
+    free (resumed);
 }
 
 Test (upgrade, stats_counts_the_backlog_from_before_the_spool_and_the_new_events_behind_a_dead_sink)

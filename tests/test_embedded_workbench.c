@@ -1,6 +1,6 @@
 /*  test_embedded_workbench — the replay state of events, the scheduled
- *  replay's claim and the replay jobs on the embedded store (schema
- *  version 5), and the updater connection they are written through.
+ *  replay's claim on the embedded store (schema version 5), and the
+ *  updater connection they are written through.
  *
  *  Every test works in its own mkdtemp directory, removed afterwards. The
  *  writer creates the store and appends; the workbench calls go through an
@@ -11,7 +11,6 @@
  *  that the body check of a status change means something. Raw SQLite
  *  connections only look behind the API.
  */
-#include "embedded_jobs.h"
 #include "embedded_store.h"
 #include "embedded_workbench.h"
 #include "dlq_alloc.h"
@@ -596,243 +595,20 @@ Test (embedded_workbench, claim_walks_the_stream_index_without_sorting)
 }
 
 
-/* ------------------------------------------------------------------------ */
-/* Jobs */
-
-static dlq_replay_job_t
-job_of (int n, dlq_job_state_t state, int64_t created_at)
-{
-    dlq_replay_job_t job;
-    memset (&job, 0, sizeof job);
-    snprintf (job.id, sizeof job.id, "0190a1b2-0000-7000-9000-%012d", n);
-    job.state = state;
-    job.request = dlq_strdup ("{\"stream\":\"s\",\"target\":\"route\",\"rate\":50}");
-    job.total = 10 * n;
-    job.created_at = created_at;
-    job.updated_at = created_at;
-    return job;
-}
-
-static void
-expect_same_job (const dlq_replay_job_t *got, const dlq_replay_job_t *want)
-{
-    cr_assert_str_eq (got->id, want->id);
-    cr_assert_eq (got->state, want->state, "%s: state %s, want %s", want->id, dlq_job_state_name (got->state),
-                  dlq_job_state_name (want->state));
-    cr_assert_str_eq (got->request, want->request);
-    if (want->cursor)
-        cr_assert_str_eq (got->cursor, want->cursor);
-    else
-        cr_assert_null (got->cursor);
-    if (want->last_error)
-        cr_assert_str_eq (got->last_error, want->last_error);
-    else
-        cr_assert_null (got->last_error);
-    cr_assert_eq (got->total, want->total);
-    cr_assert_eq (got->done, want->done);
-    cr_assert_eq (got->replayed, want->replayed);
-    cr_assert_eq (got->skipped, want->skipped);
-    cr_assert_eq (got->quarantined, want->quarantined);
-    cr_assert_eq (got->failed, want->failed);
-    cr_assert_eq (got->created_at, want->created_at);
-    cr_assert_eq (got->updated_at, want->updated_at, "%s: updated_at %lld, want %lld", want->id,
-                  (long long) got->updated_at, (long long) want->updated_at);
-}
-
-static void
-expect_job (dlq_embedded_t *store, const dlq_replay_job_t *want)
-{
-    dlq_replay_job_t got = { .state = DLQ_JOB_RUNNING };
-    cr_assert_eq (dlq_embedded_job_get (store, want->id, &got), DLQ_STORE_OK, "%s",
-                  dlq_embedded_last_error (store));
-    expect_same_job (&got, want);
-    dlq_replay_job_clear (&got);
-}
-
-/* The ids' job numbers of a list, e.g. "3,1". */
-static const char *
-list_jobs (dlq_embedded_t *store, bool only_running, size_t limit)
-{
-    static char numbers [256];
-    dlq_replay_job_t sentinel;
-    dlq_replay_job_t *jobs = &sentinel;         /* must be overwritten */
-    size_t count = 99;
-    cr_assert_eq (dlq_embedded_job_list (store, only_running, limit, &jobs, &count), DLQ_STORE_OK, "%s",
-                  dlq_embedded_last_error (store));
-    numbers [0] = '\0';
-    for (size_t i = 0; i < count; i++) {
-        snprintf (numbers + strlen (numbers), sizeof numbers - strlen (numbers), "%s%d", i ? "," : "",
-                  atoi (jobs [i].id + 24));
-        dlq_replay_job_clear (&jobs [i]);
-    }
-    if (count == 0)
-        cr_assert_null (jobs);
-    free (jobs);
-    return numbers;
-}
-
-Test (embedded_workbench, jobs_are_created_read_and_listed_newest_first)
-{
-    dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);
-    dlq_embedded_t *updater = open_store (DLQ_EMBEDDED_UPDATER);
-    cr_assert_str_eq (list_jobs (updater, false, 100), "");
-    dlq_replay_job_t jobs [] = {
-        job_of (1, DLQ_JOB_RUNNING, NOW),
-        job_of (2, DLQ_JOB_PAUSED, NOW + 1),
-        job_of (3, DLQ_JOB_RUNNING, NOW + 1),       /* same ms as 2: id decides */
-        job_of (4, DLQ_JOB_DONE, NOW + 2),
-        job_of (5, DLQ_JOB_RUNNING, NOW - 5),
-    };
-    jobs [1].cursor = dlq_strdup ("1781015533500.17");
-    jobs [1].last_error = dlq_strdup ("stream x has no replay_route");
-    jobs [1].done = 7, jobs [1].replayed = 3, jobs [1].skipped = 2, jobs [1].quarantined = 1, jobs [1].failed = 1;
-    for (int i = 0; i < 5; i++)
-        cr_assert_eq (dlq_embedded_job_create (updater, &jobs [i]), DLQ_STORE_OK, "%s",
-                      dlq_embedded_last_error (updater));
-    cr_assert_eq (dlq_embedded_job_create (updater, &jobs [0]), DLQ_STORE_ERROR, "the id is taken");
-    for (int i = 0; i < 5; i++)
-        expect_job (updater, &jobs [i]);
-    dlq_replay_job_t none = { .state = DLQ_JOB_RUNNING };
-    cr_assert_eq (dlq_embedded_job_get (updater, "0190a1b2-0000-7000-9000-000000000099", &none),
-                  DLQ_STORE_NOT_FOUND);
-    cr_assert_str_eq (list_jobs (updater, false, 100), "4,3,2,1,5");
-    cr_assert_str_eq (list_jobs (updater, false, 2), "4,3");
-    cr_assert_str_eq (list_jobs (updater, true, 100), "3,1,5");
-    cr_assert_str_eq (list_jobs (updater, true, 1), "3");
-
-    /* a reader reads them too, but cannot write */
-    dlq_embedded_t *reader = open_store (DLQ_EMBEDDED_READER);
-    expect_job (reader, &jobs [1]);
-    cr_assert_str_eq (list_jobs (reader, true, 100), "3,1,5");
-    dlq_replay_job_t job6 = job_of (6, DLQ_JOB_RUNNING, NOW);
-    cr_assert_eq (dlq_embedded_job_create (reader, &job6), DLQ_STORE_ERROR);
-    cr_assert_not_null (strstr (dlq_embedded_last_error (reader), "read-only"), "%s",
-                        dlq_embedded_last_error (reader));
-    cr_assert_eq (dlq_embedded_job_set_state (reader, jobs [0].id, ~0u, DLQ_JOB_DONE, NOW, NULL), DLQ_STORE_ERROR);
-    dlq_replay_job_clear (&job6);
-    dlq_embedded_destroy (&reader);
-    for (int i = 0; i < 5; i++)
-        dlq_replay_job_clear (&jobs [i]);
-    dlq_embedded_destroy (&updater);
-    dlq_embedded_destroy (&writer);
-}
-
-Test (embedded_workbench, progress_and_state_do_not_overwrite_each_other)
-{
-    dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);
-    dlq_embedded_t *controller = open_store (DLQ_EMBEDDED_UPDATER);
-    dlq_replay_job_t job = job_of (1, DLQ_JOB_RUNNING, NOW);
-    cr_assert_eq (dlq_embedded_job_create (writer, &job), DLQ_STORE_OK);
-
-    /* the controller pauses it; the replayer, holding the job from before,
-     * records progress: the job stays paused */
-    dlq_replay_job_t after = { .state = DLQ_JOB_RUNNING };
-    cr_assert_eq (dlq_embedded_job_set_state (controller, job.id, 1u << DLQ_JOB_RUNNING, DLQ_JOB_PAUSED,
-                                              NOW + 10, &after), DLQ_STORE_OK);
-    cr_assert_eq (after.state, DLQ_JOB_PAUSED);
-    cr_assert_eq (after.updated_at, NOW + 10);
-    job.cursor = dlq_strdup ("1781015533500.3");
-    job.done = 3, job.replayed = 2, job.failed = 1;
-    job.last_error = dlq_strdup ("boom");
-    cr_assert_eq (dlq_embedded_job_progress (writer, &job, NOW + 20), DLQ_STORE_OK);
-    job.state = DLQ_JOB_PAUSED;
-    job.updated_at = NOW + 20;
-    expect_job (controller, &job);
-
-    /* NULL last_error keeps the one recorded; counters and cursor move */
-    free (job.last_error);
-    job.last_error = NULL;
-    job.done = 5, job.skipped = 2;
-    cr_assert_eq (dlq_embedded_job_progress (writer, &job, NOW + 30), DLQ_STORE_OK);
-    job.last_error = dlq_strdup ("boom");
-    job.updated_at = NOW + 30;
-    expect_job (writer, &job);
-
-    dlq_replay_job_t ghost = job_of (9, DLQ_JOB_RUNNING, NOW);
-    cr_assert_eq (dlq_embedded_job_progress (writer, &ghost, NOW), DLQ_STORE_NOT_FOUND);
-    dlq_replay_job_clear (&ghost);
-    dlq_replay_job_clear (&after);
-    dlq_replay_job_clear (&job);
-    dlq_embedded_destroy (&controller);
-    dlq_embedded_destroy (&writer);
-}
-
-/* set_state as REPLAY.PAUSE / RESUME / CANCEL and the replayer use it. */
-Test (embedded_workbench, set_state_moves_only_from_the_allowed_states)
-{
-    static const struct {
-        unsigned        from_mask;
-        dlq_job_state_t to;
-        dlq_store_result_t result;
-        dlq_job_state_t state_after;
-        bool            writes;
-    } steps [] = {
-        /* PAUSE */
-        { 1u << DLQ_JOB_RUNNING | 1u << DLQ_JOB_PAUSED, DLQ_JOB_PAUSED, DLQ_STORE_OK, DLQ_JOB_PAUSED, true },
-        { 1u << DLQ_JOB_RUNNING | 1u << DLQ_JOB_PAUSED, DLQ_JOB_PAUSED, DLQ_STORE_OK, DLQ_JOB_PAUSED, false },
-        { 1u << DLQ_JOB_RUNNING, DLQ_JOB_PAUSED, DLQ_STORE_CONFLICT, DLQ_JOB_PAUSED, false },
-        /* RESUME */
-        { 1u << DLQ_JOB_PAUSED | 1u << DLQ_JOB_RUNNING, DLQ_JOB_RUNNING, DLQ_STORE_OK, DLQ_JOB_RUNNING, true },
-        /* a move the mask does not allow from RUNNING */
-        { 1u << DLQ_JOB_PAUSED, DLQ_JOB_DONE, DLQ_STORE_CONFLICT, DLQ_JOB_RUNNING, false },
-        /* CANCEL */
-        { 1u << DLQ_JOB_RUNNING | 1u << DLQ_JOB_PAUSED | 1u << DLQ_JOB_CANCELLED, DLQ_JOB_CANCELLED,
-          DLQ_STORE_OK, DLQ_JOB_CANCELLED, true },
-        { 1u << DLQ_JOB_RUNNING | 1u << DLQ_JOB_PAUSED | 1u << DLQ_JOB_CANCELLED, DLQ_JOB_CANCELLED,
-          DLQ_STORE_OK, DLQ_JOB_CANCELLED, false },
-        { 1u << DLQ_JOB_PAUSED | 1u << DLQ_JOB_RUNNING, DLQ_JOB_RUNNING, DLQ_STORE_CONFLICT, DLQ_JOB_CANCELLED, false },
-        { 1u << DLQ_JOB_RUNNING, DLQ_JOB_DONE, DLQ_STORE_CONFLICT, DLQ_JOB_CANCELLED, false },
-    };
-    dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);
-    dlq_embedded_t *updater = open_store (DLQ_EMBEDDED_UPDATER);
-    dlq_replay_job_t job = job_of (1, DLQ_JOB_RUNNING, NOW);
-    cr_assert_eq (dlq_embedded_job_create (updater, &job), DLQ_STORE_OK);
-    dlq_replay_job_t got = { .state = DLQ_JOB_RUNNING };
-    for (size_t i = 0; i < sizeof steps / sizeof steps [0]; i++) {
-        int64_t now = NOW + 100 * (int64_t) (i + 1);
-        cr_assert_eq (dlq_embedded_job_set_state (updater, job.id, steps [i].from_mask, steps [i].to, now, &got),
-                      steps [i].result, "step %zu: %s", i, dlq_embedded_last_error (updater));
-        if (steps [i].writes)
-            job.updated_at = now;
-        job.state = steps [i].state_after;
-        expect_same_job (&got, &job);
-        expect_job (updater, &job);
-    }
-    cr_assert_eq (dlq_embedded_job_set_state (updater, job.id, 1u << DLQ_JOB_CANCELLED, DLQ_JOB_DONE, NOW, NULL),
-                  DLQ_STORE_OK, "job_out may be NULL");
-    cr_assert_eq (dlq_embedded_job_set_state (updater, "0190a1b2-0000-7000-9000-000000000099", ~0u, DLQ_JOB_DONE,
-                                              NOW, &got), DLQ_STORE_NOT_FOUND);
-    cr_assert_eq (dlq_embedded_job_set_state (updater, job.id, ~0u, (dlq_job_state_t) 7, NOW, &got),
-                  DLQ_STORE_ERROR);
-    dlq_replay_job_clear (&got);
-    dlq_replay_job_clear (&job);
-    dlq_embedded_destroy (&updater);
-    dlq_embedded_destroy (&writer);
-}
-
-Test (embedded_workbench, jobs_and_replay_state_survive_a_reopen)
+Test (embedded_workbench, replay_state_survives_a_reopen)
 {
     dlq_embedded_t *writer = open_store (DLQ_EMBEDDED_WRITER);
     free (append_one (writer, 1, NOW - HOUR_MS, NO_EXPIRY, "PENDING"));
     dlq_embedded_t *updater = open_store (DLQ_EMBEDDED_UPDATER);
-    dlq_replay_job_t job = job_of (1, DLQ_JOB_RUNNING, NOW);
-    job.cursor = dlq_strdup ("c");
-    cr_assert_eq (dlq_embedded_job_create (updater, &job), DLQ_STORE_OK);
-    cr_assert_eq (dlq_embedded_job_set_state (updater, job.id, 1u << DLQ_JOB_RUNNING, DLQ_JOB_PAUSED, NOW + 1, NULL),
-                  DLQ_STORE_OK);
     cr_assert_eq (mark (updater, 1, DLQ_SINK_MARK_FAILED, NOW, NOW + 7, NULL), DLQ_STORE_OK);
     cr_assert_str_eq (claim (updater, "s", "a", HOUR_MS, 5, 10, NOW + 7, NOW + 8), "1");
     dlq_embedded_destroy (&updater);
     dlq_embedded_destroy (&writer);
 
     writer = open_store (DLQ_EMBEDDED_WRITER);
-    job.state = DLQ_JOB_PAUSED;
-    job.updated_at = NOW + 1;
-    expect_job (writer, &job);
     expect_state (state_of (writer, 1, NOW), "PENDING", 1, 0, NOW + 8, "after reopening");
     expect_locked (writer, "s", "b", HOUR_MS, NOW + 9);
     dlq_embedded_destroy (&writer);
-    dlq_replay_job_clear (&job);
 }
 
 

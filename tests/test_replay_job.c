@@ -12,7 +12,6 @@
 
 #include "dlq_buf.h"
 #include "dlq_json.h"
-#include "embedded_jobs.h"
 #include "event_filter.h"
 
 #include <criterion/criterion.h>

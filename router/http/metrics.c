@@ -6,8 +6,8 @@
 #include "dlq_alloc.h"
 #include "dlq_prom.h"
 #include "dlq_time.h"
-#include "embedded_jobs.h"
 #include "embedded_store.h"
+#include "job_store.h"
 #include "plugin_config.h"
 #include "spool.h"
 #include "spool_ledger.h"
@@ -25,17 +25,22 @@
 struct dlq_metrics {
     dlq_metrics_sources_t src;
     dlq_embedded_t       *store;    /* read-only, this thread's */
+    dlq_state_store_t    *state;    /* the daemon's state file: the replay jobs */
 };
 
 dlq_metrics_t *
 dlq_metrics_new (const dlq_metrics_sources_t *sources, char *err, size_t err_len)
 {
     dlq_embedded_t *store = dlq_embedded_open (sources->config->data_dir, DLQ_EMBEDDED_READER, err, err_len);
-    if (!store)
+    dlq_state_store_t *state = store ? dlq_state_store_open (sources->config->data_dir, err, err_len) : NULL;
+    if (!state) {
+        dlq_embedded_destroy (&store);
         return NULL;
+    }
     dlq_metrics_t *self = dlq_calloc (1, sizeof *self);
     self->src = *sources;
     self->store = store;
+    self->state = state;
     return self;
 }
 
@@ -45,6 +50,7 @@ dlq_metrics_destroy (dlq_metrics_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_embedded_destroy (&(*self_p)->store);
+    dlq_state_store_destroy (&(*self_p)->state);
     free (*self_p);
     *self_p = NULL;
 }
@@ -296,7 +302,7 @@ format_replay (dlq_metrics_t *self, dlq_buf_t *out)
     dlq_replay_job_t *jobs = NULL;
     size_t count = 0;
     uint64_t by_state [DLQ_JOB_DONE + 1] = { 0 }, replayed = 0;
-    if (dlq_embedded_job_list (self->store, false, JOBS_COUNTED_MAX, &jobs, &count) == DLQ_STORE_OK)
+    if (dlq_job_store_list (self->state, false, JOBS_COUNTED_MAX, &jobs, &count) == DLQ_STORE_OK)
         for (size_t i = 0; i < count; i++) {
             if ((unsigned) jobs [i].state <= DLQ_JOB_DONE)
                 by_state [jobs [i].state]++;

@@ -1,5 +1,5 @@
 /*  replay_job — what a replay job replays and how, as stored with the job
- *  (embedded_jobs.h keeps the text): the normalised request
+ *  (job_store.h keeps the text): the normalised request
  *      {"target":"route"|"endpoint","rate":n,"filter":{...}}   or
  *      {"target":...,"rate":n,"ids":["uuid",...]}
  *      {"target":...,"rate":n,"ids":["uuid"],"replacement":{...}}

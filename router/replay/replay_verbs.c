@@ -7,7 +7,7 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
-#include "embedded_jobs.h"
+#include "job_store.h"
 #include "replay_job.h"
 #include "request_params.h"
 
@@ -26,7 +26,7 @@ struct dlq_replay_verbs {
     const dlqd_config_t *config;
     dlq_primary_t       *primary;
     dlq_replay_control_t *control;
-    dlq_embedded_t      *jobs;          /* read-write spool connection, opened at first use */
+    dlq_state_store_t   *jobs;          /* the daemon's state file, opened at first use */
     char                 error [512];
 };
 
@@ -45,7 +45,7 @@ dlq_replay_verbs_destroy (dlq_replay_verbs_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    dlq_embedded_destroy (&(*self_p)->jobs);
+    dlq_state_store_destroy (&(*self_p)->jobs);
     free (*self_p);
     *self_p = NULL;
 }
@@ -57,20 +57,19 @@ unavailable (const char *what, const char *why, dlq_error_t *err)
     return dlq_error_set (err, DLQ_ERR_UNAVAILABLE, NULL, "the store could not be %s", what);
 }
 
-/* The jobs table's connection. */
-static dlq_embedded_t *
+/* The jobs' connection. */
+static dlq_state_store_t *
 jobs (dlq_replay_verbs_t *self)
 {
     if (!self->jobs)
-        self->jobs = dlq_embedded_open (self->config->data_dir, DLQ_EMBEDDED_UPDATER,
-                                        self->error, sizeof self->error);
+        self->jobs = dlq_state_store_open (self->config->data_dir, self->error, sizeof self->error);
     return self->jobs;
 }
 
 static const char *
 jobs_error (dlq_replay_verbs_t *self)
 {
-    return self->jobs ? dlq_embedded_last_error (self->jobs) : self->error;
+    return self->jobs ? dlq_state_store_last_error (self->jobs) : self->error;
 }
 
 static dlq_code_t
@@ -327,7 +326,7 @@ create_job (dlq_replay_verbs_t *self, dlq_replay_plan_t *plan, int64_t now, dlq_
     dlq_replay_plan_write (plan, &request);
     dlq_buf_putc (&request, '\0');
     job.request = request.data;
-    dlq_store_result_t rc = jobs (self) ? dlq_embedded_job_create (self->jobs, &job) : DLQ_STORE_ERROR;
+    dlq_store_result_t rc = jobs (self) ? dlq_job_store_create (self->jobs, &job) : DLQ_STORE_ERROR;
     if (rc == DLQ_STORE_OK) {
         dlq_replay_job_format (&job, out);
         dlq_log (DLQ_LOG_INFO, "replay %s: %" PRId64 " events, %s", job.id, job.total, request.data);
@@ -380,7 +379,7 @@ list_jobs (dlq_replay_verbs_t *self, dlq_buf_t *out, dlq_error_t *err)
 {
     dlq_replay_job_t *list = NULL;
     size_t count = 0;
-    if (!jobs (self) || dlq_embedded_job_list (self->jobs, false, JOBS_LIST_MAX, &list, &count) != DLQ_STORE_OK)
+    if (!jobs (self) || dlq_job_store_list (self->jobs, false, JOBS_LIST_MAX, &list, &count) != DLQ_STORE_OK)
         return unavailable ("read", jobs_error (self), err);
     dlq_buf_puts (out, "{\"jobs\":[");
     for (size_t i = 0; i < count; i++) {
@@ -405,7 +404,7 @@ job_taken_in (dlq_replay_verbs_t *self, const char *id, dlq_replay_job_t *job)
         return DLQ_STORE_OK;
     }
     dlq_replay_job_t again = { .state = DLQ_JOB_RUNNING };
-    dlq_store_result_t rc = dlq_embedded_job_get (self->jobs, id, &again);
+    dlq_store_result_t rc = dlq_job_store_get (self->jobs, id, &again);
     if (rc == DLQ_STORE_OK) {
         dlq_replay_job_clear (job);
         *job = again;
@@ -435,21 +434,21 @@ do_job (dlq_replay_verbs_t *self, dlq_verb_t verb, const dlq_json_value_t *root,
     unsigned running = 1u << DLQ_JOB_RUNNING, paused = 1u << DLQ_JOB_PAUSED;
     if (verb == DLQ_VERB_REPLAY_PAUSE) {
         name = "PAUSE";
-        rc = dlq_embedded_job_set_state (self->jobs, id, running | paused, DLQ_JOB_PAUSED, now, &job);
+        rc = dlq_job_store_set_state (self->jobs, id, running | paused, DLQ_JOB_PAUSED, now, &job);
     }
     else
     if (verb == DLQ_VERB_REPLAY_RESUME) {
         name = "RESUME";
-        rc = dlq_embedded_job_set_state (self->jobs, id, running | paused, DLQ_JOB_RUNNING, now, &job);
+        rc = dlq_job_store_set_state (self->jobs, id, running | paused, DLQ_JOB_RUNNING, now, &job);
     }
     else
     if (verb == DLQ_VERB_REPLAY_CANCEL) {
         name = "CANCEL";
-        rc = dlq_embedded_job_set_state (self->jobs, id, running | paused | (1u << DLQ_JOB_CANCELLED),
+        rc = dlq_job_store_set_state (self->jobs, id, running | paused | (1u << DLQ_JOB_CANCELLED),
                                          DLQ_JOB_CANCELLED, now, &job);
     }
     else
-        rc = dlq_embedded_job_get (self->jobs, id, &job);
+        rc = dlq_job_store_get (self->jobs, id, &job);
     if (rc == DLQ_STORE_OK && verb != DLQ_VERB_REPLAY_STATUS)
         rc = job_taken_in (self, id, &job);
     code = answer_job (self, rc, &job, id, name, out, err);

@@ -3,7 +3,7 @@
  *  REPLAY.STATUS / .PAUSE / .RESUME / .CANCEL, RESOLVE and FAIL. See
  *  docs/protocol.md, "REPLAY".
  *
- *  Jobs live in the spool file (embedded_jobs.h) whatever the primary; the
+ *  Jobs live in the daemon's state file (job_store.h) whatever the primary; the
  *  events' replay state lives in the primary (dlq_primary_mark).
  */
 #ifndef DLQ_REPLAY_VERBS_H

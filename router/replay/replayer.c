@@ -9,7 +9,7 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
-#include "embedded_jobs.h"
+#include "job_store.h"
 #include "embedded_store.h"
 #include "primary.h"
 #include "replay_job.h"
@@ -65,7 +65,7 @@ typedef struct {
     mark_list_t           marks;
     dlq_embedded_t       *spool;        /* the primary's reader when it is the spool */
     dlq_primary_t        *primary;
-    dlq_embedded_t       *jobs;
+    dlq_state_store_t    *jobs;
     dlq_replay_targets_t *targets;
     run_t                *runs [JOBS_MAX];
     size_t                run_count;
@@ -333,8 +333,8 @@ save_progress (replayer_t *r, run_t *run)
     snprintf (cursor, len, "%zu|%s|%s", run->page_done, run->last_id, run->page_cursor);
     free (run->job.cursor);
     run->job.cursor = cursor;
-    if (dlq_embedded_job_progress (r->jobs, &run->job, dlq_time_now_ms ()) != DLQ_STORE_OK)
-        dlq_log (DLQ_LOG_ERROR, "replay %s: progress not saved: %s", run->job.id, dlq_embedded_last_error (r->jobs));
+    if (dlq_job_store_progress (r->jobs, &run->job, dlq_time_now_ms ()) != DLQ_STORE_OK)
+        dlq_log (DLQ_LOG_ERROR, "replay %s: progress not saved: %s", run->job.id, dlq_state_store_last_error (r->jobs));
 }
 
 /* Send what the pacer allows; true when the job is finished. */
@@ -393,7 +393,7 @@ static void
 finish_job (replayer_t *r, run_t *run)
 {
     dlq_replay_job_t job = { .state = DLQ_JOB_RUNNING };
-    if (dlq_embedded_job_set_state (r->jobs, run->job.id, 1u << DLQ_JOB_RUNNING, DLQ_JOB_DONE,
+    if (dlq_job_store_set_state (r->jobs, run->job.id, 1u << DLQ_JOB_RUNNING, DLQ_JOB_DONE,
                                     dlq_time_now_ms (), &job) == DLQ_STORE_OK)
         dlq_log (DLQ_LOG_INFO, "replay %s: DONE, %" PRId64 " replayed, %" PRId64 " skipped, %" PRId64
                  " quarantined, %" PRId64 " failed", job.id, job.replayed, job.skipped, job.quarantined, job.failed);
@@ -415,8 +415,8 @@ refresh_jobs (replayer_t *r)
 {
     dlq_replay_job_t *list = NULL;
     size_t count = 0;
-    if (dlq_embedded_job_list (r->jobs, true, JOBS_MAX, &list, &count) != DLQ_STORE_OK) {
-        dlq_log (DLQ_LOG_ERROR, "replay: cannot read the jobs: %s", dlq_embedded_last_error (r->jobs));
+    if (dlq_job_store_list (r->jobs, true, JOBS_MAX, &list, &count) != DLQ_STORE_OK) {
+        dlq_log (DLQ_LOG_ERROR, "replay: cannot read the jobs: %s", dlq_state_store_last_error (r->jobs));
         return;
     }
     for (size_t i = 0; i < r->run_count; i++)
@@ -573,7 +573,7 @@ open_all (replayer_t *r)
         return false;
     }
     if (r->primary)
-        r->jobs = dlq_embedded_open (r->config->data_dir, DLQ_EMBEDDED_UPDATER, r->error, sizeof r->error);
+        r->jobs = dlq_state_store_open (r->config->data_dir, r->error, sizeof r->error);
     if (r->jobs)
         r->targets = dlq_replay_targets_new (r->zmq_ctx, r->config, r->error, sizeof r->error);
     r->next_pass = dlq_calloc (r->config->replay.scheduled_count + 1, sizeof (int64_t));
@@ -588,7 +588,7 @@ close_all (replayer_t *r)
         run_destroy (&r->runs [i]);
     r->run_count = 0;
     dlq_replay_targets_destroy (&r->targets);
-    dlq_embedded_destroy (&r->jobs);
+    dlq_state_store_destroy (&r->jobs);
     dlq_primary_close (&r->primary);
     dlq_embedded_destroy (&r->spool);
     free (r->next_pass);

@@ -1,5 +1,5 @@
 /*  replayer — the thread that runs replays: the durable REPLAY jobs
- *  (embedded_jobs.h), rate-limited (replay_pacer.h), and the scheduled
+ *  (job_store.h), rate-limited (replay_pacer.h), and the scheduled
  *  passes of streams with a schedule (the dlq_events scheduled replay).
  *  Each replayed event gets its lineage (replay_lineage.h), goes to its
  *  target (replay_target.h), and is marked REPLAYED in the primary (the
@@ -7,7 +7,7 @@
  *  their mark records through marks, mark_channel.h); an event already replayed replay.max_replays times is
  *  QUARANTINED instead (the loop guard).
  *
- *  Jobs are read from the spool file every JOBS_REFRESH_MS, so a job
+ *  Jobs are read from the daemon's state file every JOBS_REFRESH_MS, so a job
  *  created by a query thread (or left RUNNING by a gateway that stopped)
  *  is picked up without a message; a job paused, resumed or cancelled is
  *  re-read at once, between two events, and the query thread that changed

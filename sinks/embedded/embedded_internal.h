@@ -8,9 +8,9 @@
  *  (dlq_embedded_index: the events read from the spool, the ledger updates
  *  and the checkpoint writes, and the spool position, in one commit);
  *  spool_ledger.c owns the tables of schema version 2 (sink_state,
- *  deliveries) and adds its part to that transaction. embedded_workbench.c and embedded_jobs.c own the
+ *  deliveries) and adds its part to that transaction. embedded_workbench.c owns the
  *  statements of schema version 5 (the replay state of events,
- *  scheduler_locks, replay_jobs); their short transactions of their own run
+ *  scheduler_locks); their short transactions of their own run
  *  on the writer's or an updater's connection.
  */
 #ifndef DLQ_EMBEDDED_INTERNAL_H
@@ -35,7 +35,8 @@
  * parse bodies, 4 adds the columns and indexes of the workbench's filters
  * (fingerprint; embedded_query.h), 5 adds the replay state of events
  * (retry_count, replay_count, retry_after) and the tables scheduler_locks
- * and replay_jobs (embedded_workbench.h, embedded_jobs.h), 6 adds the
+ * and replay_jobs (embedded_workbench.h; replay_jobs is unread since the
+ * daemon's state file took its jobs, router/state/job_store.h), 6 adds the
  * table checkpoints (embedded_checkpoints.h). SCHEMA_VERSION
  * is the newest this code knows. */
 #define SCHEMA_VERSION_LEDGER   2
@@ -132,17 +133,6 @@ typedef enum {
     WB_STMT_COUNT
 } workbench_stmt_id_t;
 
-typedef enum {
-    JB_INSERT,
-    JB_PROGRESS,
-    JB_SET_STATE,
-    JB_FIRST_READ,
-    JB_GET = JB_FIRST_READ,
-    JB_LIST,
-    JB_LIST_RUNNING,
-    JB_STMT_COUNT
-} job_stmt_id_t;
-
 /* The checkpoint statements of schema version 6: writing ones (the writer
  * only: checkpoints are written in its commit), then reads. */
 typedef enum {
@@ -166,7 +156,6 @@ struct dlq_embedded {
     sqlite3_stmt        *stmt [ST_STMT_COUNT];
     sqlite3_stmt        *ledger [LS_STMT_COUNT];
     sqlite3_stmt        *workbench [WB_STMT_COUNT];
-    sqlite3_stmt        *jobs [JB_STMT_COUNT];
     sqlite3_stmt        *ckpt [CK_STMT_COUNT];
     const char         **names;                 /* commit's scratch: stream names of new rows */
     size_t               names_cap;
@@ -217,7 +206,7 @@ bool embedded_txn_begin (dlq_embedded_t *self, const char *what);
 bool embedded_txn_commit (dlq_embedded_t *self, const char *what);
 void embedded_txn_rollback (dlq_embedded_t *self);
 
-/* Statement id of stmts (self->workbench or self->jobs), or NULL with the
+/* Statement id of stmts (self->workbench), or NULL with the
  * last error set when this connection has none: the file is below schema
  * version 5 (a reader of a file no writer has upgraded yet), or a write on
  * a reader. */
@@ -285,13 +274,12 @@ bool embedded_collect_page (dlq_embedded_t *self, sqlite3_stmt *stmt, size_t lim
                             dlq_buf_t *events_out, dlq_buf_t *next_cursor_out);
 
 
-/* Schema version 5 (embedded_workbench.c, embedded_jobs.c) ---------------- */
+/* Schema version 5 (embedded_workbench.c) -------------------------------- */
 
 /* Prepare the statements of schema version 5 this connection can run:
  * none below version 5, the reads on a reader, all on the writer and
  * updaters. */
 bool embedded_workbench_prepare (dlq_embedded_t *self);
-bool embedded_jobs_prepare (dlq_embedded_t *self);
 bool embedded_ckpt_prepare (dlq_embedded_t *self);
 
 /* Apply count checkpoint writes inside the writer's open transaction

@@ -9,7 +9,7 @@
  *  reader pins an old WAL snapshot between calls (a pinned snapshot would
  *  stop checkpoints from recycling the WAL, which would then grow). An
  *  updater is a read-write connection for the workbench's short
- *  transactions (embedded_workbench.c, embedded_jobs.c) beside the writer:
+ *  transactions (embedded_workbench.c) beside the writer:
  *  it never creates or upgrades the schema, and SQLite serialises its
  *  transactions with the writer's (the busy timeout covers the wait).
  *
@@ -30,7 +30,7 @@
  *  (dlq_embedded_commit: a batch of events plus the dispatchers' ledger
  *  updates; dlq_embedded_append is that with no updates). The ledger tables
  *  and the spool reads live in spool_ledger.c, the statements of schema
- *  version 5 in embedded_workbench.c and embedded_jobs.c; embedded_internal.h
+ *  version 5 in embedded_workbench.c; embedded_internal.h
  *  is what they share.
  */
 #include "embedded_internal.h"
@@ -146,7 +146,9 @@ static const char schema_v4 [] =
     "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
 
 /* Version 4 -> 5: the replay state of events (embedded_workbench.h) and the
- * tables of scheduled passes and replay jobs (embedded_jobs.h). Adding
+ * tables of scheduled passes and replay jobs (the daemon keeps its jobs
+ * in its own state file now, router/state/job_store.h, and took over this
+ * table's once; it stays, unread). Adding
  * columns whose default is a constant rewrites no row (SQLite only edits
  * the table's DDL; old rows read the default), so the upgrade is instant,
  * and the insert of an append names none of them: ingest writes nothing
@@ -416,7 +418,6 @@ prepare_all (dlq_embedded_t *self)
     return ok
         && embedded_ledger_prepare (self)
         && embedded_workbench_prepare (self)
-        && embedded_jobs_prepare (self)
         && embedded_ckpt_prepare (self);
 }
 
@@ -824,8 +825,6 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
         sqlite3_finalize (self->ckpt [id]);
     for (int id = 0; id < WB_STMT_COUNT; id++)
         sqlite3_finalize (self->workbench [id]);
-    for (int id = 0; id < JB_STMT_COUNT; id++)
-        sqlite3_finalize (self->jobs [id]);
     embedded_wal_behind_stop (&self->wal);
     sqlite3_close (self->db);
     free (self->names);

@@ -1,6 +1,6 @@
 /*  embedded_store — the SQLite store behind the spool: the default primary
  *  (its events, workbench indexes and running group counts), the delivery
- *  ledger, replay jobs and checkpoints.
+ *  ledger and checkpoints.
  *
  *  One SQLite database file (WAL mode) in data_dir. The acks do not wait
  *  for it: they wait for the spool (core/spool), and the indexer's writer
@@ -9,7 +9,7 @@
  *  then that lets the spool release what it covers). Reader connections
  *  (one per query thread) answer queries concurrently with the writer,
  *  which WAL allows. Updater connections make the workbench's small writes
- *  (replay state, replay jobs) in short transactions of their own, which
+ *  (replay state, scheduler claims) in short transactions of their own, which
  *  SQLite serialises with the writer's. dlq_embedded_append is the same
  *  store written directly, as the embedded sink plugin and the tests do.
  *
@@ -34,7 +34,8 @@
  *  indexes of the workbench's filters (embedded_query.h). Version 5 adds
  *  the replay state of events (retry_count, replay_count, retry_after; see
  *  embedded_workbench.h) and the tables scheduler_locks and replay_jobs
- *  (embedded_jobs.h); an append writes none of it. A writer upgrades an
+ *  (the daemon's jobs are in its state file now, router/state/job_store.h,
+ *  which took this table's over once); an append writes none of it. A writer upgrades an
  *  older file in place when it opens it (backfilling the version 3 and 4
  *  columns from the bodies); readers open any version up to 5 and refuse a
  *  newer one; an updater needs version 5 exactly.
@@ -57,8 +58,8 @@
 typedef enum {
     DLQ_EMBEDDED_WRITER,        /* creates the file and schema if missing */
     DLQ_EMBEDDED_READER,        /* read-only; the file must exist */
-    DLQ_EMBEDDED_UPDATER        /* read-write for the workbench's updates (embedded_workbench.h,
-                                   embedded_jobs.h); the file must exist at the current
+    DLQ_EMBEDDED_UPDATER        /* read-write for the workbench's updates (embedded_workbench.h);
+                                   the file must exist at the current
                                    version (the writer creates and upgrades it) */
 } dlq_embedded_mode_t;
 

@@ -1,5 +1,5 @@
-/*  embedded_jobs — durable replay jobs (table replay_jobs, schema version
- *  5); see embedded_jobs.h.
+/*  job_store — durable replay jobs in the daemon's state file; see
+ *  job_store.h.
  *
  *  States are stored by name. Progress and state are written by different
  *  statements that name disjoint columns (but for updated_at), so the
@@ -7,10 +7,10 @@
  *  change reads the job and updates it in one IMMEDIATE transaction, so the
  *  check of from_mask holds when the update lands.
  */
-#include "embedded_jobs.h"
+#include "job_store.h"
 
 #include "dlq_alloc.h"
-#include "embedded_internal.h"
+#include "state_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,28 +27,17 @@ typedef enum {
 
 /* Newest first: created_at, then id (UUIDv7 ids of one ms sort by time),
  * along replay_jobs_by_created read backwards. */
-static const char *const job_sql [JB_STMT_COUNT] = {
-    [JB_INSERT]       = "INSERT INTO replay_jobs (" JOB_COLUMNS ")"
-                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
-    [JB_PROGRESS]     = "UPDATE replay_jobs SET cursor = ?2, total = ?3, done = ?4, replayed = ?5,"
-                        " skipped = ?6, quarantined = ?7, failed = ?8,"
-                        " last_error = coalesce (?9, last_error), updated_at = ?10 WHERE id = ?1",
-    [JB_SET_STATE]    = "UPDATE replay_jobs SET state = ?2, updated_at = ?3 WHERE id = ?1",
-    [JB_GET]          = "SELECT " JOB_COLUMNS " FROM replay_jobs WHERE id = ?1",
-    [JB_LIST]         = "SELECT " JOB_COLUMNS " FROM replay_jobs"
-                        " ORDER BY created_at DESC, id DESC LIMIT ?1",
-    [JB_LIST_RUNNING] = "SELECT " JOB_COLUMNS " FROM replay_jobs WHERE state = 'RUNNING'"
-                        " ORDER BY created_at DESC, id DESC LIMIT ?1",
-};
-
-bool
-embedded_jobs_prepare (dlq_embedded_t *self)
-{
-    if (self->schema_version < SCHEMA_VERSION_REPLAY)
-        return true;
-    int first = self->mode == DLQ_EMBEDDED_READER ? JB_FIRST_READ : 0;
-    return embedded_prepare (self, job_sql, self->jobs, first, JB_STMT_COUNT);
-}
+#define SQL_INSERT       "INSERT INTO replay_jobs (" JOB_COLUMNS ")" \
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)"
+#define SQL_PROGRESS     "UPDATE replay_jobs SET cursor = ?2, total = ?3, done = ?4, replayed = ?5," \
+                         " skipped = ?6, quarantined = ?7, failed = ?8," \
+                         " last_error = coalesce (?9, last_error), updated_at = ?10 WHERE id = ?1"
+#define SQL_SET_STATE    "UPDATE replay_jobs SET state = ?2, updated_at = ?3 WHERE id = ?1"
+#define SQL_GET          "SELECT " JOB_COLUMNS " FROM replay_jobs WHERE id = ?1"
+#define SQL_LIST         "SELECT " JOB_COLUMNS " FROM replay_jobs" \
+                         " ORDER BY created_at DESC, id DESC LIMIT ?1"
+#define SQL_LIST_RUNNING "SELECT " JOB_COLUMNS " FROM replay_jobs WHERE state = 'RUNNING'" \
+                         " ORDER BY created_at DESC, id DESC LIMIT ?1"
 
 static char *
 column_strdup (sqlite3_stmt *stmt, int col)
@@ -60,14 +49,14 @@ column_strdup (sqlite3_stmt *stmt, int col)
 /* The job of the current row into job (cleared first); false (last error
  * set) for a row whose state is not a job state. */
 static bool
-read_job (dlq_embedded_t *self, sqlite3_stmt *stmt, dlq_replay_job_t *job)
+read_job (dlq_state_store_t *self, sqlite3_stmt *stmt, dlq_replay_job_t *job)
 {
     dlq_replay_job_clear (job);
     const char *id = (const char *) sqlite3_column_text (stmt, JC_ID);
     const char *state = (const char *) sqlite3_column_text (stmt, JC_STATE);
     snprintf (job->id, sizeof job->id, "%s", id ? id : "");
     if (!dlq_job_state_parse (state, &job->state)) {
-        embedded_fail_text (self, "replay job %s has an unknown state '%s'", job->id, state ? state : "");
+        state_store_fail_text (self, "replay job %s has an unknown state '%s'", job->id, state ? state : "");
         return false;
     }
     job->request = column_strdup (stmt, JC_REQUEST);
@@ -101,43 +90,43 @@ bind_counters (sqlite3_stmt *stmt, int first, const dlq_replay_job_t *job)
 /* Writes */
 
 dlq_store_result_t
-dlq_embedded_job_create (dlq_embedded_t *self, const dlq_replay_job_t *job)
+dlq_job_store_create (dlq_state_store_t *self, const dlq_replay_job_t *job)
 {
-    sqlite3_stmt *stmt = embedded_replay_stmt (self, self->jobs, JB_INSERT, "job create");
+    sqlite3_stmt *stmt = state_store_stmt (self, STATE_JOB_INSERT, SQL_INSERT);
     if (!stmt)
         return DLQ_STORE_ERROR;
     if ((size_t) job->state > DLQ_JOB_DONE || !job->request) {
-        embedded_fail_text (self, "job create: job %s needs a known state and a request", job->id);
+        state_store_fail_text (self, "job create: job %s needs a known state and a request", job->id);
         return DLQ_STORE_ERROR;
     }
-    embedded_bind_text (stmt, 1, job->id);
-    embedded_bind_text (stmt, 2, dlq_job_state_name (job->state));
-    embedded_bind_text (stmt, 3, job->request);
-    embedded_bind_optional_text (stmt, 4, job->cursor);
+    state_store_bind_text (stmt, 1, job->id);
+    state_store_bind_text (stmt, 2, dlq_job_state_name (job->state));
+    state_store_bind_text (stmt, 3, job->request);
+    state_store_bind_text (stmt, 4, job->cursor);
     bind_counters (stmt, 5, job);
-    embedded_bind_optional_text (stmt, 11, job->last_error);
+    state_store_bind_text (stmt, 11, job->last_error);
     sqlite3_bind_int64 (stmt, 12, job->created_at);
-    bool ok = embedded_step_done (self, stmt, "job create");
+    bool ok = state_store_step_done (self, stmt, "job create");
     sqlite3_clear_bindings (stmt);
     return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
 }
 
 dlq_store_result_t
-dlq_embedded_job_progress (dlq_embedded_t *self, const dlq_replay_job_t *job, int64_t now_ms)
+dlq_job_store_progress (dlq_state_store_t *self, const dlq_replay_job_t *job, int64_t now_ms)
 {
-    sqlite3_stmt *stmt = embedded_replay_stmt (self, self->jobs, JB_PROGRESS, "job progress");
+    sqlite3_stmt *stmt = state_store_stmt (self, STATE_JOB_PROGRESS, SQL_PROGRESS);
     if (!stmt)
         return DLQ_STORE_ERROR;
-    embedded_bind_text (stmt, 1, job->id);
-    embedded_bind_optional_text (stmt, 2, job->cursor);
+    state_store_bind_text (stmt, 1, job->id);
+    state_store_bind_text (stmt, 2, job->cursor);
     bind_counters (stmt, 3, job);
-    embedded_bind_optional_text (stmt, 9, job->last_error);
+    state_store_bind_text (stmt, 9, job->last_error);
     sqlite3_bind_int64 (stmt, 10, now_ms);
-    bool ok = embedded_step_done (self, stmt, "job progress");
+    bool ok = state_store_step_done (self, stmt, "job progress");
     sqlite3_clear_bindings (stmt);
     if (!ok)
         return DLQ_STORE_ERROR;
-    return sqlite3_changes (self->db) > 0 ? DLQ_STORE_OK : DLQ_STORE_NOT_FOUND;
+    return sqlite3_changes (state_store_db (self)) > 0 ? DLQ_STORE_OK : DLQ_STORE_NOT_FOUND;
 }
 
 
@@ -146,9 +135,9 @@ dlq_embedded_job_progress (dlq_embedded_t *self, const dlq_replay_job_t *job, in
 
 /* Job id into job_out, inside or outside a transaction. */
 static dlq_store_result_t
-read_job_by_id (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *id, dlq_replay_job_t *job_out)
+read_job_by_id (dlq_state_store_t *self, sqlite3_stmt *stmt, const char *id, dlq_replay_job_t *job_out)
 {
-    embedded_bind_text (stmt, 1, id);
+    state_store_bind_text (stmt, 1, id);
     dlq_store_result_t result = DLQ_STORE_NOT_FOUND;
     int rc = sqlite3_step (stmt);
     if (rc == SQLITE_ROW) {
@@ -156,18 +145,18 @@ read_job_by_id (dlq_embedded_t *self, sqlite3_stmt *stmt, const char *id, dlq_re
         rc = SQLITE_DONE;
     }
     if (rc != SQLITE_DONE) {
-        embedded_fail_sqlite (self, "job get");
+        state_store_fail_sqlite (self, "job get");
         result = DLQ_STORE_ERROR;
     }
-    embedded_stmt_release (stmt);
+    state_store_stmt_release (stmt);
     return result;
 }
 
 dlq_store_result_t
-dlq_embedded_job_get (dlq_embedded_t *self, const char *id, dlq_replay_job_t *job_out)
+dlq_job_store_get (dlq_state_store_t *self, const char *id, dlq_replay_job_t *job_out)
 {
     dlq_replay_job_clear (job_out);
-    sqlite3_stmt *stmt = embedded_replay_stmt (self, self->jobs, JB_GET, "job get");
+    sqlite3_stmt *stmt = state_store_stmt (self, STATE_JOB_GET, SQL_GET);
     if (!stmt)
         return DLQ_STORE_ERROR;
     return read_job_by_id (self, stmt, id, job_out);
@@ -183,7 +172,7 @@ free_jobs (dlq_replay_job_t *jobs, size_t count)
 
 /* Step a bound list statement into a new array. */
 static bool
-collect_jobs (dlq_embedded_t *self, sqlite3_stmt *stmt, dlq_replay_job_t **jobs_out, size_t *count_out)
+collect_jobs (dlq_state_store_t *self, sqlite3_stmt *stmt, dlq_replay_job_t **jobs_out, size_t *count_out)
 {
     dlq_replay_job_t *jobs = NULL;
     size_t count = 0, cap = 0;
@@ -198,7 +187,7 @@ collect_jobs (dlq_embedded_t *self, sqlite3_stmt *stmt, dlq_replay_job_t **jobs_
         ok = read_job (self, stmt, &jobs [count++]);
     }
     if (ok && rc != SQLITE_DONE) {
-        embedded_fail_sqlite (self, "job list");
+        state_store_fail_sqlite (self, "job list");
         ok = false;
     }
     if (!ok) {
@@ -211,18 +200,18 @@ collect_jobs (dlq_embedded_t *self, sqlite3_stmt *stmt, dlq_replay_job_t **jobs_
 }
 
 dlq_store_result_t
-dlq_embedded_job_list (dlq_embedded_t *self, bool only_running, size_t limit,
+dlq_job_store_list (dlq_state_store_t *self, bool only_running, size_t limit,
                        dlq_replay_job_t **jobs_out, size_t *count_out)
 {
     *jobs_out = NULL;
     *count_out = 0;
-    sqlite3_stmt *stmt = embedded_replay_stmt (self, self->jobs, only_running ? JB_LIST_RUNNING : JB_LIST,
-                                               "job list");
+    sqlite3_stmt *stmt = only_running ? state_store_stmt (self, STATE_JOB_LIST_RUNNING, SQL_LIST_RUNNING)
+                                       : state_store_stmt (self, STATE_JOB_LIST, SQL_LIST);
     if (!stmt)
         return DLQ_STORE_ERROR;
     sqlite3_bind_int64 (stmt, 1, limit > (size_t) INT64_MAX ? INT64_MAX : (int64_t) limit);
     bool ok = collect_jobs (self, stmt, jobs_out, count_out);
-    embedded_stmt_release (stmt);
+    state_store_stmt_release (stmt);
     return ok ? DLQ_STORE_OK : DLQ_STORE_ERROR;
 }
 
@@ -234,10 +223,10 @@ dlq_embedded_job_list (dlq_embedded_t *self, bool only_running, size_t limit,
  * *result gets its outcome when the transaction is to commit (OK, NOT_FOUND,
  * CONFLICT). job holds the job as it is afterwards. */
 static bool
-change_state (dlq_embedded_t *self, const char *id, unsigned from_mask, dlq_job_state_t to,
+change_state (dlq_state_store_t *self, const char *id, unsigned from_mask, dlq_job_state_t to,
               int64_t now_ms, dlq_replay_job_t *job, dlq_store_result_t *result)
 {
-    *result = read_job_by_id (self, self->jobs [JB_GET], id, job);
+    *result = read_job_by_id (self, state_store_stmt (self, STATE_JOB_GET, SQL_GET), id, job);
     if (*result != DLQ_STORE_OK)
         return *result != DLQ_STORE_ERROR;
     if (!(from_mask & (1u << job->state))) {
@@ -246,11 +235,11 @@ change_state (dlq_embedded_t *self, const char *id, unsigned from_mask, dlq_job_
     }
     if (job->state == to)
         return true;
-    sqlite3_stmt *stmt = self->jobs [JB_SET_STATE];
-    embedded_bind_text (stmt, 1, id);
-    embedded_bind_text (stmt, 2, dlq_job_state_name (to));
+    sqlite3_stmt *stmt = state_store_stmt (self, STATE_JOB_SET_STATE, SQL_SET_STATE);
+    state_store_bind_text (stmt, 1, id);
+    state_store_bind_text (stmt, 2, dlq_job_state_name (to));
     sqlite3_bind_int64 (stmt, 3, now_ms);
-    bool ok = embedded_step_done (self, stmt, "job set state");
+    bool ok = state_store_step_done (self, stmt, "job set state");
     sqlite3_clear_bindings (stmt);
     if (ok) {
         job->state = to;
@@ -260,23 +249,24 @@ change_state (dlq_embedded_t *self, const char *id, unsigned from_mask, dlq_job_
 }
 
 dlq_store_result_t
-dlq_embedded_job_set_state (dlq_embedded_t *self, const char *id, unsigned from_mask,
+dlq_job_store_set_state (dlq_state_store_t *self, const char *id, unsigned from_mask,
                             dlq_job_state_t to, int64_t now_ms, dlq_replay_job_t *job_out)
 {
     if ((size_t) to > DLQ_JOB_DONE) {
-        embedded_fail_text (self, "job set state: unknown state %d", (int) to);
+        state_store_fail_text (self, "job set state: unknown state %d", (int) to);
         return DLQ_STORE_ERROR;
     }
     dlq_replay_job_clear (job_out);
-    if (!embedded_replay_stmt (self, self->jobs, JB_SET_STATE, "job set state")
-        || !embedded_txn_begin (self, "job set state: cannot begin"))
+    if (!state_store_stmt (self, STATE_JOB_SET_STATE, SQL_SET_STATE)
+        || !state_store_stmt (self, STATE_JOB_GET, SQL_GET)
+        || !state_store_begin (self, "job set state: cannot begin"))
         return DLQ_STORE_ERROR;
     dlq_replay_job_t job = { .state = DLQ_JOB_RUNNING };
     dlq_store_result_t result = DLQ_STORE_ERROR;
     bool ok = change_state (self, id, from_mask, to, now_ms, &job, &result)
-           && embedded_txn_commit (self, "job set state: cannot commit");
+           && state_store_commit (self, "job set state: cannot commit");
     if (!ok) {
-        embedded_txn_rollback (self);
+        state_store_rollback (self);
         result = DLQ_STORE_ERROR;
     }
     if (job_out && (result == DLQ_STORE_OK || result == DLQ_STORE_CONFLICT))

@@ -1,6 +1,6 @@
-/*  embedded_jobs — durable replay jobs, kept in the spool file (table
- *  replay_jobs, schema version 5) so a job survives a gateway restart and
- *  resumes where it stopped.
+/*  job_store — durable replay jobs, kept in the daemon's state file
+ *  (state_store.h) whatever the primary, so a job survives a gateway
+ *  restart and resumes where it stopped.
  *
  *      replay_jobs(id TEXT PRIMARY KEY, state TEXT NOT NULL,
  *                  request TEXT NOT NULL,      -- the REPLAY request (JSON)
@@ -11,14 +11,14 @@
  *
  *  Progress (cursor and counters) is written by the replayer only; state by
  *  whoever controls the job (REPLAY.PAUSE / RESUME / CANCEL, the replayer
- *  when it finishes): the two never overwrite each other. Writes need a
- *  DLQ_EMBEDDED_WRITER or DLQ_EMBEDDED_UPDATER connection.
+ *  when it finishes): the two never overwrite each other.
  */
-#ifndef DLQ_EMBEDDED_JOBS_H
-#define DLQ_EMBEDDED_JOBS_H
+#ifndef DLQ_JOB_STORE_H
+#define DLQ_JOB_STORE_H
 
-#include "embedded_store.h"
 #include "replay_job_record.h"
+#include "state_store.h"
+#include "store_result.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,32 +27,32 @@
 /* Insert a new job (id, state, request, cursor, the counters and
  * last_error as given; updated_at = created_at). DLQ_STORE_ERROR when a
  * job with that id exists. */
-dlq_store_result_t dlq_embedded_job_create (dlq_embedded_t *self, const dlq_replay_job_t *job);
+dlq_store_result_t dlq_job_store_create (dlq_state_store_t *self, const dlq_replay_job_t *job);
 
 /* Job id into job_out (cleared first: zero it, or pass a job from an
- * earlier call); DLQ_STORE_NOT_FOUND when absent. Works on readers too. */
-dlq_store_result_t dlq_embedded_job_get (dlq_embedded_t *self, const char *id, dlq_replay_job_t *job_out);
+ * earlier call); DLQ_STORE_NOT_FOUND when absent. */
+dlq_store_result_t dlq_job_store_get (dlq_state_store_t *self, const char *id, dlq_replay_job_t *job_out);
 
 /* All jobs, newest first (created_at, then id, descending), at most limit:
  * *jobs_out a new array of *count_out jobs (free each with
  * dlq_replay_job_clear, then the array; NULL when there are none). With
- * only_running, the RUNNING ones only. Works on readers too. */
-dlq_store_result_t dlq_embedded_job_list (dlq_embedded_t *self, bool only_running, size_t limit,
-                                          dlq_replay_job_t **jobs_out, size_t *count_out);
+ * only_running, the RUNNING ones only. */
+dlq_store_result_t dlq_job_store_list (dlq_state_store_t *self, bool only_running, size_t limit,
+                                       dlq_replay_job_t **jobs_out, size_t *count_out);
 
 /* Record progress: cursor (NULL: back to the start), the counters (total
  * included) and last_error (NULL keeps it), updated_at = now_ms. Leaves
  * state alone. DLQ_STORE_NOT_FOUND when there is no job job->id. */
-dlq_store_result_t dlq_embedded_job_progress (dlq_embedded_t *self, const dlq_replay_job_t *job, int64_t now_ms);
+dlq_store_result_t dlq_job_store_progress (dlq_state_store_t *self, const dlq_replay_job_t *job, int64_t now_ms);
 
 /* Move job id to state `to` if its state is one of from_mask (bit 1 <<
  * dlq_job_state_t), updated_at = now_ms; a job already in state `to` (and
  * allowed by from_mask) is left as it is, updated_at included. job_out (may
- * be NULL; cleared first, as for dlq_embedded_job_get) gets the job
+ * be NULL; cleared first, as for dlq_job_store_get) gets the job
  * afterwards. DLQ_STORE_NOT_FOUND when absent; DLQ_STORE_CONFLICT when its
  * state is not in from_mask (job_out still gets the job as it is). The
  * check and the update are one transaction. */
-dlq_store_result_t dlq_embedded_job_set_state (dlq_embedded_t *self, const char *id, unsigned from_mask,
-                                               dlq_job_state_t to, int64_t now_ms, dlq_replay_job_t *job_out);
+dlq_store_result_t dlq_job_store_set_state (dlq_state_store_t *self, const char *id, unsigned from_mask,
+                                            dlq_job_state_t to, int64_t now_ms, dlq_replay_job_t *job_out);
 
 #endif
