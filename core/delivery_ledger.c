@@ -49,6 +49,8 @@ dlq_ledger_update_problem (const dlq_ledger_update_t *u)
             return "has a row with a seq below 1";
         if ((size_t) u->rows [r].state >= STATE_COUNT)
             return "has a row with an unknown state";
+        if (strnlen (u->rows [r].id, sizeof u->rows [r].id) == sizeof u->rows [r].id)
+            return "has a row with an unterminated id";
     }
     return NULL;
 }
@@ -58,6 +60,8 @@ dlq_ledger_update_destroy (dlq_ledger_update_t **update_p)
 {
     if (!update_p || !*update_p)
         return;
+    for (size_t r = 0; (*update_p)->rows && r < (*update_p)->row_count; r++)
+        free ((*update_p)->rows [r].stream);
     free ((*update_p)->rows);
     free (*update_p);
     *update_p = NULL;

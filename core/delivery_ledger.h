@@ -1,5 +1,5 @@
 /*  delivery_ledger — the model of the per-sink delivery state the daemon
- *  keeps (stored by sinks/embedded/spool_ledger):
+ *  keeps (stored by router/state/ledger_store, in the daemon's state file):
  *
  *  For each sink a CURSOR: every event with seq (log position) <= cursor
  *  has been handled by that sink (delivered, skipped because its stream's
@@ -25,6 +25,7 @@
 
 #define DLQ_SINK_NAME_MAX 64
 #define DLQ_DELIVERY_ERROR_MAX 240
+#define DLQ_DELIVERY_ID_MAX 37      /* a UUID and its NUL */
 
 typedef enum {
     DLQ_DELIVERY_PENDING = 0,   /* not tried yet (no row: seq > cursor) */
@@ -46,6 +47,15 @@ typedef struct {
     int64_t              next_attempt_at;   /* wall ms; DLQ_TIME_NONE unless retrying */
     int64_t              updated_at;        /* wall ms */
     char                 last_error [DLQ_DELIVERY_ERROR_MAX];
+    /* The event's, so the row needs no store to be found by id or stream,
+     * nor to be swept once the event expired. In an update: id "" and
+     * stream NULL keep what the row holds (a requeue), else all three are
+     * set; stream is owned by the update (dlq_ledger_update_destroy frees
+     * it). In a row read back: id as stored ("" when unknown), expires_at
+     * likewise, stream NULL. */
+    char                 id [DLQ_DELIVERY_ID_MAX];
+    char                *stream;
+    int64_t              expires_at;        /* wall ms; DLQ_TIME_NONE: kept forever */
 } dlq_delivery_row_t;
 
 /* One dispatcher's changes, applied atomically with a commit. */
@@ -63,7 +73,8 @@ typedef struct {
 /* What makes u unfit to commit (a bug of its maker), in words: "is NULL",
  * "has an empty or unterminated sink name", "has a counter beyond
  * INT64_MAX", "has rows but no row array", "has a row with a seq below 1",
- * "has a row with an unknown state"; NULL when it is fit. Pure. A commit
+ * "has a row with an unknown state", "has a row with an unterminated id";
+ * NULL when it is fit. Pure. A commit
  * refuses a batch holding an unfit update, so check before queueing one. */
 const char *dlq_ledger_update_problem (const dlq_ledger_update_t *u);
 
@@ -75,7 +86,8 @@ typedef struct {
     uint64_t redelivered;
 } dlq_sink_state_t;
 
-/* Free an update and its rows; accepts NULL and NULLs the pointer. */
+/* Free an update, its rows and their streams; accepts NULL and NULLs the
+ * pointer. */
 void dlq_ledger_update_destroy (dlq_ledger_update_t **update_p);
 
 #endif

@@ -1,4 +1,5 @@
-/*  test_indexer — the indexer (the embedded store behind the spool), the
+/*  test_indexer — the indexer (the embedded store behind the spool, and
+ *  the delivery ledger in the daemon's state file beside it), the
  *  marks it applies from the spool (RESOLVE, FAIL: a record each, synced
  *  by the committer, answered once applied, applied again from the spool
  *  when the store lost the commit that had them), and the ledger channel
@@ -14,8 +15,8 @@
  *  dropped while later cursors went through.
  *
  *  A failing commit is made as a full disk makes it, for the ledger: two
- *  triggers, added through a raw SQLite connection, abort every write to
- *  sink_state (which every update writes).
+ *  triggers, added through a raw SQLite connection to the state file,
+ *  abort every write to sink_state (which every update writes).
  */
 #include "committer.h"
 #include "indexer.h"
@@ -24,7 +25,8 @@
 #include "failed_event.h"
 #include "ledger_channel.h"
 #include "spool_kinds.h"
-#include "spool_ledger.h"
+#include "ledger_store.h"
+#include "state_store.h"
 
 #include "test_support.h"
 
@@ -101,12 +103,12 @@ submit_and_wait (dlq_ledger_update_t *u)
     return dlq_ledger_channel_wait (ledger, dlq_ledger_channel_submit (ledger, u));
 }
 
-/* Run sql on the store through a connection of the test's own. */
+/* Run sql on the file name in tmp_dir through a connection of the test's own. */
 static void
-store_exec (const char *sql)
+exec_in (const char *name, const char *sql)
 {
     char path [400];
-    snprintf (path, sizeof path, "%s/" DLQ_EMBEDDED_FILE, tmp_dir);
+    snprintf (path, sizeof path, "%s/%s", tmp_dir, name);
     sqlite3 *db = NULL;
     cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
     sqlite3_busy_timeout (db, 5000);
@@ -117,7 +119,7 @@ store_exec (const char *sql)
 static void
 refuse_ledger_writes (bool refuse)
 {
-    store_exec (refuse ? "CREATE TRIGGER full_insert BEFORE INSERT ON sink_state "
+    exec_in (DLQ_STATE_STORE_FILE, refuse ? "CREATE TRIGGER full_insert BEFORE INSERT ON sink_state "
                          "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
                          "CREATE TRIGGER full_update BEFORE UPDATE ON sink_state "
                          "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
@@ -129,12 +131,12 @@ static dlq_sink_state_t
 sink_state (dlq_delivery_state_t state_of_rows, int64_t *rows)
 {
     char err [512] = "";
-    dlq_embedded_t *store = dlq_embedded_open (tmp_dir, DLQ_EMBEDDED_READER, err, sizeof err);
+    dlq_state_store_t *store = dlq_state_store_open (tmp_dir, err, sizeof err);
     cr_assert_not_null (store, "%s", err);
     dlq_sink_state_t state;
-    cr_assert_eq (dlq_embedded_sink_state (store, SINK, &state), DLQ_STORE_OK);
-    *rows = dlq_embedded_count_state (store, SINK, state_of_rows);
-    dlq_embedded_destroy (&store);
+    cr_assert_eq (dlq_ledger_store_sink_state (store, SINK, &state), DLQ_STORE_OK);
+    *rows = dlq_ledger_store_count_state (store, SINK, state_of_rows);
+    dlq_state_store_destroy (&store);
     return state;
 }
 
@@ -292,7 +294,7 @@ Test (indexer, marks_the_store_lost_are_applied_again_from_the_spool)
     char sql [256];
     snprintf (sql, sizeof sql, "UPDATE events SET retry_count = 0, retry_after = NULL;"
               "UPDATE meta SET value = '%llu' WHERE key = 'spool_position';", (unsigned long long) before_marks);
-    store_exec (sql);
+    exec_in (DLQ_EMBEDDED_FILE, sql);
     cr_assert_eq (stored_state ().retry_count, 0);
     char tip [64];
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-again-%d", (int) getpid ());

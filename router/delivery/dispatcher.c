@@ -31,6 +31,7 @@
 #include "retry_queue.h"
 #include "plugin_host.h"
 #include "position_file.h"
+#include "ledger_store.h"
 #include "spool_ledger.h"
 
 #include <errno.h>
@@ -67,7 +68,8 @@ struct dlq_dispatcher {
     const dlq_sink_ops_t *ops;
     const dlq_dispatch_settings_t *dispatch;
     size_t                batch_max;        /* the lower of the config's and the plugin's */
-    dlq_embedded_t       *store;
+    dlq_embedded_t       *store;                   /* events the spool no longer holds */
+    dlq_state_store_t    *state;                   /* the delivery ledger */
     void                 *instance;
     void                 *tip_sub;
     int64_t               tip;              /* highest committed seq known */
@@ -141,11 +143,15 @@ static bool
 load_state (dlq_dispatcher_t *self)
 {
     dlq_sink_state_t state;
-    if (dlq_embedded_sink_state (self->store, sink_name (self), &state) != DLQ_STORE_OK
-    ||  dlq_embedded_rows_of_sink (self->store, sink_name (self), DLQ_DELIVERY_RETRYING,
-                                   NULL, NULL, load_retry_row, self) < 0
-    ||  (self->tip = dlq_embedded_last_seq (self->store)) < 0) {
+    if (dlq_ledger_store_sink_state (self->state, sink_name (self), &state) != DLQ_STORE_OK
+    ||  dlq_ledger_store_rows_of_sink (self->state, sink_name (self), DLQ_DELIVERY_RETRYING,
+                                       NULL, NULL, load_retry_row, self) < 0) {
         snprintf (self->error, sizeof self->error, "sink %s: cannot read its delivery state: %s",
+                  sink_name (self), dlq_state_store_last_error (self->state));
+        return false;
+    }
+    if ((self->tip = dlq_embedded_last_seq (self->store)) < 0) {
+        snprintf (self->error, sizeof self->error, "sink %s: cannot read the store's last event: %s",
                   sink_name (self), dlq_embedded_last_error (self->store));
         return false;
     }
@@ -194,14 +200,18 @@ update_new (const dlq_dispatcher_t *self)
     return u;
 }
 
+/* A row of slot's event: its id, stream and expiry go with it. */
 static dlq_delivery_row_t *
-add_row (dlq_ledger_update_t *u, size_t capacity, int64_t seq, dlq_delivery_state_t state,
+add_row (dlq_ledger_update_t *u, size_t capacity, const slot_t *slot, dlq_delivery_state_t state,
          uint32_t attempts, int64_t next_at, const char *error)
 {
     if (!u->rows)
         u->rows = dlq_calloc (capacity ? capacity : 1, sizeof (dlq_delivery_row_t));
     dlq_delivery_row_t *row = &u->rows [u->row_count++];
-    row->seq = seq;
+    row->seq = slot->seq;
+    snprintf (row->id, sizeof row->id, "%s", slot->event->id);
+    row->stream = dlq_strdup (slot->event->stream_name);
+    row->expires_at = slot->event->expires_at;
     row->state = state;
     row->attempts = attempts;
     row->next_attempt_at = next_at;
@@ -505,12 +515,12 @@ record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
     if (outcome->result == DLQ_SINK_OK) {
         u->delivered++;
         if (slot->retry)
-            add_row (u, self->count, slot->seq, DLQ_DELIVERY_DELIVERED, attempts, DLQ_TIME_NONE, NULL);
+            add_row (u, self->count, slot, DLQ_DELIVERY_DELIVERED, attempts, DLQ_TIME_NONE, NULL);
         return;
     }
     if (outcome->result == DLQ_SINK_RETRY && !dlq_retry_exhausted (&self->retry, attempts)) {
         int64_t delay = dlq_retry_delay (&self->retry, attempts, &self->rng);
-        add_row (u, self->count, slot->seq, DLQ_DELIVERY_RETRYING, attempts,
+        add_row (u, self->count, slot, DLQ_DELIVERY_RETRYING, attempts,
                  dlq_time_now_ms () + delay, why);
         dlq_retry_queue_push (self->retries, (dlq_retry_item_t) {
             slot->seq, attempts, dlq_time_mono_ms () + delay });
@@ -518,7 +528,7 @@ record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
         return;
     }
     u->failed++;
-    add_row (u, self->count, slot->seq, DLQ_DELIVERY_FAILED, attempts, DLQ_TIME_NONE, why);
+    add_row (u, self->count, slot, DLQ_DELIVERY_FAILED, attempts, DLQ_TIME_NONE, why);
     dlq_log (DLQ_LOG_WARN, "sink %s: event %s failed after %u attempts: %s", sink_name (self),
              slot->event->id, attempts, why);
 }
@@ -695,6 +705,8 @@ requeue_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
     }
     dlq_delivery_row_t *copy = &ctx->update->rows [ctx->update->row_count++];
     *copy = *row;
+    copy->id [0] = '\0';                   /* the row keeps its event's id, stream and expiry */
+    copy->stream = NULL;
     copy->state = DLQ_DELIVERY_RETRYING;
     copy->attempts = 0;
     copy->next_attempt_at = dlq_time_now_ms ();
@@ -717,9 +729,12 @@ redeliver (dlq_dispatcher_t *self, const zmq_msg_t *body, dlq_buf_t *out)
     if (id)
         dlq_uuid_parse (id->str, id->len, uuid);
     requeue_ctx_t ctx = { self, update_new (self), 0 };
-    ssize_t n = dlq_embedded_rows_of_sink (self->store, sink_name (self), DLQ_DELIVERY_FAILED,
-                                           stream ? stream->str : NULL, id ? uuid : NULL,
-                                           requeue_row, &ctx);
+    ssize_t n = dlq_ledger_store_rows_of_sink (self->state, sink_name (self), DLQ_DELIVERY_FAILED,
+                                               stream ? stream->str : NULL, id ? uuid : NULL,
+                                               requeue_row, &ctx);
+    if (n < 0)
+        dlq_log (DLQ_LOG_ERROR, "sink %s: REDELIVER cannot read the failed deliveries: %s", sink_name (self),
+                 dlq_state_store_last_error (self->state));
     dlq_json_doc_destroy (&doc);
     if (ctx.update->row_count)
         dlq_ledger_channel_submit (self->args.ledger, ctx.update);
@@ -767,7 +782,9 @@ static bool
 start (dlq_dispatcher_t *self)
 {
     self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
-    if (!self->store || !load_state (self) || !load_queue (self))
+    if (self->store)
+        self->state = dlq_state_store_open (self->data_dir, self->error, sizeof self->error);
+    if (!self->state || !load_state (self) || !load_queue (self))
         return false;
     publish_queue (self);
     char name [DLQ_SINK_NAME_MAX + 8];
@@ -801,6 +818,7 @@ stop (dlq_dispatcher_t *self)
         zmq_close (self->tip_sub);
     self->tip_sub = NULL;
     dlq_embedded_destroy (&self->store);
+    dlq_state_store_destroy (&self->state);
     dlq_spool_reader_destroy (&self->reader);
     dlq_spool_consumer_destroy (&self->consumer);
     dlq_position_file_destroy (&self->attempted_file);

@@ -6,11 +6,10 @@
 #include "dlq_alloc.h"
 #include "dlq_prom.h"
 #include "dlq_time.h"
-#include "embedded_store.h"
 #include "job_store.h"
+#include "ledger_store.h"
 #include "plugin_config.h"
 #include "spool.h"
-#include "spool_ledger.h"
 #include "verb_table.h"
 
 #include <dirent.h>
@@ -24,22 +23,17 @@
 
 struct dlq_metrics {
     dlq_metrics_sources_t src;
-    dlq_embedded_t       *store;    /* read-only, this thread's */
-    dlq_state_store_t    *state;    /* the daemon's state file: the replay jobs */
+    dlq_state_store_t    *state;    /* the daemon's state file: replay jobs, the delivery ledger */
 };
 
 dlq_metrics_t *
 dlq_metrics_new (const dlq_metrics_sources_t *sources, char *err, size_t err_len)
 {
-    dlq_embedded_t *store = dlq_embedded_open (sources->config->data_dir, DLQ_EMBEDDED_READER, err, err_len);
-    dlq_state_store_t *state = store ? dlq_state_store_open (sources->config->data_dir, err, err_len) : NULL;
-    if (!state) {
-        dlq_embedded_destroy (&store);
+    dlq_state_store_t *state = dlq_state_store_open (sources->config->data_dir, err, err_len);
+    if (!state)
         return NULL;
-    }
     dlq_metrics_t *self = dlq_calloc (1, sizeof *self);
     self->src = *sources;
-    self->store = store;
     self->state = state;
     return self;
 }
@@ -49,7 +43,6 @@ dlq_metrics_destroy (dlq_metrics_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    dlq_embedded_destroy (&(*self_p)->store);
     dlq_state_store_destroy (&(*self_p)->state);
     free (*self_p);
     *self_p = NULL;
@@ -170,8 +163,8 @@ format_storage (dlq_metrics_t *self, dlq_buf_t *out)
     single (out, "dlqd_log_segments", "gauge", "Segment files of the log.", (double) st.segments);
     single (out, "dlqd_log_disk_bytes", "gauge", "Bytes on disk of the log's directory: its segments with their "
             "preallocated room, and the zeroed spare segments.", (double) tree_bytes (spool_dir, 0));
-    single (out, "dlqd_store_bytes", "gauge", "Bytes on disk of the embedded store: its database, write-ahead "
-            "log and shared-memory files.", (double) tree_bytes (self->src.config->data_dir, 0));
+    single (out, "dlqd_store_bytes", "gauge", "Bytes on disk of the SQLite files in data_dir: the embedded "
+            "store's and the daemon's state file (databases, write-ahead logs, shared memory).", (double) tree_bytes (self->src.config->data_dir, 0));
     int64_t size = 0, free_bytes = dlq_metrics_free_bytes (self->src.config->data_dir, &size);
     single (out, "dlqd_data_dir_free_bytes", "gauge", "Bytes free to dlqd on the filesystem of data_dir.",
             (double) (free_bytes < 0 ? 0 : free_bytes));
@@ -209,8 +202,8 @@ read_sinks (dlq_metrics_t *self, size_t n)
         f [i].name = dlq_plugin_config_name (self->src.config->sinks [i]);
         dlq_delivery_health_read (health, &f [i].health);
         dlq_delivery_health_queue (health, newest, &f [i].backlog, &f [i].retrying);
-        dlq_embedded_sink_state (self->store, f [i].name, &f [i].ledger);
-        int64_t failed = dlq_embedded_count_state (self->store, f [i].name, DLQ_DELIVERY_FAILED);
+        dlq_ledger_store_sink_state (self->state, f [i].name, &f [i].ledger);
+        int64_t failed = dlq_ledger_store_count_state (self->state, f [i].name, DLQ_DELIVERY_FAILED);
         f [i].failed_now = failed > 0 ? failed : 0;
     }
     return f;

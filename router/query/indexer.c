@@ -1,4 +1,6 @@
-/*  indexer — reading the spool into the embedded store on its own thread.
+/*  indexer — reading the spool into the embedded store on its own thread,
+ *  and writing the dispatchers' delivery-ledger updates to the daemon's
+ *  state file beside it (the one writer of both).
  */
 #include "indexer.h"
 
@@ -10,6 +12,7 @@
 #include "embedded_store.h"
 #include "checkpoint_record.h"
 #include "event_record.h"
+#include "ledger_store.h"
 #include "mark_record.h"
 #include "spool_kinds.h"
 #include "thread_priority.h"
@@ -171,28 +174,41 @@ wants_durable (dlq_indexer_t *self, const page_t *page, int64_t now)
         || (page->end >= dlq_spool_tip (self->spool) && now - self->durable_ms >= DURABLE_MS);
 }
 
-/* Index one page with the queued ledger updates; publish, and release what
- * a durable commit covers. */
+/* Commit the queued ledger updates to the state file (durable: with the
+ * disk, and so every relaxed commit before); false when they failed (they
+ * stay queued and ride the next commit). */
 static bool
-commit (dlq_indexer_t *self, dlq_embedded_t *store, void *tip, page_t *page)
+commit_ledger (dlq_indexer_t *self, dlq_state_store_t *state, bool durable)
 {
     size_t count = 0;
     uint64_t last_ticket = 0;
     dlq_ledger_update_t **updates = dlq_ledger_channel_take (self->ledger, &count, &last_ticket);
+    dlq_store_result_t rc = dlq_ledger_store_apply (state, updates, count, durable);
+    dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
+    if (rc != DLQ_STORE_OK)
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu ledger updates failed (they are tried again): %s",
+                 count, dlq_state_store_last_error (state));
+    return rc == DLQ_STORE_OK;
+}
+
+/* Index one page, and commit the queued ledger updates; publish, and
+ * release what a durable commit of both covers. */
+static bool
+commit (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state, void *tip, page_t *page)
+{
     char err [512] = "";
     int64_t last_seq = -1, now = dlq_time_mono_ms ();
-    bool durable = wants_durable (self, page, now)
-                   && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
-    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, updates, count,
+    bool durable = wants_durable (self, page, now);
+    bool ledger_ok = commit_ledger (self, state, durable);
+    durable = durable && ledger_ok && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
+    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, NULL, 0,
                                                 page->ckpts, page->ckpt_count, page->marks, page->mark_count,
                                                 page->end, &last_seq, err, sizeof err);
     if (durable && dlq_embedded_relax_sync (store, true, err, sizeof err) != DLQ_STORE_OK)
         dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
-    dlq_ledger_channel_done (self->ledger, updates, count, last_ticket, rc == DLQ_STORE_OK);
     if (rc != DLQ_STORE_OK) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes, %zu marks and %zu"
-                 " ledger updates failed (all are tried again): %s", page->count, page->ckpt_count,
-                 page->mark_count, count, err);
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes and %zu marks failed"
+                 " (all are tried again): %s", page->count, page->ckpt_count, page->mark_count, err);
         return false;
     }
     for (size_t i = 0; i < page->mark_count; i++)
@@ -219,16 +235,22 @@ forget_id (const char *id, size_t len, int64_t seq, void *arg)
     dlq_id_index_remove (self->ids, dlq_id_index_hash (id, len), (uint64_t) seq);
 }
 
+/* Delete a batch of expired events, and of the ledger's rows of expired
+ * events; true when either has more. */
 static bool
-sweep (dlq_indexer_t *self, dlq_embedded_t *store)
+sweep (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state)
 {
-    int64_t deleted = dlq_embedded_sweep_each (store, dlq_time_now_ms (), (int) self->sweep_batch, forget_id, self);
+    int64_t now = dlq_time_now_ms ();
+    int64_t deleted = dlq_embedded_sweep_each (store, now, (int) self->sweep_batch, forget_id, self);
     if (deleted < 0)
         dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (store));
     else
     if (deleted > 0)
         dlq_log (DLQ_LOG_INFO, "expiry sweep deleted %lld events", (long long) deleted);
-    return deleted == self->sweep_batch;
+    int64_t rows = dlq_ledger_store_sweep (state, now, (int) self->sweep_batch);
+    if (rows < 0)
+        dlq_log (DLQ_LOG_ERROR, "expiry sweep of the delivery ledger failed: %s", dlq_state_store_last_error (state));
+    return deleted == self->sweep_batch || rows == self->sweep_batch;
 }
 
 static bool
@@ -265,10 +287,11 @@ run (void *pipe, void *arg)
     if (!dlq_thread_priority_lower (self->nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower the indexer thread's priority: %s", strerror (errno));
     dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER, self->error, sizeof self->error);
+    dlq_state_store_t *state = store ? dlq_state_store_open (self->data_dir, self->error, sizeof self->error) : NULL;
     void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     uint64_t start = 0;
     bool failed = false;
-    bool ok = store && dlq_embedded_relax_sync (store, true, self->error, sizeof self->error) == DLQ_STORE_OK
+    bool ok = state && dlq_embedded_relax_sync (store, true, self->error, sizeof self->error) == DLQ_STORE_OK
               && open_sockets (self, sub, tip);
     char why [512];
     if (ok && !dlq_embedded_checkpoint_behind (store, why, sizeof why))
@@ -322,7 +345,7 @@ run (void *pipe, void *arg)
         now = dlq_time_mono_ms ();
         bool ledger = items [2].revents & ZMQ_POLLIN;
         if ((more || ledger || stopping || (settle && now >= settle_at)) && now >= retry_at) {
-            if (!read_page (self, reader, &page) || !commit (self, store, tip, &page)) {
+            if (!read_page (self, reader, &page) || !commit (self, store, state, tip, &page)) {
                 dlq_spool_reader_seek (reader, atomic_load (&self->position));
                 retry_at = now + RETRY_MS;
             }
@@ -330,7 +353,7 @@ run (void *pipe, void *arg)
             continue;
         }
         if (now >= next_sweep) {
-            bool again = sweep (self, store);
+            bool again = sweep (self, store, state);
             next_sweep = dlq_time_mono_ms () + (again ? 0 : self->sweep_interval_ms);
         }
     }
@@ -344,6 +367,7 @@ run (void *pipe, void *arg)
     free (page.mark_positions);
     zmq_close (sub);
     zmq_close (tip);
+    dlq_state_store_destroy (&state);
     dlq_embedded_destroy (&store);
 }
 

@@ -24,6 +24,7 @@
 #include "replay_verbs.h"
 #include "request_params.h"
 #include "spool_ledger.h"
+#include "ledger_store.h"
 #include "thread_priority.h"
 #include "verb_table.h"
 
@@ -42,7 +43,8 @@
 typedef struct {
     dlq_actor_t     *actor;
     const char      *data_dir;      /* the service's copy */
-    dlq_embedded_t  *store;         /* the spool: ledger state; used on the worker's thread only */
+    dlq_embedded_t  *store;         /* the embedded store: an event's seq; used on the worker's thread only */
+    dlq_state_store_t *state;       /* the daemon's state file: the delivery ledger; likewise */
     dlq_primary_t   *primary;       /* answers GET / LIST / STATS: the spool or a sink */
     dlq_spool_lookup_t *unindexed;  /* GET of an event the primary has not got yet */
     dlq_replay_verbs_t *replay;     /* REPLAY..., RESOLVE, FAIL */
@@ -152,7 +154,7 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
     dlq_delivery_row_t rows [DLQ_SINKS_MAX];
     memset (rows, 0, sizeof rows);
     rows_ctx_t ctx = { config, rows };
-    dlq_embedded_rows_of_seq (w->store, seq, keep_row, &ctx);
+    dlq_ledger_store_rows_of_seq (w->state, seq, keep_row, &ctx);
     dlq_buf_puts (out, ",\"deliveries\":[");
     bool first = true;
     for (size_t i = 0; i < config->sink_count; i++) {
@@ -160,7 +162,7 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
             continue;
         const char *name = dlq_plugin_config_name (config->sinks [i]);
         dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
-        dlq_embedded_sink_state (w->store, name, &state);
+        dlq_ledger_store_sink_state (w->state, name, &state);
         dlq_buf_puts (out, first ? "" : ",");
         format_delivery (out, name, &rows [i], seq, state.cursor);
         first = false;
@@ -179,8 +181,8 @@ primary_mark (worker_t *w)
     if (dlq_primary_is_embedded (w->primary))
         return (int64_t) dlq_indexer_position (w->service->indexer) - 1;
     dlq_sink_state_t state;
-    return dlq_embedded_sink_state (w->store, w->config->primary, &state) == DLQ_STORE_OK ? state.cursor
-                                                                                        : INT64_MAX;
+    return dlq_ledger_store_sink_state (w->state, w->config->primary, &state) == DLQ_STORE_OK ? state.cursor
+                                                                                            : INT64_MAX;
 }
 
 /* Read-your-writes: was id acknowledged but not in the primary yet when
@@ -479,7 +481,7 @@ format_sinks (worker_t *w, dlq_buf_t *out)
         const dlq_sink_config_t *sink = w->config->sinks [i];
         const char *name = dlq_plugin_config_name (sink);
         dlq_sink_state_t state = { 0, 0, 0, 0, 0 };
-        dlq_embedded_sink_state (w->store, name, &state);
+        dlq_ledger_store_sink_state (w->state, name, &state);
         int64_t backlog = 0, retrying = 0;
         dlq_delivery_health_t *health = dlq_chain_health (w->sinks, i);
         dlq_delivery_health_queue (health, dlq_committer_ordinal (w->service->committer), &backlog, &retrying);
@@ -489,7 +491,7 @@ format_sinks (worker_t *w, dlq_buf_t *out)
                         "\"retrying\":%lld,\"failed\":%lld,\"redelivered\":%llu,",
                         dlq_plugin_config_ops (sink)->type, (long long) backlog,
                         (unsigned long long) state.delivered, (long long) retrying,
-                        (long long) dlq_embedded_count_state (w->store, name, DLQ_DELIVERY_FAILED),
+                        (long long) dlq_ledger_store_count_state (w->state, name, DLQ_DELIVERY_FAILED),
                         (unsigned long long) state.redelivered);
         dlq_delivery_health_format (health, out);
         dlq_buf_puts (out, ",\"counters\":{");
@@ -671,6 +673,8 @@ run (void *pipe, void *arg)
         dlq_log (DLQ_LOG_WARN, "cannot lower a query thread's priority: %s", strerror (errno));
     w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
     if (w->store)
+        w->state = dlq_state_store_open (w->data_dir, w->error, sizeof w->error);
+    if (w->state)
         w->primary = dlq_primary_open (w->config, w->store, w->error, sizeof w->error);
     if (w->primary)
         dlq_primary_use_marks (w->primary, dlq_committer_marks (w->service->committer));
@@ -680,6 +684,7 @@ run (void *pipe, void *arg)
     dlq_actor_ready (pipe, w->primary != NULL);
     if (!w->primary) {
         dlq_embedded_destroy (&w->store);
+        dlq_state_store_destroy (&w->state);
         return;
     }
     bool sweeper = w == &w->service->workers [0] && dlq_primary_sweeps (w->primary);
@@ -706,6 +711,7 @@ run (void *pipe, void *arg)
     dlq_replay_verbs_destroy (&w->replay);
     dlq_primary_close (&w->primary);
     dlq_embedded_destroy (&w->store);
+    dlq_state_store_destroy (&w->state);
     dlq_spool_lookup_destroy (&w->unindexed);
 }
 

@@ -578,6 +578,8 @@ each_row (dlq_embedded_t *self, const char *what, sqlite3_stmt *stmt, const char
     ssize_t rows = 0;
     int rc;
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        memset (&row, 0, sizeof row);
+        row.expires_at = DLQ_TIME_NONE;
         if (!fetch_row (self, what, stmt, &row)) {
             embedded_stmt_release (stmt);
             return -1;
