@@ -15,7 +15,7 @@
  *
  *  Integers little-endian. Encoding appends to a caller's buffer (reused
  *  from record to record: no allocation once it has grown); decoding
- *  builds the same partial event the spool reads hand out (spool_ledger.h:
+ *  builds the same partial event the store's reads by seq hand out (embedded_archive.h:
  *  the routing members and json; full_document, metadata and the error's
  *  message and stack trace stay NULL: decode json for those).
  */

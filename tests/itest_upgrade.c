@@ -1,7 +1,8 @@
 /*  itest_upgrade — a data_dir written before the spool (the embedded
  *  store alone: events, a sink's cursor and a retrying delivery, a
- *  checkpoint; made here with the store's own calls, as the previous
- *  release's committer made them) is taken over on the first start with
+ *  checkpoint; made here with the store's own calls, the ledger's rows
+ *  with SQL into its tables, as the previous releases' committer wrote
+ *  them) is taken over on the first start with
  *  nothing lost: the sink's backlog and its retry are delivered (those
  *  its attempted marker in the ledger covered counted as redelivered), every
  *  stored event is GET-identical and a duplicate when sent again, the
@@ -15,7 +16,6 @@
 #include "embedded_store.h"
 #include "failed_event.h"
 #include "sink_support.h"
-#include "spool_ledger.h"
 #include "store_support.h"
 #include "test_support.h"
 
@@ -66,21 +66,16 @@ make_old_data_dir (void)
     }
     bool duplicate [STORED];
     int64_t last = 0;
-    cr_assert_eq (dlq_embedded_commit (store, events, STORED, duplicate, NULL, 0, &last, err, sizeof err),
+    cr_assert_eq (dlq_embedded_commit_all (store, events, STORED, duplicate, NULL, 0, &last, err, sizeof err),
                   DLQ_STORE_OK, "%s", err);
     cr_assert_eq (last, STORED, "seqs 1..%d", STORED);
     /* sink rec handled everything up to seq CURSOR and had sent up to
      * ATTEMPTED when it stopped (the marker in the ledger, where releases
      * before the marker files kept it); seq RETRYING waits for a retry */
-    dlq_delivery_row_t row = { .seq = RETRYING, .state = DLQ_DELIVERY_RETRYING, .attempts = 1,
-                               .next_attempt_at = dlq_time_now_ms (), .updated_at = dlq_time_now_ms (),
-                               .last_error = "was down" };
-    dlq_ledger_update_t u = { .cursor = CURSOR, .attempted = ATTEMPTED, .delivered = CURSOR - 1,
-                              .rows = &row, .row_count = 1 };
-    snprintf (u.sink, sizeof u.sink, "rec");
-    dlq_ledger_update_t *updates [1] = { &u };
-    cr_assert_eq (dlq_embedded_commit (store, NULL, 0, NULL, updates, 1, NULL, err, sizeof err), DLQ_STORE_OK,
-                  "%s", err);
+    char ledger [512];
+    snprintf (ledger, sizeof ledger, "INSERT INTO sink_state VALUES ('rec', %d, %d, %d, 0, 0);"
+              "INSERT INTO deliveries VALUES ('rec', %d, 'retrying', 1, 'was down', %lld, %lld)",
+              CURSOR, ATTEMPTED, CURSOR - 1, RETRYING, (long long) dlq_time_now_ms (), (long long) dlq_time_now_ms ());
     /* a checkpoint */
     static const char ckpt [] = "{\"streamName\":\"up\",\"lastSeenToken\":{\"_data\":\"old-token\"}}";
     dlq_json_doc_t *doc = NULL;
@@ -89,7 +84,7 @@ make_old_data_dir (void)
     dlq_error_t e;
     cr_assert_eq (dlq_checkpoint_parse (DLQ_SINK_CKPT_SAVE, dlq_json_root (doc), &value, &e), DLQ_OK, "%s", e.message);
     dlq_ckpt_write_t write = { .kind = DLQ_SINK_CKPT_SAVE, .record = value.record, .now_ms = dlq_time_now_ms () };
-    cr_assert_eq (dlq_embedded_commit_all (store, NULL, 0, NULL, NULL, 0, &write, 1, NULL, err, sizeof err),
+    cr_assert_eq (dlq_embedded_commit_all (store, NULL, 0, NULL, &write, 1, NULL, err, sizeof err),
                   DLQ_STORE_OK, "%s", err);
     dlq_buf_free (&write.reply);
     dlq_checkpoint_clear (&value);
@@ -97,6 +92,7 @@ make_old_data_dir (void)
     for (int i = 0; i < STORED; i++)
         dlq_event_destroy (&events [i]);
     dlq_embedded_destroy (&store);
+    test_store_exec (d.data_dir, ledger);
     /* a paused replay job with progress, as REPLAY and the replayer left it */
     char sql [512];
     snprintf (sql, sizeof sql, "INSERT INTO replay_jobs VALUES ('" OLD_JOB "', 'PAUSED',"

@@ -7,7 +7,7 @@
  */
 #include "checkpoint.h"
 #include "embedded_checkpoints.h"
-#include "spool_ledger.h"
+#include "embedded_archive.h"
 #include "store_support.h"
 #include "test_support.h"
 
@@ -41,7 +41,7 @@ static void
 commit (dlq_embedded_t *store, dlq_ckpt_write_t *writes, size_t count)
 {
     char err [256] = "";
-    cr_assert_eq (dlq_embedded_commit_all (store, NULL, 0, NULL, NULL, 0, writes, count, NULL, err, sizeof err),
+    cr_assert_eq (dlq_embedded_commit_all (store, NULL, 0, NULL, writes, count, NULL, err, sizeof err),
                   DLQ_STORE_OK, "%s", err);
 }
 
@@ -178,7 +178,7 @@ Test (embedded_checkpoints, a_failed_commit_stores_none_of_its_writes)
         write_of (DLQ_SINK_CKPT_SEEN, "bad", "{}", T0, NULL, 0, T0),
     };
     char err [256] = "";
-    cr_assert_eq (dlq_embedded_commit_all (w, NULL, 0, NULL, NULL, 0, writes, 2, NULL, err, sizeof err),
+    cr_assert_eq (dlq_embedded_commit_all (w, NULL, 0, NULL, writes, 2, NULL, err, sizeof err),
                   DLQ_STORE_ERROR);
     cr_expect_not_null (strstr (err, "refused"), "%s", err);
     cr_expect_null (get (w, "good"), "the first write of the failed commit was rolled back");

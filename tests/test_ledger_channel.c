@@ -12,7 +12,7 @@
  */
 #include "ledger_channel.h"
 
-#include "spool_ledger.h"
+#include "delivery_ledger.h"
 
 #include <criterion/criterion.h>
 #include <poll.h>

@@ -545,3 +545,20 @@ Test (ledger_store, the_embedded_stores_ledger_is_taken_over_once)
     cr_assert_eq (state_of (store, "rec").delivered, 299);
     dlq_state_store_destroy (&store);
 }
+
+Test (ledger_store, state_names_round_trip)
+{
+    static const char *const names [] = { "pending", "delivered", "retrying", "failed" };
+    for (int i = 0; i < 4; i++) {
+        dlq_delivery_state_t state = (dlq_delivery_state_t) 99;
+        cr_assert_str_eq (dlq_delivery_state_name ((dlq_delivery_state_t) i), names [i]);
+        cr_assert (dlq_delivery_state_parse (names [i], &state));
+        cr_assert_eq ((int) state, i);
+    }
+    dlq_delivery_state_t state = DLQ_DELIVERY_FAILED;
+    cr_assert_not (dlq_delivery_state_parse ("Failed", &state));
+    cr_assert_not (dlq_delivery_state_parse ("", &state));
+    cr_assert_not (dlq_delivery_state_parse (NULL, &state));
+    cr_assert_eq (state, DLQ_DELIVERY_FAILED, "untouched on failure");
+    cr_assert_str_eq (dlq_delivery_state_name ((dlq_delivery_state_t) 4), "unknown");
+}

@@ -31,8 +31,8 @@
 #include "retry_queue.h"
 #include "plugin_host.h"
 #include "position_file.h"
+#include "embedded_archive.h"
 #include "ledger_store.h"
-#include "spool_ledger.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,7 +17,7 @@
 #include "event_record.h"
 #include "mark_record.h"
 #include "spool_kinds.h"
-#include "spool_ledger.h"
+#include "embedded_archive.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -201,7 +201,7 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state, vo
     bool durable = wants_durable (self, page, now);
     bool ledger_ok = commit_ledger (self, state, durable);
     durable = durable && ledger_ok && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
-    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count, NULL, 0,
+    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count,
                                                 page->ckpts, page->ckpt_count, page->marks, page->mark_count,
                                                 page->end, &last_seq, err, sizeof err);
     if (durable && dlq_embedded_relax_sync (store, true, err, sizeof err) != DLQ_STORE_OK)

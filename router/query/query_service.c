@@ -23,7 +23,7 @@
 #include "protocol.h"
 #include "replay_verbs.h"
 #include "request_params.h"
-#include "spool_ledger.h"
+#include "embedded_archive.h"
 #include "ledger_store.h"
 #include "thread_priority.h"
 #include "verb_table.h"

@@ -9,7 +9,7 @@
  *  Tokens and metadata are compact JSON text, times ms since the epoch.
  *  Writes are applied by the writer inside its commit transaction
  *  (dlq_embedded_index, embedded_index.h; dlq_embedded_commit_all,
- *  spool_ledger.h). The daemon's checkpoint writes are durable in the spool
+ *  embedded_store.h). The daemon's checkpoint writes are durable in the spool
  *  first (core/checkpoint_record.h): the indexer applies each as a SAVE of
  *  the whole record as the write left it, or a DELETE. CKPT.SEEN and
  *  CKPT.PROCESSED as statements are each one upsert naming only their two

@@ -35,25 +35,21 @@ apply_marks (dlq_embedded_t *self, dlq_embedded_mark_write_t *marks, size_t coun
 
 dlq_store_result_t
 dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs, size_t count,
-                    dlq_ledger_update_t *const *updates, size_t update_count, dlq_ckpt_write_t *ckpts,
-                    size_t ckpt_count, dlq_embedded_mark_write_t *marks, size_t mark_count, uint64_t position,
+                    dlq_ckpt_write_t *ckpts, size_t ckpt_count, dlq_embedded_mark_write_t *marks, size_t mark_count, uint64_t position,
                     int64_t *last_seq_out, char *err, size_t err_len)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
         embedded_fail_text (self, "index: %s is not open as the writer", self->path);
         return fail (self, err, err_len);
     }
-    if (!embedded_ledger_check (self, updates, update_count))
-        return fail (self, err, err_len);
     char value [32];
     snprintf (value, sizeof value, "%" PRIu64, position);
     bool ok = embedded_txn_begin (self, "index: cannot begin")
            && (count == 0 || embedded_insert_rows (self, events, seqs, count, NULL))
-           && embedded_ledger_apply (self, updates, update_count)
            && (ckpt_count == 0 || embedded_ckpt_apply (self, ckpts, ckpt_count))
            && apply_marks (self, marks, mark_count)
            && embedded_meta_set (self, POSITION_KEY, value)
-           && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
+           && (!last_seq_out || embedded_archive_last_seq (self, last_seq_out))
            && embedded_txn_commit (self, "index: cannot commit");
     embedded_stmt_release (self->stmt [ST_INSERT_SEQ]);
     if (!ok) {

@@ -2,8 +2,8 @@
  *  (core/spool): the indexer's writes and what it resumes from.
  *
  *  The indexer inserts the events of many spool records in one
- *  transaction, each at its record's position as its seq, together with
- *  the dispatchers' ledger updates, and records in the same transaction
+ *  transaction, each at its record's position as its seq, and records in
+ *  the same transaction
  *  the spool position it has indexed up to (meta key spool_position). So
  *  the store never needs to fsync each transaction: after a crash that
  *  lost the last ones, the position went back with them and the indexer
@@ -14,7 +14,7 @@
 
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"
-#include "spool_ledger.h"
+#include "embedded_archive.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,15 +33,13 @@ typedef struct {
 } dlq_embedded_mark_write_t;
 
 /* Writer: in ONE transaction insert count events at seqs (ascending; an id
- * already stored is passed over), apply the ledger updates, the
- * checkpoint writes (in order; their replies are filled and not needed)
+ * already stored is passed over), apply the checkpoint writes (in order; their replies are filled and not needed)
  * and the marks (in order, after the events: each one's rc and state
  * filled), and set the indexed spool position to position; then commit.
  * *last_seq_out (may be NULL) receives the highest seq after the commit.
  * Nothing is stored on DLQ_STORE_ERROR. */
 dlq_store_result_t dlq_embedded_index (dlq_embedded_t *self, dlq_event_t *const *events, const int64_t *seqs,
-                                       size_t count, dlq_ledger_update_t *const *updates, size_t update_count,
-                                       dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                                       size_t count, dlq_ckpt_write_t *ckpts, size_t ckpt_count,
                                        dlq_embedded_mark_write_t *marks, size_t mark_count, uint64_t position,
                                        int64_t *last_seq_out, char *err, size_t err_len);
 

@@ -1,14 +1,14 @@
-/*  embedded_internal — what embedded_store.c and spool_ledger.c share.
+/*  embedded_internal — what the store's files share.
  *
- *  Private to this directory: the layout of the store object, the two
+ *  Private to this directory: the layout of the store object, the
  *  statement tables, the error / statement helpers and the SQL that derives
  *  the routing columns of schema version 3 from a stored body.
  *  embedded_store.c owns the connection, the schema, the events and
  *  stream_counts tables; embedded_index.c the indexer's write transaction
- *  (dlq_embedded_index: the events read from the spool, the ledger updates
- *  and the checkpoint writes, and the spool position, in one commit);
- *  spool_ledger.c owns the tables of schema version 2 (sink_state,
- *  deliveries) and adds its part to that transaction. embedded_workbench.c owns the
+ *  (dlq_embedded_index: the events read from the spool, the checkpoint
+ *  writes and marks, and the spool position, in one commit);
+ *  embedded_archive.c the reads of events by seq and the version 2
+ *  upgrade. embedded_workbench.c owns the
  *  statements of schema version 5 (the replay state of events,
  *  scheduler_locks); their short transactions of their own run
  *  on the writer's or an updater's connection.
@@ -19,7 +19,7 @@
 #include "embedded_checkpoints.h"
 #include "embedded_store.h"
 #include "embedded_wal.h"
-#include "spool_ledger.h"
+#include "embedded_archive.h"
 
 #include <sqlite3.h>
 
@@ -99,27 +99,15 @@ typedef enum {
     ST_STMT_COUNT
 } stmt_id_t;
 
-/* The ledger's statements (spool_ledger.c): writing ones (writer only), then
- * reads of the events table (every connection), then reads of the ledger
- * tables (not prepared by a reader of a version 1 file, which has none). */
+/* The reads of events by seq (embedded_archive.c), on every connection. */
 typedef enum {
-    LS_STATE_UPSERT,
-    LS_ROW_UPSERT,
-    LS_SWEEP_ROWS,
-    LS_FIRST_READ,
-    LS_LAST_SEQ = LS_FIRST_READ,
-    LS_READ_AFTER,
-    LS_READ_SEQ,
-    LS_COUNT_BETWEEN,
-    LS_SEQ_OF,
-    LS_FIRST_LEDGER_READ,
-    LS_SINK_STATE = LS_FIRST_LEDGER_READ,
-    LS_COUNT_STATE,
-    LS_ROWS_OF_SINK,
-    LS_ROWS_OF_SINK_ID,
-    LS_ROWS_OF_SEQ,
-    LS_STMT_COUNT
-} ledger_stmt_id_t;
+    AR_LAST_SEQ,
+    AR_READ_AFTER,
+    AR_READ_SEQ,
+    AR_COUNT_BETWEEN,
+    AR_SEQ_OF,
+    AR_STMT_COUNT
+} archive_stmt_id_t;
 
 /* The statements of schema version 5: writing ones (writer and updaters),
  * then reads (every connection); none on a file below version 5. */
@@ -154,7 +142,7 @@ struct dlq_embedded {
     char                *wal_path;              /* path + "-wal" */
     int64_t              schema_version;        /* of the file once open (the writer upgrades it) */
     sqlite3_stmt        *stmt [ST_STMT_COUNT];
-    sqlite3_stmt        *ledger [LS_STMT_COUNT];
+    sqlite3_stmt        *archive [AR_STMT_COUNT];
     sqlite3_stmt        *workbench [WB_STMT_COUNT];
     sqlite3_stmt        *ckpt [CK_STMT_COUNT];
     const char         **names;                 /* commit's scratch: stream names of new rows */
@@ -240,30 +228,18 @@ embedded_bind_time (sqlite3_stmt *stmt, int index, int64_t ms)
 }
 
 
-/* Ledger (spool_ledger.c) ------------------------------------------------- */
+/* Reads by seq (embedded_archive.c) --------------------------------------- */
 
 /* Writer, inside the schema transaction: bring a version 1 schema to
  * version 2 (idempotent) and record the new version. (embedded_store.c
  * then takes it to version 3.) */
-bool embedded_ledger_upgrade (dlq_embedded_t *self);
+bool embedded_archive_upgrade (dlq_embedded_t *self);
 
-/* Prepare the ledger statements this connection can run. */
-bool embedded_ledger_prepare (dlq_embedded_t *self);
-
-/* Check update_count ledger updates before the transaction starts; false
- * with the last error set when one is malformed. */
-bool embedded_ledger_check (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
-                            size_t update_count);
-
-/* Apply checked ledger updates inside the open transaction. */
-bool embedded_ledger_apply (dlq_embedded_t *self, dlq_ledger_update_t *const *updates,
-                            size_t update_count);
+/* Prepare the reads by seq on this connection. */
+bool embedded_archive_prepare (dlq_embedded_t *self);
 
 /* The highest seq ever assigned, inside or outside a transaction. */
-bool embedded_ledger_last_seq (dlq_embedded_t *self, int64_t *seq_out);
-
-/* Sweep, inside its transaction: drop the deliveries rows of swept events. */
-bool embedded_ledger_sweep_rows (dlq_embedded_t *self, const int64_t *seqs, size_t count);
+bool embedded_archive_last_seq (dlq_embedded_t *self, int64_t *seq_out);
 
 /* LIST cursors, "<created_at>.<seq>" (embedded_store.c), and a page of a
  * bound statement selecting (created_at, seq, body) newest first, limit + 1

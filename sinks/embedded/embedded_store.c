@@ -20,16 +20,16 @@
  *  decoded event at insert, so the spool reads never parse a body.
  *
  *  seq is AUTOINCREMENT, so a deleted (swept) seq is never handed out again:
- *  the per-(sink, seq) delivery ledger (spool_ledger.c, schema version 2)
+ *  the per-(sink, seq) delivery ledger (in the daemon's state file now)
  *  keys on it, and a dispatcher's "handled up to seq N" cursor stays
  *  meaningful. seq has gaps (an insert skipped as a duplicate still consumes
  *  a number), so nothing may assume it is dense.
  *
  *  This file owns the connection, the schema and its upgrades, the events
  *  and stream_counts tables, and the one write transaction
- *  (dlq_embedded_commit: a batch of events plus the dispatchers' ledger
- *  updates; dlq_embedded_append is that with no updates). The ledger tables
- *  and the spool reads live in spool_ledger.c, the statements of schema
+ *  (dlq_embedded_commit_all: a batch of events and checkpoint writes;
+ *  dlq_embedded_append is that with events only). The reads of events by
+ *  seq live in embedded_archive.c, the statements of schema
  *  version 5 in embedded_workbench.c; embedded_internal.h
  *  is what they share.
  */
@@ -64,7 +64,7 @@
 #define WAL_SIZE_LIMIT   (64 * 1024 * 1024)
 
 /* A new file is created at version 1 and then upgraded like any version 1
- * file (embedded_ledger_upgrade, then upgrade_columns), so a new and an
+ * file (embedded_archive_upgrade, then upgrade_columns), so a new and an
  * upgraded store are alike. */
 static const char schema_v1 [] =
     "CREATE TABLE meta ("
@@ -416,7 +416,7 @@ prepare_all (dlq_embedded_t *self)
               || embedded_prepare (self, stmt_sql, self->stmt, 0, ST_FIRST_WRITER_ONLY))
           && embedded_prepare (self, stmt_sql, self->stmt, ST_FIRST_READ, ST_STMT_COUNT);
     return ok
-        && embedded_ledger_prepare (self)
+        && embedded_archive_prepare (self)
         && embedded_workbench_prepare (self)
         && embedded_ckpt_prepare (self);
 }
@@ -613,7 +613,7 @@ ensure_schema (dlq_embedded_t *self)
     if (ok)
         ok = check_schema (self);
     if (ok && self->schema_version < SCHEMA_VERSION_LEDGER)
-        ok = embedded_ledger_upgrade (self);
+        ok = embedded_archive_upgrade (self);
     if (ok && self->schema_version < SCHEMA_VERSION_COLUMNS)
         ok = upgrade_columns (self);
     if (ok && self->schema_version < SCHEMA_VERSION_FILTERS)
@@ -819,8 +819,8 @@ dlq_embedded_destroy (dlq_embedded_t **self_p)
     dlq_embedded_t *self = *self_p;
     for (int id = 0; id < ST_STMT_COUNT; id++)
         sqlite3_finalize (self->stmt [id]);
-    for (int id = 0; id < LS_STMT_COUNT; id++)
-        sqlite3_finalize (self->ledger [id]);
+    for (int id = 0; id < AR_STMT_COUNT; id++)
+        sqlite3_finalize (self->archive [id]);
     for (int id = 0; id < CK_STMT_COUNT; id++)
         sqlite3_finalize (self->ckpt [id]);
     for (int id = 0; id < WB_STMT_COUNT; id++)
@@ -1013,8 +1013,7 @@ embedded_insert_rows (dlq_embedded_t *self, dlq_event_t *const *events, const in
 
 /* Everything that can be refused before the transaction starts. */
 static bool
-check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
-              dlq_ledger_update_t *const *updates, size_t update_count)
+check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count)
 {
     if (self->mode != DLQ_EMBEDDED_WRITER) {
         embedded_fail_text (self, "commit: %s %s", self->path, not_the_writer (self));
@@ -1027,25 +1026,23 @@ check_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
             return false;
         }
     }
-    return embedded_ledger_check (self, updates, update_count);
+    return true;
 }
 
 /* The one write transaction: the events first (so *last_seq_out covers
- * them), then the ledger updates, then COMMIT, which fsyncs the WAL once for
- * both. With no updates this is exactly the append of before schema v2: the
- * ledger part costs nothing then. */
+ * them), then the checkpoint writes, then COMMIT, which fsyncs the WAL once
+ * for both. */
 dlq_store_result_t
 dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
-                         bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
-                         dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                         bool *duplicate, dlq_ckpt_write_t *ckpts, size_t ckpt_count,
                          int64_t *last_seq_out, char *err, size_t err_len)
 {
-    if (!check_commit (self, events, count, updates, update_count)) {
+    if (!check_commit (self, events, count)) {
         copy_message (err, err_len, self->errmsg);
         return DLQ_STORE_ERROR;
     }
-    if (count == 0 && update_count == 0 && ckpt_count == 0) {
-        if (last_seq_out && !embedded_ledger_last_seq (self, last_seq_out)) {
+    if (count == 0 && ckpt_count == 0) {
+        if (last_seq_out && !embedded_archive_last_seq (self, last_seq_out)) {
             copy_message (err, err_len, self->errmsg);
             return DLQ_STORE_ERROR;
         }
@@ -1053,9 +1050,8 @@ dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events, size_
     }
     bool ok = step_done (self, ST_BEGIN, "commit: cannot begin")
            && (count == 0 || embedded_insert_rows (self, events, NULL, count, duplicate))
-           && embedded_ledger_apply (self, updates, update_count)
            && embedded_ckpt_apply (self, ckpts, ckpt_count)
-           && (!last_seq_out || embedded_ledger_last_seq (self, last_seq_out))
+           && (!last_seq_out || embedded_archive_last_seq (self, last_seq_out))
            && step_done (self, ST_COMMIT, "commit: cannot commit");
     embedded_stmt_release (self->stmt [ST_INSERT]);
     if (!ok) {
@@ -1067,19 +1063,10 @@ dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events, size_
 }
 
 dlq_store_result_t
-dlq_embedded_commit (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
-                     bool *duplicate, dlq_ledger_update_t *const *updates, size_t update_count,
-                     int64_t *last_seq_out, char *err, size_t err_len)
-{
-    return dlq_embedded_commit_all (self, events, count, duplicate, updates, update_count, NULL, 0,
-                                    last_seq_out, err, err_len);
-}
-
-dlq_store_result_t
 dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events, size_t count,
                      bool *duplicate, char *err, size_t err_len)
 {
-    return dlq_embedded_commit (self, events, count, duplicate, NULL, 0, NULL, err, err_len);
+    return dlq_embedded_commit_all (self, events, count, duplicate, NULL, 0, NULL, err, err_len);
 }
 
 
@@ -1313,7 +1300,6 @@ dlq_embedded_sweep_each (dlq_embedded_t *self, int64_t now_ms, int max_rows, dlq
            && delete_expired (self, now_ms, max_rows, seqs, names, keys, ids, &deleted)
            && adjust_counts (self, (const char **) names, deleted, false)
            && sub_group_counts (self, keys, deleted)
-           && embedded_ledger_sweep_rows (self, seqs, deleted)
            && step_done (self, ST_COMMIT, "sweep: cannot commit");
     if (!ok)
         rollback (self);

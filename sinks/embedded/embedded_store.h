@@ -28,7 +28,8 @@
  *    stream_counts(stream_name TEXT PRIMARY KEY, events INTEGER NOT NULL)
  *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
  *  Version 2 adds the delivery ledger keyed by (sink, seq): sink_state and
- *  deliveries, see spool_ledger.h. Version 3 adds the routing columns of
+ *  deliveries, which only the daemon's state file reads now, once, when it
+ *  takes them over (router/state/ledger_store.h). Version 3 adds the routing columns of
  *  events (copies of body members, so the spool reads need not parse the
  *  body). Version 4 adds the fingerprint column, fingerprint_counts and the
  *  indexes of the workbench's filters (embedded_query.h). Version 5 adds
@@ -45,6 +46,7 @@
 #ifndef DLQ_EMBEDDED_STORE_H
 #define DLQ_EMBEDDED_STORE_H
 
+#include "checkpoint_write.h"
 #include "dlq_buf.h"
 #include "failed_event.h"
 #include "store_result.h"
@@ -77,11 +79,20 @@ void dlq_embedded_destroy (dlq_embedded_t **self_p);
  * commit (durable on return). duplicate[i] is set true when an event with
  * the same id was already stored, by an earlier append or earlier in this
  * batch; such an event is not stored again. On DLQ_STORE_ERROR nothing of
- * the batch is stored. Writer only. The same as dlq_embedded_commit
- * (spool_ledger.h) with no ledger updates. */
+ * the batch is stored. Writer only. */
 dlq_store_result_t dlq_embedded_append (dlq_embedded_t *self, dlq_event_t *const *events,
                                         size_t count, bool *duplicate,
                                         char *err, size_t err_len);
+
+/* The same, with count checkpoint writes (embedded_checkpoints.h) applied
+ * in the same transaction after the events, in order; each write's reply
+ * is filled in. *last_seq_out (may be NULL) receives the highest seq in
+ * the store after the commit. count and ckpt_count may be 0. On
+ * DLQ_STORE_ERROR nothing is stored (replies are then meaningless). */
+dlq_store_result_t dlq_embedded_commit_all (dlq_embedded_t *self, dlq_event_t *const *events,
+                                            size_t count, bool *duplicate,
+                                            dlq_ckpt_write_t *ckpts, size_t ckpt_count,
+                                            int64_t *last_seq_out, char *err, size_t err_len);
 
 /* The canonical JSON of event id into json_out (replacing its contents);
  * DLQ_STORE_NOT_FOUND when missing or expired (expires_at <= now_ms). */
