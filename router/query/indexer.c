@@ -200,6 +200,10 @@ commit (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state, vo
     int64_t last_seq = -1, now = dlq_time_mono_ms ();
     bool durable = wants_durable (self, page, now);
     bool ledger_ok = commit_ledger (self, state, durable);
+    bool nothing_read = page->count == 0 && page->ckpt_count == 0 && page->mark_count == 0
+                        && page->end == atomic_load (&self->position);
+    if (nothing_read && !durable)
+        return ledger_ok;               /* woken for the ledger alone: the store has nothing to commit */
     durable = durable && ledger_ok && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
     dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count,
                                                 page->ckpts, page->ckpt_count, page->marks, page->mark_count,
