@@ -164,7 +164,8 @@ format_storage (dlq_metrics_t *self, dlq_buf_t *out)
     single (out, "dlqd_log_disk_bytes", "gauge", "Bytes on disk of the log's directory: its segments with their "
             "preallocated room, and the zeroed spare segments.", (double) tree_bytes (spool_dir, 0));
     single (out, "dlqd_store_bytes", "gauge", "Bytes on disk of the SQLite files in data_dir: the embedded "
-            "store's and the daemon's state file (databases, write-ahead logs, shared memory).", (double) tree_bytes (self->src.config->data_dir, 0));
+            "store's and the daemon's state file (databases, write-ahead logs, shared memory).",
+            (double) tree_bytes (self->src.config->data_dir, 0));
     int64_t size = 0, free_bytes = dlq_metrics_free_bytes (self->src.config->data_dir, &size);
     single (out, "dlqd_data_dir_free_bytes", "gauge", "Bytes free to dlqd on the filesystem of data_dir.",
             (double) (free_bytes < 0 ? 0 : free_bytes));
