@@ -28,6 +28,7 @@
 #include "ledger_store.h"
 #include "state_store.h"
 
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -103,36 +104,22 @@ submit_and_wait (dlq_ledger_update_t *u)
     return dlq_ledger_channel_wait (ledger, dlq_ledger_channel_submit (ledger, u));
 }
 
-/* Run sql on the file name in tmp_dir through a connection of the test's own. */
-static void
-exec_in (const char *name, const char *sql)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/%s", tmp_dir, name);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg (db));
-    sqlite3_close (db);
-}
-
 static void
 refuse_ledger_writes (bool refuse)
 {
-    exec_in (DLQ_STATE_STORE_FILE, refuse ? "CREATE TRIGGER full_insert BEFORE INSERT ON sink_state "
-                         "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
-                         "CREATE TRIGGER full_update BEFORE UPDATE ON sink_state "
-                         "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
-                       : "DROP TRIGGER full_insert; DROP TRIGGER full_update;");
+    test_store_exec_in (tmp_dir, DLQ_STATE_STORE_FILE,
+                        refuse ? "CREATE TRIGGER full_insert BEFORE INSERT ON sink_state "
+                                 "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+                                 "CREATE TRIGGER full_update BEFORE UPDATE ON sink_state "
+                                 "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+                               : "DROP TRIGGER full_insert; DROP TRIGGER full_update;");
 }
 
 /* SINK's state; *rows gets how many of its rows are in state. */
 static dlq_sink_state_t
 sink_state (dlq_delivery_state_t state_of_rows, int64_t *rows)
 {
-    char err [512] = "";
-    dlq_state_store_t *store = dlq_state_store_open (tmp_dir, err, sizeof err);
-    cr_assert_not_null (store, "%s", err);
+    dlq_state_store_t *store = test_state_store (tmp_dir);
     dlq_sink_state_t state;
     cr_assert_eq (dlq_ledger_store_sink_state (store, SINK, &state), DLQ_STORE_OK);
     *rows = dlq_ledger_store_count_state (store, SINK, state_of_rows);
@@ -294,7 +281,7 @@ Test (indexer, marks_the_store_lost_are_applied_again_from_the_spool)
     char sql [256];
     snprintf (sql, sizeof sql, "UPDATE events SET retry_count = 0, retry_after = NULL;"
               "UPDATE meta SET value = '%llu' WHERE key = 'spool_position';", (unsigned long long) before_marks);
-    exec_in (DLQ_EMBEDDED_FILE, sql);
+    test_store_exec (tmp_dir, sql);
     cr_assert_eq (stored_state ().retry_count, 0);
     char tip [64];
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-again-%d", (int) getpid ());

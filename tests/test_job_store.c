@@ -10,6 +10,7 @@
 #include "state_store.h"
 #include "dlq_alloc.h"
 
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -28,27 +29,9 @@ TestSuite (job_store, .init = make_dir, .fini = remove_dir);
 
 #define NOW 1781015533500LL       /* 2026-06-09T14:32:13.500Z */
 
-static dlq_state_store_t *
-open_state (void)
-{
-    char err [512] = "";
-    dlq_state_store_t *store = dlq_state_store_open (tmp_dir, err, sizeof err);
-    cr_assert_not_null (store, "%s", err);
-    return store;
-}
+static dlq_state_store_t *open_state (void) { return test_state_store (tmp_dir); }
 
-/* Run sql on the file name inside tmp_dir with a raw connection. */
-static void
-exec_in (const char *name, const char *sql)
-{
-    char path [512];
-    snprintf (path, sizeof path, "%s/%s", tmp_dir, name);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
-    char *msg = NULL;
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg ? msg : "");
-    sqlite3_close (db);
-}
+static void exec_in (const char *name, const char *sql) { test_store_exec_in (tmp_dir, name, sql); }
 
 static dlq_replay_job_t
 job_of (int n, dlq_job_state_t state, int64_t created_at)

@@ -14,6 +14,7 @@
 #include "dlq_alloc.h"
 #include "dlq_time.h"
 
+#include "store_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -33,47 +34,11 @@ TestSuite (ledger_store, .init = make_dir, .fini = remove_dir);
 #define NOW 1781015533500LL
 #define MAX_SEEN 64
 
-static dlq_state_store_t *
-open_state (void)
-{
-    char err [512] = "";
-    dlq_state_store_t *store = dlq_state_store_open (tmp_dir, err, sizeof err);
-    cr_assert_not_null (store, "%s", err);
-    return store;
-}
+static dlq_state_store_t *open_state (void) { return test_state_store (tmp_dir); }
 
-static sqlite3 *
-open_raw (const char *name)
-{
-    char path [512];
-    snprintf (path, sizeof path, "%s/%s", tmp_dir, name);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open (path, &db), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    return db;
-}
+static void exec_in (const char *name, const char *sql) { test_store_exec_in (tmp_dir, name, sql); }
 
-static void
-exec_in (const char *name, const char *sql)
-{
-    sqlite3 *db = open_raw (name);
-    char *msg = NULL;
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg ? msg : "");
-    sqlite3_close (db);
-}
-
-static int64_t
-count_in (const char *name, const char *sql)
-{
-    sqlite3 *db = open_raw (name);
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sql);
-    cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW, "%s", sql);
-    int64_t n = sqlite3_column_int64 (stmt, 0);
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return n;
-}
+static int64_t count_in (const char *name, const char *sql) { return test_store_count_in (tmp_dir, name, sql); }
 
 static void
 event_id (int n, char *out, size_t len)
@@ -464,7 +429,7 @@ Test (ledger_store, the_reads_use_their_indexes)
     dlq_state_store_t *store = open_state ();
     fill (store);
     dlq_state_store_destroy (&store);
-    sqlite3 *db = open_raw (DLQ_STATE_STORE_FILE);
+    sqlite3 *db = test_store_open_in (tmp_dir, DLQ_STATE_STORE_FILE, SQLITE_OPEN_READONLY);
     static const struct {
         const char *sql, *needle;
     } checks [] = {

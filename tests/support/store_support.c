@@ -15,21 +15,42 @@ test_store_embedded (const char *dir, dlq_embedded_mode_t mode)
     return store;
 }
 
+dlq_state_store_t *
+test_state_store (const char *dir)
+{
+    char err [512] = "";
+    dlq_state_store_t *store = dlq_state_store_open (dir, err, sizeof err);
+    cr_assert_not_null (store, "open failed: %s", err);
+    return store;
+}
+
+sqlite3 *
+test_store_open_in (const char *dir, const char *file, int flags)
+{
+    char path [512];
+    snprintf (path, sizeof path, "%s/%s", dir, file);
+    sqlite3 *db = NULL;
+    cr_assert_eq (sqlite3_open_v2 (path, &db, flags, NULL), SQLITE_OK, "%s", path);
+    sqlite3_busy_timeout (db, 5000);
+    return db;
+}
+
 sqlite3 *
 test_store_open (const char *dir, int flags)
 {
-    char path [512];
-    snprintf (path, sizeof path, "%s/%s", dir, DLQ_EMBEDDED_FILE);
-    sqlite3 *db = NULL;
-    cr_assert_eq (sqlite3_open_v2 (path, &db, flags, NULL), SQLITE_OK);
-    sqlite3_busy_timeout (db, 5000);
-    return db;
+    return test_store_open_in (dir, DLQ_EMBEDDED_FILE, flags);
 }
 
 int64_t
 test_store_count (const char *dir, const char *sql)
 {
-    sqlite3 *db = test_store_open (dir, SQLITE_OPEN_READONLY);
+    return test_store_count_in (dir, DLQ_EMBEDDED_FILE, sql);
+}
+
+int64_t
+test_store_count_in (const char *dir, const char *file, const char *sql)
+{
+    sqlite3 *db = test_store_open_in (dir, file, SQLITE_OPEN_READONLY);
     sqlite3_stmt *stmt = NULL;
     cr_assert_eq (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK, "%s", sqlite3_errmsg (db));
     cr_assert_eq (sqlite3_step (stmt), SQLITE_ROW);
@@ -56,8 +77,14 @@ test_store_text (const char *dir, const char *sql)
 void
 test_store_exec (const char *dir, const char *sql)
 {
-    sqlite3 *db = test_store_open (dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    test_store_exec_in (dir, DLQ_EMBEDDED_FILE, sql);
+}
+
+void
+test_store_exec_in (const char *dir, const char *file, const char *sql)
+{
+    sqlite3 *db = test_store_open_in (dir, file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     char *message = NULL;
-    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &message), SQLITE_OK, "%s", message);
+    cr_assert_eq (sqlite3_exec (db, sql, NULL, NULL, &message), SQLITE_OK, "%s: %s", sql, message);
     sqlite3_close (db);
 }

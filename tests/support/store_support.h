@@ -1,10 +1,12 @@
-/*  store_support — raw SQLite access to an embedded store's file, for the
- *  store suites that check or damage what is on disk behind the API.
+/*  store_support — raw SQLite access to an embedded store's file and the
+ *  daemon's state file, for the suites that check or damage what is on
+ *  disk behind the API.
  */
 #ifndef STORE_SUPPORT_H
 #define STORE_SUPPORT_H
 
 #include "embedded_store.h"
+#include "state_store.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -24,5 +26,13 @@ char *test_store_text (const char *dir, const char *sql);
 
 /* Run sql on a read-write connection; asserts success. */
 void test_store_exec (const char *dir, const char *sql);
+
+/* The same on DIR/file (e.g. DLQ_STATE_STORE_FILE), created when missing. */
+sqlite3 *test_store_open_in (const char *dir, const char *file, int flags);
+void test_store_exec_in (const char *dir, const char *file, const char *sql);
+int64_t test_store_count_in (const char *dir, const char *file, const char *sql);
+
+/* Open the daemon's state file in dir through its API; asserts success. */
+dlq_state_store_t *test_state_store (const char *dir);
 
 #endif
