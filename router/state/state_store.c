@@ -329,16 +329,18 @@ open_file (dlq_state_store_t *self, const char *data_dir)
     sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
     char mode [16] = "";
     sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2 (self->db, "PRAGMA journal_mode = WAL", -1, &stmt, NULL) == SQLITE_OK
-        && sqlite3_step (stmt) == SQLITE_ROW)
+    bool read = sqlite3_prepare_v2 (self->db, "PRAGMA journal_mode = WAL", -1, &stmt, NULL) == SQLITE_OK
+             && sqlite3_step (stmt) == SQLITE_ROW;
+    if (read)
         snprintf (mode, sizeof mode, "%s", (const char *) sqlite3_column_text (stmt, 0));
+    else
+        state_store_fail_sqlite (self, "cannot read the state file (damaged, or no SQLite database?)");
     sqlite3_finalize (stmt);
-    if (strcmp (mode, "wal") != 0) {
-        state_store_fail_text (self, "%s: cannot switch to WAL mode (%s); is data_dir on a filesystem"
-                               " without shared memory support, or the file no SQLite database?",
-                               self->path, sqlite3_errmsg (self->db));
+    if (read && strcmp (mode, "wal") != 0)
+        state_store_fail_text (self, "%s: cannot switch to WAL mode (journal_mode is '%s'); is data_dir on a"
+                               " filesystem without shared memory support?", self->path, mode);
+    if (!read || strcmp (mode, "wal") != 0)
         return false;
-    }
     if (!exec_sql (self, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = OFF;", "cannot configure the connection")
         || !ensure_schema (self))
         return false;
