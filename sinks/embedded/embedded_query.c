@@ -395,24 +395,56 @@ write_group (dlq_buf_t *out, sqlite3_stmt *stmt)
     dlq_buf_putc (out, '}');
 }
 
-/* GROUPS from fingerprint_counts (schema version 4): the same columns as
- * the scan, the sample's id and message read by its seq (NULL when it was
- * swept). Expired events count until the sweep removes them, as in STATS. */
+/* " AND stream_name = ?" when f names a stream (bound), else nothing. */
 static void
-groups_from_counts (query_t *q, const dlq_event_filter_t *f)
+and_stream (query_t *q, const dlq_event_filter_t *f, const char *column)
 {
-    dlq_buf_puts (&q->sql, "SELECT g.fingerprint, g.n, g.first_seen, g.last_seen, g.streams, g.error_type,"
-                           " json_extract (e.body, '$.error.message'), e.id"
-                           " FROM (SELECT fingerprint, sum (events) AS n, min (first_seen) AS first_seen,"
-                           " max (last_seen) AS last_seen, json_group_array (stream_name) AS streams,"
-                           " max (error_type) AS error_type, max (sample_seq) AS sample_seq"
-                           " FROM fingerprint_counts");
-    if (f->stream) {
-        dlq_buf_puts (&q->sql, " WHERE stream_name = ?");
-        bind_text (q, f->stream);
-    }
-    dlq_buf_puts (&q->sql, " GROUP BY fingerprint) AS g LEFT JOIN events AS e ON e.seq = g.sample_seq"
-                           " ORDER BY g.n DESC, g.last_seen DESC LIMIT ?");
+    if (!f->stream)
+        return;
+    dlq_buf_printf (&q->sql, " AND %s = ?", column);
+    bind_text (q, f->stream);
+}
+
+/* " AND (expires_at IS NULL OR expires_at > ?)" (bound to now_ms). */
+static void
+and_unexpired (query_t *q, int64_t now_ms)
+{
+    dlq_buf_puts (&q->sql, " AND (expires_at IS NULL OR expires_at > ?)");
+    bind_int (q, now_ms);
+}
+
+/* GROUPS from fingerprint_counts (schema version 4): each group's count
+ * and streams are the running counts less the expired events the sweep
+ * has not removed yet (read through the expiry index: few); its firstSeen
+ * and lastSeen, and its sample (the newest), are the oldest and newest
+ * unexpired events of the group (two walks of events_by_fingerprint).
+ * The same answer as the scan, without reading every event. */
+static void
+groups_from_counts (query_t *q, const dlq_event_filter_t *f, int64_t now_ms)
+{
+    dlq_buf_puts (&q->sql, "WITH x AS (SELECT fingerprint, stream_name, count (*) AS n FROM events"
+                           " WHERE expires_at IS NOT NULL AND expires_at <= ?");
+    bind_int (q, now_ms);
+    and_stream (q, f, "stream_name");
+    dlq_buf_puts (&q->sql, " GROUP BY fingerprint, stream_name),"
+                           " c AS (SELECT fc.fingerprint, fc.stream_name, fc.events - coalesce (x.n, 0) AS n,"
+                           " fc.error_type FROM fingerprint_counts AS fc LEFT JOIN x"
+                           " ON x.fingerprint = fc.fingerprint AND x.stream_name = fc.stream_name WHERE 1");
+    and_stream (q, f, "fc.stream_name");
+    dlq_buf_puts (&q->sql, "), g AS (SELECT fingerprint, sum (n) AS n, json_group_array (stream_name) AS streams,"
+                           " max (error_type) AS error_type FROM c WHERE n > 0 GROUP BY fingerprint)"
+                           " SELECT g.fingerprint, g.n, (SELECT min (created_at) FROM events"
+                           " WHERE fingerprint = g.fingerprint");
+    and_unexpired (q, now_ms);
+    and_stream (q, f, "stream_name");
+    dlq_buf_puts (&q->sql, ") AS first_seen, s.created_at AS last_seen, g.streams, g.error_type,"
+                           " json_extract (s.body, '$.error.message'), s.id"
+                           " FROM g JOIN events AS s ON s.seq = (SELECT seq FROM events"
+                           " WHERE fingerprint = g.fingerprint");
+    and_unexpired (q, now_ms);
+    and_stream (q, f, "stream_name");
+    dlq_buf_puts (&q->sql, " ORDER BY created_at DESC, seq DESC LIMIT 1)"
+                           " ORDER BY g.n DESC, last_seen DESC LIMIT ?");
 }
 
 /* GROUPS by reading every matching event. */
@@ -433,7 +465,7 @@ dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filte
     dlq_buf_reset (groups_out);
     query_t q = { .sql = DLQ_BUF_INIT };
     if (counts_answer (filter))
-        groups_from_counts (&q, filter);
+        groups_from_counts (&q, filter, now_ms);
     else
         groups_from_events (&q, filter, now_ms);
     bind_int (&q, (int64_t) limit);

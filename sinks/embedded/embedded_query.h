@@ -49,10 +49,11 @@ dlq_store_result_t dlq_embedded_query_count (dlq_embedded_t *self, const dlq_eve
  *    "streams":["...",...],"errorType":"...","message":"<normalised>",
  *    "sampleId":"..."}
  * (message: a sample's error.message normalised as the fingerprint does;
- * sampleId: one of the group's events). With no filter but streamName the
- * answer comes from the running counts (fingerprint_counts), where expired
- * events count until the sweep removes them, as in STATS; with any other
- * filter from the matching unexpired events themselves. */
+ * sampleId: one of the group's events), of the unexpired events only.
+ * With no filter but streamName the counts come from the running counts
+ * (fingerprint_counts) less the expired events not swept yet, and
+ * firstSeen, lastSeen and the sample (the newest) from two index walks
+ * per group; with any other filter from the matching events themselves. */
 dlq_store_result_t dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filter,
                                               size_t limit, int64_t now_ms, dlq_buf_t *groups_out);
 
