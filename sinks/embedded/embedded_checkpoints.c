@@ -6,6 +6,7 @@
 
 #include "checkpoint.h"
 #include "dlq_alloc.h"
+#include "dlq_json.h"
 #include "embedded_internal.h"
 
 #include <stdio.h>
@@ -164,6 +165,10 @@ dlq_store_result_t
 dlq_embedded_ckpt_list (dlq_embedded_t *self, const char *prefix, size_t limit, const char *cursor,
                         dlq_buf_t *records_out, dlq_buf_t *cursor_out)
 {
+    /* a cursor is a stream name this call gave out: UTF-8, at most DLQ_CKPT_STREAM_MAX bytes */
+    size_t cursor_len = cursor ? strnlen (cursor, DLQ_CKPT_STREAM_MAX + 1) : 0;
+    if (cursor && (cursor_len > DLQ_CKPT_STREAM_MAX || !dlq_utf8_valid (cursor, cursor_len, NULL)))
+        return DLQ_STORE_BAD_CURSOR;
     sqlite3_stmt *stmt = read_stmt (self, CK_LIST);
     if (!stmt)
         return DLQ_STORE_ERROR;

@@ -34,7 +34,8 @@ dlq_store_result_t dlq_embedded_ckpt_get (dlq_embedded_t *self, const char *stre
 /* Records whose name starts with prefix ("" : all), in byte order, after
  * cursor (a nextCursor of this call, NULL: from the first), at most limit:
  * records_out gets a JSON array, cursor_out the next page's cursor (left
- * empty on the last page). */
+ * empty on the last page). DLQ_STORE_BAD_CURSOR for a cursor that cannot
+ * be a stream name (not UTF-8, over DLQ_CKPT_STREAM_MAX bytes). */
 dlq_store_result_t dlq_embedded_ckpt_list (dlq_embedded_t *self, const char *prefix, size_t limit,
                                            const char *cursor, dlq_buf_t *records_out, dlq_buf_t *cursor_out);
 

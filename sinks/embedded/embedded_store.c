@@ -763,7 +763,7 @@ open_connection (dlq_embedded_t *self)
         return false;
     }
     sqlite3_extended_result_codes (self->db, 1);
-    sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+    embedded_wal_busy_wait (self->db, BUSY_TIMEOUT_MS);
     if (dlq_embedded_query_functions (self->db) != SQLITE_OK) {
         embedded_fail_sqlite (self, "cannot register the query functions");
         return false;

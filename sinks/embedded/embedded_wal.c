@@ -123,17 +123,43 @@ wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
     }
     if (over) {
         atomic_store_explicit (&restart_wanted, true, memory_order_release);
-        sqlite3_busy_timeout (db, 0);   /* never wait for a reader here */
+        embedded_wal_busy_wait (db, 0); /* never wait for a reader here */
     }
     int rc = sqlite3_wal_checkpoint_v2 (db, name, over ? SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_PASSIVE,
                                         NULL, NULL);
     if (over) {
-        sqlite3_busy_timeout (db, wal->busy_timeout_ms);
+        embedded_wal_busy_wait (db, wal->busy_timeout_ms);
         if (rc == SQLITE_OK)
             atomic_store_explicit (&restart_wanted, false, memory_order_release);
     }
     wal->checkpointed_frames = frames;
     return SQLITE_OK;
+}
+
+/* The busy handler: its argument is the timeout in ms; count is how many
+ * times it was called for this lock (the waits so far follow from it). */
+static int
+busy_poll (void *arg, int count)
+{
+    int64_t timeout_us = (int64_t) (intptr_t) arg * 1000;
+    int64_t polls = EMBEDDED_WAL_POLL_MS * 1000 / EMBEDDED_WAL_POLL_US;
+    int64_t waited_us = count < polls ? (int64_t) count * EMBEDDED_WAL_POLL_US
+                                      : EMBEDDED_WAL_POLL_MS * 1000 + (count - polls) * 1000;
+    if (waited_us >= timeout_us)
+        return 0;
+    int64_t step_us = count < polls ? EMBEDDED_WAL_POLL_US : 1000;
+    struct timespec ts = { 0, (long) step_us * 1000 };
+    nanosleep (&ts, NULL);
+    return 1;
+}
+
+void
+embedded_wal_busy_wait (sqlite3 *db, int timeout_ms)
+{
+    if (timeout_ms <= 0)
+        sqlite3_busy_handler (db, NULL, NULL);
+    else
+        sqlite3_busy_handler (db, busy_poll, (void *) (intptr_t) timeout_ms);
 }
 
 void

@@ -55,6 +55,16 @@ typedef struct {
     embedded_wal_behind_t *behind;      /* the checkpoints' own thread, or NULL: the writer makes them */
 } embedded_wal_t;
 
+/* Make db wait up to timeout_ms for a lock another connection holds,
+ * looking again every EMBEDDED_WAL_POLL_US for the first
+ * EMBEDDED_WAL_POLL_MS, then every millisecond (sqlite3_busy_timeout's
+ * waits grow to 100 ms: a connection writing in a loop would keep the
+ * lock from a waiter that sleeps through the microseconds between its
+ * transactions, so two writers would take turns of seconds). 0: no wait. */
+#define EMBEDDED_WAL_POLL_US     50
+#define EMBEDDED_WAL_POLL_MS     10
+void embedded_wal_busy_wait (sqlite3 *db, int timeout_ms);
+
 /* Install the writer's checkpoints on db (replacing SQLite's automatic
  * one); wal (the caller's, set up as above) must outlive the connection. */
 void embedded_wal_writer (sqlite3 *db, embedded_wal_t *wal);
