@@ -62,7 +62,9 @@ typedef enum {
 
 typedef enum {
     DLQ_SINK_MODE_DELIVER,      /* a dispatcher's instance: deliver is called */
-    DLQ_SINK_MODE_QUERY         /* a query thread's instance: the store calls are */
+    DLQ_SINK_MODE_QUERY,        /* a query thread's instance: the store calls are */
+    DLQ_SINK_MODE_INDEX         /* the one writer of a store fed from the log (log calls, below;
+                                 * added after the checkpoint calls) */
 } dlq_sink_mode_t;
 
 /* ---- configuration schema ---------------------------------------------- */
@@ -310,6 +312,101 @@ typedef struct {
     dlq_sink_status_t (*remove) (void *instance, const char *stream, bool *deleted_out);
 } dlq_sink_checkpoint_ops_t;
 
+/* ---- log calls (added after the checkpoint calls) ------------------------
+ *
+ * A store that implements these is fed from the gateway's log itself, not
+ * through deliver: the gateway reads the log behind the ack and hands the
+ * store its records in order, in large transactions, and the store keeps
+ * the log position it has indexed up to in the same transactions (so it
+ * need not wait for the disk on each: after a crash the gateway reads the
+ * records past that position again). Such a store can be the primary
+ * ("embedded"): read-your-writes holds from the log, and the gateway loads
+ * its duplicate check and checkpoints from it at start.
+ *
+ * The records are the log's own, in the record formats of the gateway the
+ * store was built with (event, checkpoint and mark records: core/
+ * event_record.h, checkpoint_record.h, mark_record.h); log_format says
+ * which, and the gateway refuses a store whose log_format is not its
+ * DLQ_SINK_LOG_FORMAT. So only a store built with the gateway (the
+ * built-in "embedded") can be fed this way; a third-party store is a sink.
+ *
+ * Threads: one INDEX instance (the indexer's thread) makes every write;
+ * QUERY instances (any number, each on one thread) read. */
+#define DLQ_SINK_LOG_FORMAT 1
+
+/* A log record's kind. */
+typedef enum {
+    DLQ_SINK_RECORD_EVENT = 1,      /* an acknowledged event */
+    DLQ_SINK_RECORD_CHECKPOINT = 2, /* a checkpoint write (a SAVE of the whole record, or a DELETE) */
+    DLQ_SINK_RECORD_MARK = 3        /* a change of an event's replay state (RESOLVE, FAIL, a replay's) */
+} dlq_sink_record_kind_t;
+
+/* One log record handed to index. For a MARK, index fills status (OK, or
+ * NOT_FOUND: the event is missing or expired at the mark's time) and, when
+ * OK, state (what the mark left). */
+typedef struct {
+    uint64_t                position;   /* in the log: an event is stored with it as its seq */
+    dlq_sink_record_kind_t  kind;
+    const void             *payload;
+    size_t                  length;
+    dlq_sink_status_t       status;     /* out, MARK */
+    dlq_sink_event_state_t  state;      /* out, MARK */
+} dlq_sink_record_t;
+
+/* Called per stored event by each_id (expires_at: DLQ_SINK_TIME_NONE when
+ * kept forever). */
+typedef void (dlq_sink_id_fn) (const char *id, size_t len, int64_t seq, int64_t expires_at, void *arg);
+/* Called per deleted event by sweep_each. */
+typedef void (dlq_sink_swept_fn) (const char *id, size_t len, int64_t seq, void *arg);
+/* Called per checkpoint by each_checkpoint. */
+typedef void (dlq_sink_checkpoint_fn) (const dlq_sink_checkpoint_t *record, void *arg);
+/* Called per event by read_after; the event is valid during the call (its
+ * members as deliver gets them; delivery_attempt 0). */
+typedef void (dlq_sink_archive_fn) (int64_t seq, const dlq_sink_event_t *event, void *arg);
+
+typedef struct {
+    uint32_t struct_size;       /* sizeof (dlq_sink_log_ops_t) */
+    uint32_t log_format;        /* DLQ_SINK_LOG_FORMAT of the store's build */
+
+    /* INDEX mode. The log position indexed up to: *indexed_out false when
+     * the store never indexed one (a new store, or one from before the log). */
+    dlq_sink_status_t (*position) (void *instance, uint64_t *position_out, bool *indexed_out);
+    /* In ONE transaction: store the events (seq = position; an id already
+     * stored is passed over), apply the checkpoint writes and then the marks
+     * in log order (each MARK's status and state filled), and set the indexed
+     * position to end; then commit. durable: the commit waits for the disk
+     * (it and every commit before it); else it need not. *last_seq_out: the
+     * highest seq stored after the commit. Nothing is kept on ERROR (the
+     * gateway hands the same records again). A record that does not decode
+     * is logged and passed over. */
+    dlq_sink_status_t (*index) (void *instance, dlq_sink_record_t *records, size_t count, uint64_t end,
+                                bool durable, int64_t *last_seq_out);
+    /* Delete up to max_rows events expired at now_ms, calling fn for each;
+     * how many, or -1. */
+    int64_t           (*sweep_each) (void *instance, int64_t now_ms, int64_t max_rows, dlq_sink_swept_fn *fn,
+                                     void *arg);
+
+    /* Any mode. Every stored event (expired ones until swept), in seq
+     * order; how many, or -1. */
+    int64_t           (*each_id) (void *instance, dlq_sink_id_fn *fn, void *arg);
+    /* How many events are stored (expired ones until swept), or -1. */
+    int64_t           (*count) (void *instance);
+    /* Every checkpoint record; how many, or -1. */
+    int64_t           (*each_checkpoint) (void *instance, dlq_sink_checkpoint_fn *fn, void *arg);
+    /* The highest seq ever stored (0 when none), or -1. */
+    int64_t           (*last_seq) (void *instance);
+    /* The seq of stored event id; NOT_FOUND when it holds none. */
+    dlq_sink_status_t (*seq_of) (void *instance, const char *id, int64_t *seq_out);
+
+    /* The archive: events by seq, for a sink whose backlog the log no
+     * longer holds. read_after calls fn for up to limit stored events with
+     * seq > after, in seq order (expired ones too); how many, or -1. */
+    int64_t           (*read_after) (void *instance, int64_t after, size_t limit, dlq_sink_archive_fn *fn,
+                                     void *arg);
+    /* Stored events with after < seq < below, or -1. */
+    int64_t           (*count_between) (void *instance, int64_t after, int64_t below);
+} dlq_sink_log_ops_t;
+
 /* ---- the entry ---------------------------------------------------------- */
 
 typedef struct {
@@ -357,6 +454,10 @@ typedef struct {
     /* Added after workbench (DLQ_SINK_OPS_HAS (ops, checkpoints)). NULL
      * unless the store keeps checkpoints (above); needs store. */
     const dlq_sink_checkpoint_ops_t *checkpoints;
+
+    /* Added after checkpoints (DLQ_SINK_OPS_HAS (ops, log)). NULL unless
+     * the store is fed from the gateway's log (above); needs store. */
+    const dlq_sink_log_ops_t   *log;
 } dlq_sink_ops_t;
 
 /* Does this plugin's ops table have member (added after version 1's first

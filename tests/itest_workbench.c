@@ -161,8 +161,8 @@ Test (workbench, bad_filters_are_refused_naming_the_member)
 Test (workbench, a_sink_primary_without_workbench_calls_says_filters_need_one)
 {
     char extra [512];
-    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
-              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"scripted_store\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };");
     char path [320];
     snprintf (path, sizeof path, "%s/copy", d.dir);
     cr_assert (mkdir (path, 0700) == 0);
@@ -181,8 +181,8 @@ Test (workbench, a_sink_primary_without_workbench_calls_says_filters_need_one)
     test_tmpdir (d.dir);
     snprintf (path, sizeof path, "%s/copy", d.dir);
     cr_assert (mkdir (path, 0700) == 0);
-    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
-              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"scripted_store\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };");
     char settings [768];
     snprintf (settings, sizeof settings, "%s\nreplay: { listen = \"tcp://127.0.0.1:%d\"; };\n"
               "streams = ( { name = \"s\"; replay_route = \"endpoint\"; schedule = { }; } );", extra,

@@ -3,8 +3,9 @@
  *
  *  Setting: data_dir (required), the directory of the store's file.
  *
- *  DELIVER mode opens the store as its writer (creating data_dir like
- *  mkdir -p) and appends each batch in one transaction. Every event is
+ *  DELIVER mode (the store as a sink in a chain) opens the store as its
+ *  writer (creating data_dir like mkdir -p) and appends each batch in one
+ *  transaction. Every event is
  *  rebuilt from its canonical body (dlq_event_decode, with now = the event's
  *  created_at) and stored with that body byte for byte. The store keeps the
  *  first body of an id, so a redelivered event is OK again (idempotent). A
@@ -21,14 +22,19 @@
  *  Store errors are logged through the host, since the store calls of the
  *  ABI carry no message.
  *
+ *  It also answers the failure workbench and keeps checkpoints
+ *  (embedded_sink_workbench.c), and INDEX mode (the gateway's indexer,
+ *  which opens the writer too) feeds it from the gateway's log
+ *  (embedded_sink_log.c): this is how the gateway runs its default
+ *  primary, "embedded", and what the gateway reads its duplicate check
+ *  and the events its log let go from.
+ *
  *  Counters (host->count): "stored" for events written, "duplicate" for
  *  events whose id was already there.
  */
-#include "dlq_sink.h"
+#include "embedded_sink.h"
 
 #include "dlq_alloc.h"
-#include "dlq_buf.h"
-#include "embedded_store.h"
 #include "failed_event.h"
 #include "sink_outcome.h"
 
@@ -39,22 +45,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* One instance: its store connection(s) and the buffers its calls reuse. */
-typedef struct {
-    const dlq_sink_host_t   *host;
-    const dlq_sink_config_t *config;
-    dlq_sink_mode_t          mode;
-    const char              *data_dir;  /* lives as long as the config */
-    dlq_embedded_t          *store;     /* DELIVER: the writer; QUERY: a reader */
-    dlq_embedded_t          *sweeper;   /* QUERY: a writer, opened on the first sweep */
-    dlq_event_t            **batch;     /* DELIVER: the decoded events of a batch */
-    size_t                  *slot;      /* batch [k] is events [slot [k]] */
-    bool                    *duplicate;
-    size_t                   capacity;
-    dlq_buf_t                out;       /* a store call's main output */
-    dlq_buf_t                cursor;    /* list's next cursor */
-} embedded_sink_t;
 
 static const dlq_sink_setting_t embedded_settings [] = {
     { "data_dir", DLQ_SINK_SETTING_STRING, NULL, 1, 4096, false,
@@ -123,7 +113,7 @@ open_reader (const char *data_dir, char *err, size_t err_len)
     return dlq_embedded_open (data_dir, DLQ_EMBEDDED_READER, err, err_len);
 }
 
-/* Make an instance: the writer in DELIVER mode, a reader in QUERY mode. */
+/* Make an instance: a reader in QUERY mode, else the writer. */
 static dlq_sink_status_t
 embedded_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
                dlq_sink_mode_t mode, void **instance, char *err, size_t err_len)
@@ -133,9 +123,9 @@ embedded_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
         snprintf (err, err_len, "data_dir is required");
         return DLQ_SINK_STATUS_ERROR;
     }
-    dlq_embedded_t *store = mode == DLQ_SINK_MODE_DELIVER
-                          ? open_writer (data_dir, err, err_len)
-                          : open_reader (data_dir, err, err_len);
+    dlq_embedded_t *store = mode == DLQ_SINK_MODE_QUERY
+                          ? open_reader (data_dir, err, err_len)
+                          : open_writer (data_dir, err, err_len);
     if (!store)
         return DLQ_SINK_STATUS_ERROR;
     embedded_sink_t *self = dlq_calloc (1, sizeof *self);
@@ -155,9 +145,11 @@ embedded_destroy (void *instance)
     embedded_sink_t *self = instance;
     dlq_embedded_destroy (&self->store);
     dlq_embedded_destroy (&self->sweeper);
+    dlq_embedded_destroy (&self->updater);
     free (self->batch);
     free (self->slot);
     free (self->duplicate);
+    embedded_sink_log_free (self);
     dlq_buf_free (&self->out);
     dlq_buf_free (&self->cursor);
     free (self);
@@ -260,9 +252,8 @@ embedded_deliver (void *instance, const dlq_sink_event_t *events, size_t count,
 
 /* ---- store calls ---------------------------------------------------------- */
 
-/* The ABI status of a store result; an error is logged with the store's words. */
-static dlq_sink_status_t
-status_of (const embedded_sink_t *self, const dlq_embedded_t *store, dlq_store_result_t result,
+dlq_sink_status_t
+embedded_sink_status (const embedded_sink_t *self, const dlq_embedded_t *store, dlq_store_result_t result,
            const char *what)
 {
     switch (result) {
@@ -276,9 +267,8 @@ status_of (const embedded_sink_t *self, const dlq_embedded_t *store, dlq_store_r
     }
 }
 
-/* Copy a local buffer into a host buffer. */
-static void
-put (const embedded_sink_t *self, dlq_sink_buf_t *to, const dlq_buf_t *from)
+void
+embedded_sink_put (const embedded_sink_t *self, dlq_sink_buf_t *to, const dlq_buf_t *from)
 {
     if (from->len)
         self->host->append (to, from->data, from->len);
@@ -291,8 +281,8 @@ embedded_get (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *ev
     embedded_sink_t *self = instance;
     dlq_store_result_t result = dlq_embedded_get (self->store, id, now_ms, &self->out);
     if (result == DLQ_STORE_OK)
-        put (self, event_out, &self->out);
-    return status_of (self, self->store, result, "get");
+        embedded_sink_put (self, event_out, &self->out);
+    return embedded_sink_status (self, self->store, result, "get");
 }
 
 /* One page of a stream's unexpired events, newest first. */
@@ -304,10 +294,10 @@ embedded_list (void *instance, const char *stream, size_t limit, const char *cur
     dlq_store_result_t result = dlq_embedded_list (self->store, stream, limit, cursor, now_ms,
                                                    &self->out, &self->cursor);
     if (result == DLQ_STORE_OK) {
-        put (self, events_out, &self->out);
-        put (self, cursor_out, &self->cursor);
+        embedded_sink_put (self, events_out, &self->out);
+        embedded_sink_put (self, cursor_out, &self->cursor);
     }
-    return status_of (self, self->store, result, "list");
+    return embedded_sink_status (self, self->store, result, "list");
 }
 
 /* Stored events per stream, in total, and the store's size in bytes. */
@@ -317,16 +307,14 @@ embedded_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out
     embedded_sink_t *self = instance;
     dlq_store_result_t result = dlq_embedded_stats (self->store, &self->out, events_out, bytes_out);
     if (result == DLQ_STORE_OK)
-        put (self, streams_out, &self->out);
-    return status_of (self, self->store, result, "stats");
+        embedded_sink_put (self, streams_out, &self->out);
+    return embedded_sink_status (self, self->store, result, "stats");
 }
 
-/* The writer connection sweep uses: a DELIVER instance's own, or one a
- * QUERY instance opens once. NULL (logged) when it cannot be opened. */
-static dlq_embedded_t *
-sweep_store (embedded_sink_t *self)
+dlq_embedded_t *
+embedded_sink_writer (embedded_sink_t *self)
 {
-    if (self->mode == DLQ_SINK_MODE_DELIVER)
+    if (self->mode != DLQ_SINK_MODE_QUERY)
         return self->store;
     if (!self->sweeper) {
         char err [256] = "";
@@ -344,12 +332,12 @@ embedded_sweep (void *instance, int64_t now_ms, int64_t max_rows)
     embedded_sink_t *self = instance;
     if (max_rows <= 0)
         return 0;
-    dlq_embedded_t *store = sweep_store (self);
+    dlq_embedded_t *store = embedded_sink_writer (self);
     if (!store)
         return -1;
     int64_t deleted = dlq_embedded_sweep (store, now_ms, max_rows > INT_MAX ? INT_MAX : (int) max_rows);
     if (deleted < 0)
-        status_of (self, store, DLQ_STORE_ERROR, "sweep");
+        embedded_sink_status (self, store, DLQ_STORE_ERROR, "sweep");
     return deleted;
 }
 
@@ -359,7 +347,8 @@ embedded_last_error (void *instance)
 {
     embedded_sink_t *self = instance;
     const char *sweep = self->sweeper ? dlq_embedded_last_error (self->sweeper) : "";
-    return sweep [0] ? sweep : self->store ? dlq_embedded_last_error (self->store) : "";
+    const char *update = self->updater ? dlq_embedded_last_error (self->updater) : "";
+    return sweep [0] ? sweep : update [0] ? update : self->store ? dlq_embedded_last_error (self->store) : "";
 }
 
 static const dlq_sink_store_ops_t embedded_store_ops = {
@@ -381,4 +370,7 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .deliver     = embedded_deliver,
     .destroy     = embedded_destroy,
     .store       = &embedded_store_ops,
+    .workbench   = &embedded_sink_workbench_ops,
+    .checkpoints = &embedded_sink_checkpoint_ops,
+    .log         = &embedded_sink_log_ops,
 };

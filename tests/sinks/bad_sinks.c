@@ -6,6 +6,8 @@
  *    4 noentry  a shared object without the entry symbol
  *    5 older    not bad: the ops table of version 1's first header (before
  *               check was added), which must still load
+ *    6 nolog    type "embedded" without the log calls: the embedded store's
+ *               plugin of a release before them, which a gateway refuses
  */
 #include "dlq_sink.h"
 
@@ -33,6 +35,11 @@ bad_deliver (void *instance, const dlq_sink_event_t *events, size_t count,
 
 static void bad_destroy (void *instance) { (void) instance; }
 
+static const dlq_sink_setting_t nolog_settings [] = {
+    { "data_dir", DLQ_SINK_SETTING_STRING, NULL, 1, 4096, false, "as the embedded store's" },
+    { .name = NULL }
+};
+
 #if BAD_KIND == 4
 DLQ_SINK_EXPORT const dlq_sink_ops_t not_the_entry = {
 #else
@@ -41,7 +48,8 @@ DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = BAD_KIND == 1 ? 99 : DLQ_SINK_ABI_VERSION,
     .struct_size = BAD_KIND == 2 ? DLQ_SINK_OPS_V1_SIZE - 8
                  : BAD_KIND == 5 ? DLQ_SINK_OPS_V1_SIZE : sizeof (dlq_sink_ops_t),
-    .type        = "bad",
+    .type        = BAD_KIND == 6 ? "embedded" : "bad",
+    .settings    = BAD_KIND == 6 ? nolog_settings : NULL,
     .description = "a plugin that is wrong on purpose",
     .init        = bad_init,
     .deliver     = bad_deliver,

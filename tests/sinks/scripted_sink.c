@@ -11,6 +11,10 @@
  *  record is written with one write() per batch on an O_APPEND descriptor,
  *  so instances on several threads never interleave inside a batch's lines.
  *  libc only.
+ *
+ *  Built with SCRIPTED_STORE it is type "scripted_store": the same, and a
+ *  store that keeps nothing (get NOT_FOUND, list and stats empty), with
+ *  no workbench or checkpoint calls.
  */
 #include "dlq_sink.h"
 
@@ -21,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static const dlq_sink_host_t *store_host;   /* set by init: the host's append for the store calls */
 
 /* One instance: its settings, read once at init, and the record file. */
 typedef struct {
@@ -53,6 +59,7 @@ static dlq_sink_status_t
 scripted_init (const dlq_sink_host_t *host, const dlq_sink_config_t *config,
                dlq_sink_mode_t mode, void **instance, char *err, size_t err_len)
 {
+    store_host = host;
     const char *record = host->config_string (config, NULL, "record_file");
     int fd = -1;
     if (record) {
@@ -179,15 +186,51 @@ scripted_destroy (void *instance)
     free (self);
 }
 
+#ifdef SCRIPTED_STORE
+static dlq_sink_status_t
+nothing_get (void *instance, const char *id, int64_t now_ms, dlq_sink_buf_t *event_out)
+{
+    (void) instance, (void) id, (void) now_ms, (void) event_out;
+    return DLQ_SINK_STATUS_NOT_FOUND;
+}
+
+static dlq_sink_status_t
+nothing_list (void *instance, const char *stream, size_t limit, const char *cursor, int64_t now_ms,
+              dlq_sink_buf_t *events_out, dlq_sink_buf_t *cursor_out)
+{
+    (void) instance, (void) stream, (void) limit, (void) cursor, (void) now_ms, (void) cursor_out;
+    store_host->append (events_out, "[]", 2);
+    return DLQ_SINK_STATUS_OK;
+}
+
+static dlq_sink_status_t
+nothing_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out, int64_t *bytes_out)
+{
+    (void) instance;
+    store_host->append (streams_out, "{}", 2);
+    *events_out = *bytes_out = 0;
+    return DLQ_SINK_STATUS_OK;
+}
+
+static const dlq_sink_store_ops_t nothing_store = { .get = nothing_get, .list = nothing_list,
+                                                    .stats = nothing_stats };
+#endif
+
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
     .abi_version = DLQ_SINK_ABI_VERSION,
     .struct_size = sizeof (dlq_sink_ops_t),
+#ifdef SCRIPTED_STORE
+    .type        = "scripted_store",
+    .description = "test sink: as scripted, and a store that keeps nothing",
+    .store       = &nothing_store,
+#else
     .type        = "scripted",
     .description = "test sink: OK, RETRY, FAIL or hang as its config says",
+    .store       = NULL,
+#endif
     .settings    = scripted_settings,
     .max_batch   = 0,
     .init        = scripted_init,
     .deliver     = scripted_deliver,
     .destroy     = scripted_destroy,
-    .store       = NULL
 };

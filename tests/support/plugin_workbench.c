@@ -267,7 +267,10 @@ void
 plugin_wb_expect_bad_cursors (const plugin_wb_t *w)
 {
     dlq_buf_t page = DLQ_BUF_INIT, next = DLQ_BUF_INIT;
-    static const char *const bad [] = { "nonsense", "1717940000000.42", "1.0190F1D2-6C4E-7A01-8B2C-3D4E5F607182" };
+    /* malformed in every store's cursor format (embedded: created_at.seq,
+     * postgres: the time and the id, mongo: the time and the id) */
+    static const char *const bad [] = { "nonsense", "1717940000000.42x", "1717940000000.",
+                                        "1.0190F1D2-6C4E-7A01-8B2C-3D4E5F607182" };
     for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++)
         cr_expect_eq (w->plugin.ops->workbench->query_list (w->reader, "{}", 10, bad [i], NOW, dlq_plugin_host_buf (&page),
                                                             dlq_plugin_host_buf (&next)),
