@@ -120,7 +120,7 @@ static const dlq_setting_t rows [] = {
     SETTING ("gateway.sink_dir", STRING, NULL, 1, 4096,
              "where built-in sink plugins are found (':'-separated)",
              HOME_CONFIG, offsetof (dlqd_config_t, sink_search), NULL, "see its meaning",
-             "`:`-separated directories where built-in sink plugins (`libdlq_sink_<type>.so`) are looked up. Default: `<dir of dlqd>/../plugins` (the build tree), then `<prefix>/lib/dlqd/sinks` (installed)"),
+             "`:`-separated directories where built-in sink plugins (`libdlq_sink_<type>.so`) are looked up, the embedded store's among them (`libdlq_sink_embedded.so`: every gateway loads it). Default: `<dir of dlqd>/../plugins` (the build tree), then `<prefix>/lib/dlqd/sinks` (installed)"),
     SETTING ("primary", STRING, "embedded", 1, 64,
              "the store that answers queries: \"embedded\" or a sink that can",
              HOME_CONFIG, offsetof (dlqd_config_t, primary), NULL, NULL,
@@ -453,6 +453,41 @@ read_sinks (const config_setting_t *group, dlqd_config_t *c, dlq_config_error_t 
     return true;
 }
 
+/* The embedded store: the plugin of type embedded, as a sink section
+ * `embedded { type = "embedded"; data_dir = ...; }` would make it (in no
+ * chain: index -1), whose log calls the gateway needs. */
+static bool
+load_store (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *err)
+{
+    const config_setting_t *sink_dir = config_setting_lookup ((config_setting_t *) root, "gateway.sink_dir");
+    const config_setting_t *at = sink_dir ? sink_dir : root;
+    config_t cf;
+    config_init (&cf);
+    config_setting_t *group = config_setting_add (config_root_setting (&cf), "embedded", CONFIG_TYPE_GROUP);
+    config_setting_set_string (config_setting_add (group, "type", CONFIG_TYPE_STRING), "embedded");
+    config_setting_set_string (config_setting_add (group, "data_dir", CONFIG_TYPE_STRING), c->data_dir);
+    dlq_config_error_t why = { NULL };
+    c->store = dlq_plugin_config_new (group, -1, c->sink_search ? c->sink_search : dlqd_config_default_sink_search (),
+                                      &why);
+    config_destroy (&cf);
+    if (!c->store) {
+        /* "(config):0: embedded.type: no sink of type ...": the setting is made here, not the file's */
+        const char *text = why.text ? why.text : "cannot load it";
+        const char *colon = strstr (text, ".type: ");
+        dlq_config_fail (err, at, "the embedded store, which every gateway runs: %s"
+                         " (gateway.sink_dir says where its plugin is looked for)", colon ? colon + 7 : text);
+        dlq_config_error_clear (&why);
+        return false;
+    }
+    const dlq_sink_ops_t *ops = dlq_plugin_config_ops (c->store);
+    const dlq_sink_log_ops_t *log = DLQ_SINK_OPS_HAS (ops, log) ? ops->log : NULL;
+    if (!log || log->struct_size < sizeof (dlq_sink_log_ops_t) || log->log_format != DLQ_SINK_LOG_FORMAT)
+        return dlq_config_fail (err, at, "the embedded store's plugin %s was not built with this gateway "
+                                "(its log calls are missing or of another log format): install the one of this "
+                                "release", dlq_plugin_config_path (c->store));
+    return true;
+}
+
 const char *
 dlqd_config_default_sink_search (void)
 {
@@ -651,7 +686,8 @@ read_top (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *er
             && read_sinks (config_setting_get_member (root, "sinks"), c, err)
             && read_defaults (config_setting_get_member (root, "defaults"), c, err)
             && read_streams (streams, c, err)
-            && check_primary (root, c, err);
+            && check_primary (root, c, err)
+            && load_store (root, c, err);
     if (ok && c->max_frame_bytes == 0)
         c->max_frame_bytes = 4 * c->max_message_bytes + 65536;
     if (ok && c->request_hwm == 0)
@@ -757,6 +793,7 @@ dlqd_config_destroy (dlqd_config_t **config_p)
     for (size_t i = 0; i < c->sink_count; i++)
         dlq_plugin_config_destroy (&c->sinks [i]);
     free (c->sinks);
+    dlq_plugin_config_destroy (&c->store);
     dlq_policy_table_destroy (&c->policies);
     for (size_t i = 0; i < c->replay.scheduled_count; i++)
         free (c->replay.scheduled [i]);

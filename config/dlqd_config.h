@@ -69,7 +69,10 @@ typedef struct {
     int64_t             sweep_interval_ms;  /* expired-event sweep period */
     int64_t             sweep_batch;        /* rows deleted per sweep transaction */
     char               *primary;            /* the store answering queries */
-    dlq_sink_config_t  *primary_sink;       /* that sink, or NULL for the embedded spool */
+    dlq_sink_config_t  *primary_sink;       /* that sink, or NULL for the embedded store */
+    dlq_sink_config_t  *store;              /* the embedded store's plugin (type embedded, its data_dir
+                                             * this one), which the gateway feeds from its log:
+                                             * the primary when primary_sink is NULL */
     char               *sink_search;        /* ':'-separated plugin directories */
     dlq_sink_config_t **sinks;              /* configured sinks; index = chain bit */
     size_t              sink_count;

@@ -463,6 +463,7 @@ dlq_plugin_config_inline_secret (const dlq_sink_config_t *self)
 
 const char *dlq_plugin_config_name (const dlq_sink_config_t *self) { return self->name; }
 int dlq_plugin_config_index (const dlq_sink_config_t *self) { return self->index; }
+const char *dlq_plugin_config_path (const dlq_sink_config_t *self) { return dlq_plugin_path (self->plugin); }
 const dlq_sink_ops_t *dlq_plugin_config_ops (const dlq_sink_config_t *self) { return self->ops; }
 const dlq_dispatch_settings_t *dlq_plugin_config_dispatch (const dlq_sink_config_t *self) { return &self->dispatch; }
 

@@ -67,6 +67,8 @@ void dlq_plugin_config_destroy (dlq_sink_config_t **self_p);
 
 const char *dlq_plugin_config_name (const dlq_sink_config_t *self);
 int dlq_plugin_config_index (const dlq_sink_config_t *self);
+/* The file its plugin was loaded from. */
+const char *dlq_plugin_config_path (const dlq_sink_config_t *self);
 const dlq_sink_ops_t *dlq_plugin_config_ops (const dlq_sink_config_t *self);
 const dlq_dispatch_settings_t *dlq_plugin_config_dispatch (const dlq_sink_config_t *self);
 

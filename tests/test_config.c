@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char dir [256];
 static char path [320];
@@ -293,4 +294,26 @@ Test (config, a_sinks_backlog_limit_defaults_to_10_gib_and_zero_means_none)
     snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n"
               "sinks: { a: { type = \"noop\"; max_backlog_bytes = -1; }; };\n", DLQD_PLUGIN_DIR);
     expect_error (text, DLQD_CONFIG_ERR_INVALID, "max_backlog_bytes", NULL);
+}
+
+Test (config, the_embedded_stores_plugin_is_needed_and_must_be_this_releases)
+{
+    /* every gateway runs the embedded store, so every config loads its
+     * plugin: one missing, or one of a release before the log calls, is
+     * refused with a message that says which and where it was looked for */
+    char plugins [256], text [1024], link_path [512];
+    test_tmpdir (plugins);
+    snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n", plugins);
+    expect_error (text, DLQD_CONFIG_ERR_INVALID, "the embedded store", "libdlq_sink_embedded.so");
+    snprintf (link_path, sizeof link_path, "%s/libdlq_sink_embedded.so", plugins);
+    cr_assert_eq (symlink (DLQD_PLUGIN_DIR "/libdlq_sink_bad_nolog.so", link_path), 0);
+    expect_error (text, DLQD_CONFIG_ERR_INVALID, "was not built with this gateway", link_path);
+    test_rmtree (plugins);
+    snprintf (text, sizeof text, "gateway: { sink_dir = \"%s\"; };\n", DLQD_PLUGIN_DIR);
+    dlqd_config_t *c = NULL;
+    char *err = NULL;
+    cr_assert_eq (load_text (text, &c, &err), DLQD_CONFIG_OK, "%s", err);
+    cr_expect_str_eq (dlq_plugin_config_ops (c->store)->type, "embedded");
+    cr_expect_eq (dlq_plugin_config_ops (c->store)->log->log_format, DLQ_SINK_LOG_FORMAT);
+    dlqd_config_destroy (&c);
 }

@@ -46,6 +46,7 @@ static void *ctx;
 static dlq_ledger_channel_t *ledger;
 static dlq_committer_t *committer;
 static dlq_indexer_t *indexer;
+static dlqd_config_t *config;
 
 static void
 start (void)
@@ -57,9 +58,11 @@ start (void)
     char tip [64], spool_tip [64];
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-%d", (int) getpid ());
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
-    committer = dlq_committer_new (ctx, tmp_dir, spool_tip, 1u << 20, true, err, sizeof err);
+    config = test_store_config (tmp_dir);
+    committer = dlq_committer_new (ctx, tmp_dir, config->store, spool_tip, 1u << 20, true, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
-    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0,
+    indexer = dlq_indexer_new (ctx, tmp_dir, config->store, dlq_committer_spool (committer), dlq_committer_ids (committer),
+                               spool_tip, tip, 3600000, 1000, 8192, 0,
                                ledger, dlq_committer_marks (committer), err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
 }
@@ -71,6 +74,7 @@ stop (void)
     dlq_committer_destroy (&committer);
     dlq_ledger_channel_destroy (&ledger);
     zmq_ctx_term (ctx);
+    dlqd_config_destroy (&config);
     test_rmtree (tmp_dir);
 }
 
@@ -287,8 +291,8 @@ Test (indexer, marks_the_store_lost_are_applied_again_from_the_spool)
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-again-%d", (int) getpid ());
     char spool_tip [64];
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
-    indexer = dlq_indexer_new (ctx, tmp_dir, dlq_committer_spool (committer), dlq_committer_ids (committer), spool_tip,
-                               tip, 3600000, 1000, 8192, 0, ledger, dlq_committer_marks (committer), err, sizeof err);
+    indexer = dlq_indexer_new (ctx, tmp_dir, config->store, dlq_committer_spool (committer),
+                               dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0, ledger, dlq_committer_marks (committer), err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
     await_index ();
     cr_assert_eq (stored_state ().retry_count, 2, "both marks were applied again, once each");

@@ -31,8 +31,8 @@
 #include "retry_queue.h"
 #include "plugin_host.h"
 #include "position_file.h"
-#include "embedded_archive.h"
 #include "ledger_store.h"
+#include "log_store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +68,7 @@ struct dlq_dispatcher {
     const dlq_sink_ops_t *ops;
     const dlq_dispatch_settings_t *dispatch;
     size_t                batch_max;        /* the lower of the config's and the plugin's */
-    dlq_embedded_t       *store;                   /* events the spool no longer holds */
+    dlq_log_store_t      *store;            /* events the spool no longer holds */
     dlq_state_store_t    *state;                   /* the delivery ledger */
     void                 *instance;
     void                 *tip_sub;
@@ -150,9 +150,9 @@ load_state (dlq_dispatcher_t *self)
                   sink_name (self), dlq_state_store_last_error (self->state));
         return false;
     }
-    if ((self->tip = dlq_embedded_last_seq (self->store)) < 0) {
+    if ((self->tip = dlq_log_store_last_seq (self->store)) < 0) {
         snprintf (self->error, sizeof self->error, "sink %s: cannot read the store's last event: %s",
-                  sink_name (self), dlq_embedded_last_error (self->store));
+                  sink_name (self), dlq_log_store_last_error (self->store));
         return false;
     }
     self->cursor = self->restart_cursor = state.cursor;
@@ -180,10 +180,10 @@ load_queue (dlq_dispatcher_t *self)
     }
     int64_t begin = (int64_t) dlq_spool_begin (self->args.spool);
     self->before_spool = self->cursor < begin - 1
-        ? dlq_embedded_count_between (self->store, self->cursor, begin) : 0;
+        ? dlq_log_store_count_between (self->store, self->cursor, begin) : 0;
     if (self->before_spool < 0) {
         snprintf (self->error, sizeof self->error, "sink %s: cannot count its backlog: %s", sink_name (self),
-                  dlq_embedded_last_error (self->store));
+                  dlq_log_store_last_error (self->store));
         return false;
     }
     return true;
@@ -266,10 +266,10 @@ created_at_from (dlq_dispatcher_t *self, int64_t position, bool past_it)
     uint64_t begin = dlq_spool_begin (self->args.spool);
     if (position < (int64_t) begin) {
         dlq_event_t *event = NULL;
-        if (!past_it && position >= 1 && dlq_embedded_read_seq (self->store, position, &event) == DLQ_STORE_OK)
+        if (!past_it && position >= 1 && dlq_log_store_read_seq (self->store, position, &event) == DLQ_STORE_OK)
             at = event->created_at;
         else
-            dlq_embedded_read_after (self->store, position, 1, take_created_at, &at);
+            dlq_log_store_read_after (self->store, position, 1, take_created_at, &at);
         dlq_event_destroy (&event);
         if (at != DLQ_TIME_NONE || position < (int64_t) begin - 1)
             return at;
@@ -351,11 +351,11 @@ spool_event_at (dlq_dispatcher_t *self, int64_t seq)
     return dlq_event_record_decode (e.payload, e.length);
 }
 
-/* As dlq_embedded_read_after, from the spool: up to limit events past
+/* As dlq_log_store_read_after, from the spool: up to limit events past
  * after, in order; -1 when the spool no longer holds the records past
  * after (the caller reads the store), -2 on a read error (logged). */
 static ssize_t
-spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_spool_event_fn *fn, void *arg)
+spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_log_store_event_fn *fn, void *arg)
 {
     uint64_t begin = dlq_spool_begin (self->args.spool);
     char err [512];
@@ -408,7 +408,7 @@ take_due_retries (dlq_dispatcher_t *self, int64_t now)
     while (self->count < self->batch_max
         && dlq_retry_queue_pop_due (self->retries, now, &item)) {
         dlq_event_t *event = spool_event_at (self, item.seq);
-        if (event || dlq_embedded_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
+        if (event || dlq_log_store_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
             add_slot (self, item.seq, event, item.attempts, true);
         /* else: swept (expired) while waiting; its row went with it */
     }
@@ -453,12 +453,12 @@ take_new_events (dlq_dispatcher_t *self)
         return self->cursor;
     ssize_t n = spool_read_after (self, self->cursor, room, take_new_event, &ctx);
     if (n == -1) {                          /* what the spool no longer holds: the store */
-        n = dlq_embedded_read_after (self->store, self->cursor, room, take_new_event, &ctx);
+        n = dlq_log_store_read_after (self->store, self->cursor, room, take_new_event, &ctx);
         self->batch_before_spool = n > 0 ? n : 0;
     }
     if (n < 0) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool (again in %d ms): %s", sink_name (self),
-                 READ_RETRY_MS, dlq_embedded_last_error (self->store));
+                 READ_RETRY_MS, dlq_log_store_last_error (self->store));
         self->read_again_at = dlq_time_mono_ms () + READ_RETRY_MS;
         return self->cursor;
     }
@@ -781,7 +781,7 @@ drain_tip (dlq_dispatcher_t *self)
 static bool
 start (dlq_dispatcher_t *self)
 {
-    self->store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_READER, self->error, sizeof self->error);
+    self->store = dlq_log_store_open (self->args.store, DLQ_SINK_MODE_QUERY, self->error, sizeof self->error);
     if (self->store)
         self->state = dlq_state_store_open (self->data_dir, self->error, sizeof self->error);
     if (!self->state || !load_state (self) || !load_queue (self))
@@ -817,7 +817,7 @@ stop (dlq_dispatcher_t *self)
     if (self->tip_sub)
         zmq_close (self->tip_sub);
     self->tip_sub = NULL;
-    dlq_embedded_destroy (&self->store);
+    dlq_log_store_close (&self->store);
     dlq_state_store_destroy (&self->state);
     dlq_spool_reader_destroy (&self->reader);
     dlq_spool_consumer_destroy (&self->consumer);

@@ -38,6 +38,8 @@ typedef struct {
     const char               *tip_endpoint;     /* the committer's PUB of the last seq */
     dlq_spool_t              *spool;            /* where the backlog is read from */
     const dlq_sink_config_t  *sink;
+    const dlq_sink_config_t  *store;            /* the embedded store's plugin: the events the spool
+                                                 * no longer holds (log_store.h) */
     const dlq_policy_table_t *policies;
     dlq_ledger_channel_t     *ledger;
     dlq_delivery_health_t        *status;

@@ -7,17 +7,14 @@
 #include "dlq_buf.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
-#include "embedded_index.h"
-#include "embedded_store.h"
 #include "checkpoint_record.h"
 #include "checkpoint_table.h"
 #include "dlq_json.h"
-#include "embedded_checkpoints.h"
 #include "event_ordinal.h"
 #include "event_record.h"
 #include "mark_record.h"
+#include "log_store.h"
 #include "spool_kinds.h"
-#include "embedded_archive.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +33,7 @@ struct dlq_committer {
     void            *zmq_ctx;
     char            *spool_tip_endpoint;
     char            *data_dir;
+    const dlq_sink_config_t *store; /* the embedded store's plugin (log_store.h) */
     dlq_spool_t     *spool;
     dlq_id_index_t  *ids;
     dlq_buf_t        record;        /* one event's record, reused */
@@ -323,27 +321,29 @@ load_checkpoint_record (dlq_committer_t *self, const dlq_spool_entry_t *e)
 /* The id index and the checkpoints from the store, then from the spool
  * records past what it indexed. */
 static bool
-load_ids (dlq_committer_t *self, dlq_embedded_t *store)
+load_ids (dlq_committer_t *self, dlq_log_store_t *store)
 {
     load_arg_t arg = { self->ids };
-    if (dlq_embedded_ckpt_each (store, load_checkpoint, self) < 0) {
-        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+    const dlq_sink_log_ops_t *log = dlq_log_store_ops (store);
+    void *instance = dlq_log_store_instance (store);
+    if (log->each_checkpoint (instance, load_checkpoint, self) < 0) {
+        snprintf (self->error, sizeof self->error, "%s", dlq_log_store_last_error (store));
         return false;
     }
-    dlq_buf_t streams = DLQ_BUF_INIT;
-    int64_t stored = 0, bytes = 0;
-    if (dlq_embedded_stats (store, &streams, &stored, &bytes) == DLQ_STORE_OK && stored > 0)
+    int64_t stored = dlq_log_store_count (store);
+    if (stored > 0)
         dlq_id_index_reserve (self->ids, (size_t) stored + (size_t) stored / 8);
-    dlq_buf_free (&streams);
-    if (dlq_embedded_each_id (store, load_stored, &arg) < 0) {
-        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+    if (log->each_id (instance, load_stored, &arg) < 0) {
+        snprintf (self->error, sizeof self->error, "%s", dlq_log_store_last_error (store));
         return false;
     }
     uint64_t position = 0;
     bool failed = false;
-    if (!dlq_embedded_spool_position (store, &position, &failed, self->error, sizeof self->error)) {
-        if (failed)
+    if (!dlq_log_store_position (store, &position, &failed)) {
+        if (failed) {
+            snprintf (self->error, sizeof self->error, "%s", dlq_log_store_last_error (store));
             return false;
+        }
         position = dlq_spool_begin (self->spool);
     }
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, position);
@@ -365,11 +365,11 @@ load_ids (dlq_committer_t *self, dlq_embedded_t *store)
 
 /* Open the spool next to the store; a new one starts past the store's seqs. */
 static bool
-open_spool (dlq_committer_t *self, dlq_embedded_t *store)
+open_spool (dlq_committer_t *self, dlq_log_store_t *store)
 {
-    int64_t last_seq = dlq_embedded_last_seq (store);
+    int64_t last_seq = dlq_log_store_last_seq (store);
     if (last_seq < 0) {
-        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (store));
+        snprintf (self->error, sizeof self->error, "%s", dlq_log_store_last_error (store));
         return false;
     }
     char dir [PATH_MAX];
@@ -399,10 +399,11 @@ run (void *pipe, void *arg)
 {
     dlq_committer_t *self = arg;
     dlq_actor_name ("dlqd-committer");
-    dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER,
-                                               self->error, sizeof self->error);
+    /* the store's writer creates or upgrades its file, then is done with */
+    dlq_log_store_t *store = dlq_log_store_open (self->store, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
     void *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     bool ok = store && open_spool (self, store) && load_ids (self, store);
+    dlq_log_store_close (&store);
     if (ok && zmq_bind (tip, self->spool_tip_endpoint) != 0) {
         snprintf (self->error, sizeof self->error, "cannot bind %s: %s", self->spool_tip_endpoint,
                   zmq_strerror (zmq_errno ()));
@@ -425,12 +426,11 @@ run (void *pipe, void *arg)
         zmq_send (pipe, &batch, sizeof batch, 0);
     }
     zmq_close (tip);
-    dlq_embedded_destroy (&store);
 }
 
 dlq_committer_t *
-dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint, size_t max_checkpoint_bytes,
-                   bool preallocate, char *err, size_t err_len)
+dlq_committer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store, const char *spool_tip_endpoint,
+                   size_t max_checkpoint_bytes, bool preallocate, char *err, size_t err_len)
 {
     dlq_committer_t *self = dlq_calloc (1, sizeof *self);
     self->preallocate = preallocate;
@@ -438,6 +438,7 @@ dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_en
     self->zmq_ctx = zmq_ctx;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
     self->data_dir = dlq_strdup (data_dir);
+    self->store = store;
     self->ids = dlq_id_index_new ();
     self->checkpoints = dlq_checkpoint_table_new ();
     self->marks = dlq_mark_channel_new ();

@@ -40,6 +40,7 @@
 
 #include "checkpoint_table.h"
 #include "commit_batch.h"
+#include "dlq_sink.h"
 #include "id_index.h"
 #include "mark_channel.h"
 #include "spool.h"
@@ -50,10 +51,14 @@
 
 typedef struct dlq_committer dlq_committer_t;
 
-/* Start the thread (it opens the store and the spool before answering).
- * NULL with a message in err on failure (nothing left running). */
-dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const char *spool_tip_endpoint,
-                                    size_t max_checkpoint_bytes, bool preallocate, char *err, size_t err_len);
+/* Start the thread: before it answers, it opens the spool in data_dir and
+ * loads the id index and the checkpoints from the embedded store (store,
+ * its plugin's config: log_store.h, which outlives the committer) and
+ * from the spool past what the store indexed. NULL with a message in err
+ * on failure (nothing left running). */
+dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store,
+                                    const char *spool_tip_endpoint, size_t max_checkpoint_bytes, bool preallocate,
+                                    char *err, size_t err_len);
 
 /* The spool (its readers are any thread's) and the id index (readable
  * from any thread); owned by the committer, alive until it is destroyed. */

@@ -1,4 +1,5 @@
-/*  indexer — reading the spool into the embedded store on its own thread,
+/*  indexer — reading the spool into the embedded store (through its
+ *  plugin's log calls: log_store.h) on its own thread,
  *  and writing the dispatchers' delivery-ledger updates to the daemon's
  *  state file beside it (the one writer of both).
  */
@@ -8,12 +9,9 @@
 #include "dlq_alloc.h"
 #include "dlq_log.h"
 #include "dlq_time.h"
-#include "embedded_index.h"
-#include "embedded_store.h"
-#include "checkpoint_record.h"
-#include "event_record.h"
+#include "dlq_buf.h"
 #include "ledger_store.h"
-#include "mark_record.h"
+#include "log_store.h"
 #include "spool_kinds.h"
 #include "thread_priority.h"
 
@@ -39,6 +37,7 @@ struct dlq_indexer {
     dlq_ledger_channel_t *ledger;
     dlq_mark_channel_t   *marks;                /* whose askers hear when their marks are applied */
     char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
+    const dlq_sink_config_t *store;             /* the embedded store's plugin (log_store.h) */
     int64_t               sweep_interval_ms, sweep_batch;
     size_t                max_batch;
     int                   nice;
@@ -53,79 +52,32 @@ struct dlq_indexer {
     char                  error [512];
 };
 
-/* One transaction's worth of events and checkpoint writes read from the spool. */
+/* One transaction's worth of records read from the spool: the store
+ * decodes them (dlq_sink.h, log calls). Their payloads are copied into
+ * bytes, since a reader's entry lasts until its next read. */
 typedef struct {
-    dlq_event_t     **events;
-    int64_t          *seqs;
-    size_t            count;
-    dlq_ckpt_write_t *ckpts;        /* each a SAVE of the whole record, or a DELETE */
-    char            **ckpt_blocks;  /* the strings of each */
-    size_t            ckpt_count;
-    dlq_embedded_mark_write_t *marks;   /* replay-state changes (their ids the page's copies) */
-    uint64_t         *mark_positions;
-    size_t            mark_count;
-    uint64_t          end;          /* the position after the last record read */
+    dlq_sink_record_t *records;
+    size_t            *offsets;     /* of each payload in bytes */
+    size_t             count;
+    size_t             events;
+    dlq_buf_t          bytes;
+    uint64_t           end;         /* the position after the last record read */
 } page_t;
 
 static void
 page_clear (page_t *page)
 {
-    for (size_t i = 0; i < page->count; i++)
-        dlq_event_destroy (&page->events [i]);
-    page->count = 0;
-    for (size_t i = 0; i < page->ckpt_count; i++) {
-        free (page->ckpt_blocks [i]);
-        dlq_buf_free (&page->ckpts [i].reply);
-    }
-    page->ckpt_count = 0;
-    for (size_t i = 0; i < page->mark_count; i++)
-        free ((char *) page->marks [i].id);
-    page->mark_count = 0;
-}
-
-/* A mark record into the page; false when it is none (logged). */
-static bool
-take_mark (page_t *page, const dlq_spool_entry_t *e)
-{
-    dlq_mark_record_t record;
-    if (!dlq_mark_record_decode (e->payload, e->length, &record)) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no mark record;"
-                 " passed over", e->position);
-        return false;
-    }
-    page->marks [page->mark_count] = (dlq_embedded_mark_write_t) {
-        dlq_strndup (record.id, record.id_len), record.mark, record.now_ms, record.retry_after_ms,
-        DLQ_STORE_ERROR, { { 0 }, 0, 0, 0 } };
-    page->mark_positions [page->mark_count++] = e->position;
-    return true;
-}
-
-/* A checkpoint record into the page; false when it is none (logged). */
-static bool
-take_checkpoint (page_t *page, const dlq_spool_entry_t *e)
-{
-    dlq_ckpt_write_t *w = &page->ckpts [page->ckpt_count];
-    memset (w, 0, sizeof *w);
-    if (!dlq_checkpoint_record_decode (e->payload, e->length, &w->record, &w->remove,
-                                       &page->ckpt_blocks [page->ckpt_count])) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no checkpoint record;"
-                 " passed over", e->position);
-        return false;
-    }
-    w->kind = DLQ_SINK_CKPT_SAVE;
-    w->now_ms = w->record.updated_at;
-    page->ckpt_count++;
-    return true;
+    page->count = page->events = 0;
+    dlq_buf_reset (&page->bytes);
 }
 
 /* Read records past the reader's position into page, up to max_batch
- * events or MAX_BATCH_BYTES. False when the spool cannot be read (logged). */
+ * records or MAX_BATCH_BYTES. False when the spool cannot be read (logged). */
 static bool
 read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
 {
-    size_t bytes = 0;
     page->end = dlq_spool_reader_position (reader);
-    while (page->count + page->ckpt_count + page->mark_count < self->max_batch && bytes < MAX_BATCH_BYTES) {
+    while (page->count < self->max_batch && page->bytes.len < MAX_BATCH_BYTES) {
         dlq_spool_entry_t e;
         char err [512];
         dlq_spool_result_t rc = dlq_spool_reader_next (reader, &e, err, sizeof err);
@@ -140,22 +92,17 @@ read_page (dlq_indexer_t *self, dlq_spool_reader_t *reader, page_t *page)
             return false;
         }
         page->end = e.next;
-        bytes += e.length;
-        if (e.kind == DLQ_SPOOL_KIND_CHECKPOINT)
-            take_checkpoint (page, &e);
-        if (e.kind == DLQ_SPOOL_KIND_MARK)
-            take_mark (page, &e);
-        if (e.kind != DLQ_SPOOL_KIND_EVENT)
+        if (e.kind != DLQ_SPOOL_KIND_EVENT && e.kind != DLQ_SPOOL_KIND_CHECKPOINT && e.kind != DLQ_SPOOL_KIND_MARK)
             continue;
-        dlq_event_t *event = dlq_event_record_decode (e.payload, e.length);
-        if (!event) {
-            dlq_log (DLQ_LOG_ERROR, "indexer: the spool record at position %" PRIu64 " is no event record;"
-                     " passed over", e.position);
-            continue;
-        }
-        page->events [page->count] = event;
-        page->seqs [page->count++] = (int64_t) e.position;
+        page->offsets [page->count] = page->bytes.len;
+        dlq_buf_append (&page->bytes, e.payload, e.length);
+        page->records [page->count++] = (dlq_sink_record_t) {
+            .position = e.position, .kind = (dlq_sink_record_kind_t) e.kind, .length = e.length,
+            .status = DLQ_SINK_STATUS_ERROR };
+        page->events += e.kind == DLQ_SPOOL_KIND_EVENT;
     }
+    for (size_t i = 0; i < page->count; i++)
+        page->records [i].payload = (const uint8_t *) page->bytes.data + page->offsets [i];
     return true;
 }
 
@@ -194,32 +141,33 @@ commit_ledger (dlq_indexer_t *self, dlq_state_store_t *state, bool durable)
 /* Index one page, and commit the queued ledger updates; publish, and
  * release what a durable commit of both covers. */
 static bool
-commit (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state, void *tip, page_t *page)
+commit (dlq_indexer_t *self, dlq_log_store_t *store, dlq_state_store_t *state, void *tip, page_t *page)
 {
     char err [512] = "";
     int64_t last_seq = -1, now = dlq_time_mono_ms ();
     bool durable = wants_durable (self, page, now);
     bool ledger_ok = commit_ledger (self, state, durable);
-    bool nothing_read = page->count == 0 && page->ckpt_count == 0 && page->mark_count == 0
-                        && page->end == atomic_load (&self->position);
+    bool nothing_read = page->count == 0 && page->end == atomic_load (&self->position);
     if (nothing_read && !durable)
         return ledger_ok;               /* woken for the ledger alone: the store has nothing to commit */
-    durable = durable && ledger_ok && dlq_embedded_relax_sync (store, false, err, sizeof err) == DLQ_STORE_OK;
-    dlq_store_result_t rc = dlq_embedded_index (store, page->events, page->seqs, page->count,
-                                                page->ckpts, page->ckpt_count, page->marks, page->mark_count,
-                                                page->end, &last_seq, err, sizeof err);
-    if (durable && dlq_embedded_relax_sync (store, true, err, sizeof err) != DLQ_STORE_OK)
-        dlq_log (DLQ_LOG_WARN, "indexer: %s", err);
-    if (rc != DLQ_STORE_OK) {
-        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu events, %zu checkpoint writes and %zu marks failed"
-                 " (all are tried again): %s", page->count, page->ckpt_count, page->mark_count, err);
+    durable = durable && ledger_ok;
+    dlq_sink_status_t rc = dlq_log_store_ops (store)->index (dlq_log_store_instance (store), page->records,
+                                                             page->count, page->end, durable, &last_seq);
+    if (rc != DLQ_SINK_STATUS_OK) {
+        dlq_log (DLQ_LOG_ERROR, "indexer: the commit of %zu records (%zu events) failed (all are tried again): %s",
+                 page->count, page->events, dlq_log_store_last_error (store));
         return false;
     }
-    for (size_t i = 0; i < page->mark_count; i++)
-        dlq_mark_channel_applied (self->marks, page->mark_positions [i], page->marks [i].rc, &page->marks [i].state);
+    for (size_t i = 0; i < page->count; i++) {
+        const dlq_sink_record_t *r = &page->records [i];
+        if (r->kind == DLQ_SINK_RECORD_MARK)
+            dlq_mark_channel_applied (self->marks, r->position, r->status == DLQ_SINK_STATUS_OK ? DLQ_STORE_OK
+                                      : r->status == DLQ_SINK_STATUS_NOT_FOUND ? DLQ_STORE_NOT_FOUND : DLQ_STORE_ERROR,
+                                      &r->state);
+    }
     atomic_store (&self->position, page->end);
-    atomic_fetch_add (&self->events, page->count);
-    if (page->count)
+    atomic_fetch_add (&self->events, page->events);
+    if (page->events)
         zmq_send (tip, &last_seq, sizeof last_seq, ZMQ_DONTWAIT);
     if (!durable)
         return true;
@@ -242,12 +190,13 @@ forget_id (const char *id, size_t len, int64_t seq, void *arg)
 /* Delete a batch of expired events, and of the ledger's rows of expired
  * events; true when either has more. */
 static bool
-sweep (dlq_indexer_t *self, dlq_embedded_t *store, dlq_state_store_t *state)
+sweep (dlq_indexer_t *self, dlq_log_store_t *store, dlq_state_store_t *state)
 {
     int64_t now = dlq_time_now_ms ();
-    int64_t deleted = dlq_embedded_sweep_each (store, now, (int) self->sweep_batch, forget_id, self);
+    int64_t deleted = dlq_log_store_ops (store)->sweep_each (dlq_log_store_instance (store), now, self->sweep_batch,
+                                                             forget_id, self);
     if (deleted < 0)
-        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_embedded_last_error (store));
+        dlq_log (DLQ_LOG_ERROR, "expiry sweep failed: %s", dlq_log_store_last_error (store));
     else
     if (deleted > 0)
         dlq_log (DLQ_LOG_INFO, "expiry sweep deleted %lld events", (long long) deleted);
@@ -290,28 +239,22 @@ run (void *pipe, void *arg)
     /* behind the ack: the ingest threads go first on a busy machine */
     if (!dlq_thread_priority_lower (self->nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower the indexer thread's priority: %s", strerror (errno));
-    dlq_embedded_t *store = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_WRITER, self->error, sizeof self->error);
+    dlq_log_store_t *store = dlq_log_store_open (self->store, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
     dlq_state_store_t *state = store ? dlq_state_store_open (self->data_dir, self->error, sizeof self->error) : NULL;
     void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     uint64_t start = 0;
     bool failed = false;
-    bool ok = state && dlq_embedded_relax_sync (store, true, self->error, sizeof self->error) == DLQ_STORE_OK
-              && open_sockets (self, sub, tip);
-    char why [512];
-    if (ok && !dlq_embedded_checkpoint_behind (store, why, sizeof why))
-        dlq_log (DLQ_LOG_WARN, "indexer: %s; its commits make the checkpoints", why);
-    if (ok && !dlq_embedded_spool_position (store, &start, &failed, self->error, sizeof self->error)) {
+    bool ok = state && open_sockets (self, sub, tip);
+    if (ok && !dlq_log_store_position (store, &start, &failed)) {
         start = dlq_spool_begin (self->spool);
         ok = !failed;
+        if (failed)
+            snprintf (self->error, sizeof self->error, "indexer: %s", dlq_log_store_last_error (store));
     }
     atomic_store (&self->position, start);
     self->consumer = dlq_spool_consumer_new (self->spool, "index", start, 0);
-    page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_event_t *)),
-                    dlq_calloc (self->max_batch, sizeof (int64_t)), 0,
-                    dlq_calloc (self->max_batch, sizeof (dlq_ckpt_write_t)),
-                    dlq_calloc (self->max_batch, sizeof (char *)), 0,
-                    dlq_calloc (self->max_batch, sizeof (dlq_embedded_mark_write_t)),
-                    dlq_calloc (self->max_batch, sizeof (uint64_t)), 0, start };
+    page_t page = { dlq_calloc (self->max_batch, sizeof (dlq_sink_record_t)),
+                    dlq_calloc (self->max_batch, sizeof (size_t)), 0, 0, DLQ_BUF_INIT, start };
     dlq_spool_reader_t *reader = dlq_spool_reader_new (self->spool, start);
     dlq_actor_ready (pipe, ok);
     int64_t next_sweep = dlq_time_mono_ms () + self->sweep_interval_ms, retry_at = 0;
@@ -363,21 +306,18 @@ run (void *pipe, void *arg)
     }
     dlq_spool_reader_destroy (&reader);
     dlq_spool_consumer_destroy (&self->consumer);
-    free (page.events);
-    free (page.seqs);
-    free (page.ckpts);
-    free (page.ckpt_blocks);
-    free (page.marks);
-    free (page.mark_positions);
+    free (page.records);
+    free (page.offsets);
+    dlq_buf_free (&page.bytes);
     zmq_close (sub);
     zmq_close (tip);
     dlq_state_store_destroy (&state);
-    dlq_embedded_destroy (&store);
+    dlq_log_store_close (&store);
 }
 
 dlq_indexer_t *
-dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
-                 const char *spool_tip_endpoint,
+dlq_indexer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store, dlq_spool_t *spool,
+                 dlq_id_index_t *ids, const char *spool_tip_endpoint,
                  const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
                  int nice, dlq_ledger_channel_t *ledger, dlq_mark_channel_t *marks, char *err, size_t err_len)
 {
@@ -388,6 +328,7 @@ dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id
     self->ids = ids;
     self->ledger = ledger;
     self->data_dir = dlq_strdup (data_dir);
+    self->store = store;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
     self->tip_endpoint = dlq_strdup (tip_endpoint);
     self->sweep_interval_ms = sweep_interval_ms;

@@ -1,17 +1,19 @@
 /*  indexer — the embedded store as a consumer of the spool, behind the
- *  ack: one thread owning the store's writer connection reads the spool
- *  from the position the store has indexed up to (embedded_index.h),
- *  inserts the events of many records per transaction (each at its
- *  record's position as its seq), commits the dispatchers' ledger updates
- *  with them, applies the marks' records (RESOLVE, FAIL, a replay's marks:
- *  core/mark_record.h) in log order and tells their askers the outcome
- *  (mark_channel.h), sweeps expired events while idle (their ids leave the id
- *  index ids with them), publishes the highest seq
- *  indexed after each commit (8 bytes, int64, on a PUB socket), and releases the spool segments no consumer (itself, each sink's
+ *  ack: one thread owning the store's INDEX instance (its plugin's log
+ *  calls, dlq_sink.h, through log_store.h) reads the spool from the
+ *  position the store has indexed up to and hands it the records of many
+ *  per transaction (the store keeps each event at its record's position as
+ *  its seq, and applies the checkpoint writes and the marks: RESOLVE, FAIL,
+ *  a replay's, core/mark_record.h, in log order). It commits the
+ *  dispatchers' ledger updates to the state file beside each page, tells
+ *  the marks' askers their outcome (mark_channel.h), sweeps expired events
+ *  while idle (their ids leave the id index ids with them), publishes the
+ *  highest seq indexed after each commit (8 bytes, int64, on a PUB socket),
+ *  and releases the spool segments no consumer (itself, each sink's
  *  dispatcher) needs any more.
  *
  *  It learns of new records from the committer's spool tip (a SUB socket
- *  connected to spool_tip_endpoint), reads at most max_batch events per
+ *  connected to spool_tip_endpoint), reads at most max_batch records per
  *  transaction, and runs nice more than the rest by nice (the gateway
  *  passes 0: every sink waits for its ledger updates to be committed here,
  *  and at gateway.query_nice a starved indexer held the kafka sink's drain
@@ -20,6 +22,7 @@
 #ifndef DLQ_INDEXER_H
 #define DLQ_INDEXER_H
 
+#include "dlq_sink.h"
 #include "id_index.h"
 #include "ledger_channel.h"
 #include "mark_channel.h"
@@ -37,9 +40,11 @@ typedef struct {
     uint64_t behind_bytes;      /* spool bytes not indexed yet */
 } dlq_indexer_stats_t;
 
-/* Start the thread on the store in data_dir (created and upgraded by the
- * committer before). NULL with err set on failure. */
-dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, dlq_spool_t *spool, dlq_id_index_t *ids,
+/* Start the thread on the embedded store (store: its plugin's config,
+ * which outlives the indexer; created and upgraded by the committer
+ * before) and the state file in data_dir. NULL with err set on failure. */
+dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store,
+                                dlq_spool_t *spool, dlq_id_index_t *ids,
                                 const char *spool_tip_endpoint, const char *tip_endpoint,
                                 int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch, int nice,
                                 dlq_ledger_channel_t *ledger, dlq_mark_channel_t *marks, char *err, size_t err_len);

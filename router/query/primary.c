@@ -1,9 +1,6 @@
-/*  primary — queries on the spool or on a query-capable sink. */
+/*  primary — queries on the embedded store or a query-capable sink,
+ *  through its plugin's calls either way. */
 #include "primary.h"
-
-#include "embedded_query.h"
-#include "embedded_checkpoints.h"
-#include "embedded_workbench.h"
 
 #include "dlq_alloc.h"
 #include "dlq_json.h"
@@ -16,14 +13,12 @@
 #define MARK_TIMEOUT_MS 10000          /* how long a mark may wait for the spool and the index */
 
 struct dlq_primary {
-    dlq_embedded_t             *spool;      /* when the primary is the spool */
-    dlq_embedded_t             *updater;    /* its read-write connection, opened when first needed */
-    const char                 *data_dir;
-    const dlq_sink_ops_t       *ops;        /* else the sink's */
+    bool                        log_fed;    /* the embedded store (fed from the log), not a sink */
+    const dlq_sink_ops_t       *ops;        /* its plugin's */
     const dlq_sink_workbench_ops_t *workbench;  /* the sink's workbench calls, or NULL */
     const dlq_sink_checkpoint_ops_t *checkpoints;   /* its checkpoint calls, or NULL */
     dlq_mark_channel_t         *marks;      /* the spool's marks go there, when set */
-    void                       *instance;
+    void                       *instance;   /* the embedded store's: the caller's log store's (not owned) */
     char                        error [512];
 };
 
@@ -51,17 +46,23 @@ workbench_of (const dlq_sink_ops_t *ops)
 }
 
 dlq_primary_t *
-dlq_primary_open (const dlqd_config_t *config, dlq_embedded_t *spool, char *err, size_t err_len)
+dlq_primary_open (const dlqd_config_t *config, dlq_log_store_t *store, char *err, size_t err_len)
 {
     dlq_primary_t *self = dlq_calloc (1, sizeof *self);
-    self->data_dir = config->data_dir;
-    if (!config->primary_sink) {
-        self->spool = spool;
-        return self;
-    }
-    self->ops = dlq_plugin_config_ops (config->primary_sink);
+    self->log_fed = config->primary_sink == NULL;
+    self->ops = dlq_plugin_config_ops (self->log_fed ? config->store : config->primary_sink);
     self->workbench = workbench_of (self->ops);
     self->checkpoints = checkpoints_of (self->ops);
+    if (self->log_fed && (!self->workbench || !self->checkpoints)) {
+        snprintf (err, err_len, "the embedded store's plugin %s has no workbench or checkpoint calls: install the one "
+                  "of this release", dlq_plugin_config_path (config->store));
+        free (self);
+        return NULL;
+    }
+    if (self->log_fed) {
+        self->instance = dlq_log_store_instance (store);
+        return self;
+    }
     char why [256] = "";
     if (self->ops->init (dlq_plugin_host (), config->primary_sink, DLQ_SINK_MODE_QUERY,
                          &self->instance, why, sizeof why) != DLQ_SINK_STATUS_OK) {
@@ -79,9 +80,8 @@ dlq_primary_close (dlq_primary_t **self_p)
     if (!self_p || !*self_p)
         return;
     dlq_primary_t *self = *self_p;
-    if (self->instance)
+    if (self->instance && !self->log_fed)
         self->ops->destroy (self->instance);
-    dlq_embedded_destroy (&self->updater);
     free (self);
     *self_p = NULL;
 }
@@ -103,13 +103,11 @@ result_of (dlq_primary_t *self, dlq_sink_status_t status)
     }
 }
 
-bool dlq_primary_is_embedded (const dlq_primary_t *self) { return self->spool != NULL; }
+bool dlq_primary_is_embedded (const dlq_primary_t *self) { return self->log_fed; }
 
 dlq_store_result_t
 dlq_primary_get (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_buf_t *out)
 {
-    if (self->spool)
-        return dlq_embedded_get (self->spool, id, now_ms, out);
     dlq_buf_reset (out);
     return result_of (self, self->ops->store->get (self->instance, id, now_ms, dlq_plugin_host_buf (out)));
 }
@@ -118,8 +116,6 @@ dlq_store_result_t
 dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit, const char *cursor,
                   int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *cursor_out)
 {
-    if (self->spool)
-        return dlq_embedded_list (self->spool, stream, limit, cursor, now_ms, events_out, cursor_out);
     dlq_buf_reset (events_out);
     dlq_buf_reset (cursor_out);
     return result_of (self, self->ops->store->list (self->instance, stream, limit, cursor, now_ms,
@@ -129,8 +125,6 @@ dlq_primary_list (dlq_primary_t *self, const char *stream, size_t limit, const c
 dlq_store_result_t
 dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_out, int64_t *bytes_out)
 {
-    if (self->spool)
-        return dlq_embedded_stats (self->spool, streams_out, events_out, bytes_out);
     dlq_buf_reset (streams_out);
     return result_of (self, self->ops->store->stats (self->instance, dlq_plugin_host_buf (streams_out),
                                                      events_out, bytes_out));
@@ -139,7 +133,7 @@ dlq_primary_stats (dlq_primary_t *self, dlq_buf_t *streams_out, int64_t *events_
 bool
 dlq_primary_workbench (const dlq_primary_t *self)
 {
-    return self->spool != NULL || self->workbench != NULL;
+    return self->workbench != NULL;
 }
 
 /* A sink's workbench call gets the filter as JSON. */
@@ -156,8 +150,6 @@ dlq_store_result_t
 dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, const char *cursor,
                         int64_t now_ms, dlq_buf_t *events_out, dlq_buf_t *cursor_out)
 {
-    if (self->spool)
-        return dlq_embedded_query_list (self->spool, filter, limit, cursor, now_ms, events_out, cursor_out);
     dlq_buf_reset (events_out);
     dlq_buf_reset (cursor_out);
     char *json = filter_json (filter);
@@ -170,8 +162,6 @@ dlq_primary_query_list (dlq_primary_t *self, const dlq_event_filter_t *filter, s
 dlq_store_result_t
 dlq_primary_query_count (dlq_primary_t *self, const dlq_event_filter_t *filter, int64_t now_ms, int64_t *count_out)
 {
-    if (self->spool)
-        return dlq_embedded_query_count (self->spool, filter, now_ms, count_out);
     char *json = filter_json (filter);
     dlq_sink_status_t status = self->workbench->query_count (self->instance, json, now_ms, count_out);
     free (json);
@@ -182,8 +172,6 @@ dlq_store_result_t
 dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter, size_t limit, int64_t now_ms,
                           dlq_buf_t *groups_out)
 {
-    if (self->spool)
-        return dlq_embedded_query_groups (self->spool, filter, limit, now_ms, groups_out);
     dlq_buf_reset (groups_out);
     char *json = filter_json (filter);
     dlq_sink_status_t status = self->workbench->query_groups (self->instance, json, limit, now_ms,
@@ -192,36 +180,16 @@ dlq_primary_query_groups (dlq_primary_t *self, const dlq_event_filter_t *filter,
     return result_of (self, status);
 }
 
-/* The spool's read-write connection for the workbench's updates. */
-static dlq_embedded_t *
-updater (dlq_primary_t *self)
-{
-    if (!self->updater)
-        self->updater = dlq_embedded_open (self->data_dir, DLQ_EMBEDDED_UPDATER, self->error, sizeof self->error);
-    return self->updater;
-}
-
-/* An updater call's result; its error message kept for last_error. */
-static dlq_store_result_t
-updated (dlq_primary_t *self, dlq_store_result_t rc)
-{
-    if (rc == DLQ_STORE_ERROR)
-        snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (self->updater));
-    return rc;
-}
-
 dlq_store_result_t
 dlq_primary_state (dlq_primary_t *self, const char *id, int64_t now_ms, dlq_sink_event_state_t *state_out)
 {
-    if (self->spool)
-        return dlq_embedded_state (self->spool, id, now_ms, state_out);
     return result_of (self, self->workbench->state (self->instance, id, now_ms, state_out));
 }
 
 void
 dlq_primary_use_marks (dlq_primary_t *self, dlq_mark_channel_t *marks)
 {
-    if (self->spool)
+    if (self->log_fed)
         self->marks = marks;
 }
 
@@ -240,24 +208,17 @@ dlq_store_result_t
 dlq_primary_mark (dlq_primary_t *self, const char *id, dlq_sink_mark_t mark, int64_t now_ms,
                   int64_t retry_after_ms, dlq_sink_event_state_t *state_out)
 {
-    if (!self->spool)
+    if (!self->marks)
         return result_of (self, self->workbench->mark (self->instance, id, mark, now_ms, retry_after_ms, state_out));
-    if (self->marks) {
-        /* no record for an event the store does not hold (the write verbs
-         * wait for the index first, so it holds every acknowledged one) */
-        dlq_sink_event_state_t before;
-        dlq_store_result_t rc = dlq_embedded_state (self->spool, id, now_ms, &before);
-        if (rc == DLQ_STORE_ERROR)
-            snprintf (self->error, sizeof self->error, "%s", dlq_embedded_last_error (self->spool));
-        if (rc != DLQ_STORE_OK)
-            return rc;
-        dlq_store_result_t applied = DLQ_STORE_ERROR;
-        rc = mark_through_spool (self, &id, 1, mark, now_ms, retry_after_ms, &applied, state_out);
-        return rc == DLQ_STORE_OK ? applied : rc;
-    }
-    if (!updater (self))
-        return DLQ_STORE_ERROR;
-    return updated (self, dlq_embedded_mark (self->updater, id, mark, now_ms, retry_after_ms, state_out));
+    /* no record for an event the store does not hold (the write verbs
+     * wait for the index first, so it holds every acknowledged one) */
+    dlq_sink_event_state_t before;
+    dlq_store_result_t rc = dlq_primary_state (self, id, now_ms, &before);
+    if (rc != DLQ_STORE_OK)
+        return rc;
+    dlq_store_result_t applied = DLQ_STORE_ERROR;
+    rc = mark_through_spool (self, &id, 1, mark, now_ms, retry_after_ms, &applied, state_out);
+    return rc == DLQ_STORE_OK ? applied : rc;
 }
 
 dlq_store_result_t
@@ -266,10 +227,6 @@ dlq_primary_mark_all (dlq_primary_t *self, const char *const *ids, size_t count,
 {
     if (self->marks)
         return mark_through_spool (self, ids, count, mark, now_ms, retry_after_ms, NULL, NULL);
-    if (self->spool)
-        return updater (self) ? updated (self, dlq_embedded_mark_all (self->updater, ids, count, mark, now_ms,
-                                                                      retry_after_ms))
-                              : DLQ_STORE_ERROR;
     dlq_store_result_t result = DLQ_STORE_OK;
     for (size_t i = 0; i < count; i++) {
         dlq_sink_event_state_t state;
@@ -285,20 +242,15 @@ dlq_primary_claim (dlq_primary_t *self, const char *stream, const char *owner, i
                    dlq_buf_t *events_out)
 {
     dlq_buf_reset (events_out);
-    if (!self->spool)
-        return result_of (self, self->workbench->claim (self->instance, stream, owner, pass_ms, max_retries,
-                                                        batch_size, now_ms, lease_until_ms,
-                                                        dlq_plugin_host_buf (events_out)));
-    if (!updater (self))
-        return DLQ_STORE_ERROR;
-    return updated (self, dlq_embedded_claim (self->updater, stream, owner, pass_ms, max_retries, batch_size,
-                                              now_ms, lease_until_ms, events_out));
+    return result_of (self, self->workbench->claim (self->instance, stream, owner, pass_ms, max_retries,
+                                                    batch_size, now_ms, lease_until_ms,
+                                                    dlq_plugin_host_buf (events_out)));
 }
 
 bool
 dlq_primary_checkpoints (const dlq_primary_t *self)
 {
-    return self->spool != NULL || self->checkpoints != NULL;
+    return self->checkpoints != NULL;
 }
 
 dlq_store_result_t
@@ -322,8 +274,6 @@ dlq_primary_ckpt_write (dlq_primary_t *self, const dlq_sink_checkpoint_t *record
 dlq_store_result_t
 dlq_primary_ckpt_get (dlq_primary_t *self, const char *stream, dlq_buf_t *out)
 {
-    if (self->spool)
-        return dlq_embedded_ckpt_get (self->spool, stream, out);
     dlq_buf_reset (out);
     return result_of (self, self->checkpoints->get (self->instance, stream, dlq_plugin_host_buf (out)));
 }
@@ -332,8 +282,6 @@ dlq_store_result_t
 dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefix, size_t limit, const char *cursor,
                        dlq_buf_t *records_out, dlq_buf_t *cursor_out)
 {
-    if (self->spool)
-        return dlq_embedded_ckpt_list (self->spool, prefix, limit, cursor, records_out, cursor_out);
     dlq_buf_reset (records_out);
     dlq_buf_reset (cursor_out);
     return result_of (self, self->checkpoints->list (self->instance, prefix, limit, cursor,
@@ -343,7 +291,7 @@ dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefix, size_t limit, co
 bool
 dlq_primary_sweeps (const dlq_primary_t *self)
 {
-    return !self->spool && self->ops->store->sweep;
+    return !self->log_fed && self->ops->store->sweep;
 }
 
 int64_t
@@ -358,7 +306,5 @@ dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows)
 const char *
 dlq_primary_last_error (const dlq_primary_t *self)
 {
-    if (self->spool && self->error [0] == '\0')
-        return dlq_embedded_last_error (self->spool);
     return self->error;
 }

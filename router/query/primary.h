@@ -1,7 +1,10 @@
-/*  primary — the store that answers GET / LIST / STATS: the embedded
- *  spool itself (primary = "embedded"), or a sink that can serve queries
- *  (primary = "<sink name>"), through its plugin's store calls on an
- *  instance opened in QUERY mode. One per query thread, used on it only.
+/*  primary — the store that answers GET / LIST / STATS, the failure
+ *  workbench and the checkpoints: the embedded store the gateway feeds from
+ *  its log (primary = "embedded"), or a sink that can serve queries
+ *  (primary = "<sink name>"). Either is a plugin, and is asked through its
+ *  calls (dlq_sink.h) on an instance in QUERY mode: the caller's embedded
+ *  store's (log_store.h), or one of the sink's the primary opens. One per
+ *  query thread, used on it only.
  */
 #ifndef DLQ_PRIMARY_H
 #define DLQ_PRIMARY_H
@@ -10,6 +13,7 @@
 #include "dlqd_config.h"
 #include "dlq_sink.h"
 #include "event_filter.h"
+#include "log_store.h"
 #include "mark_channel.h"
 #include "store_result.h"
 
@@ -18,18 +22,18 @@
 #include <stdint.h>
 
 typedef struct dlq_primary dlq_primary_t;
-struct dlq_embedded;                    /* embedded_store.h: a connection to the embedded store */
 
-/* Open on the calling thread. spool is this thread's reader of the spool,
- * used when the primary is "embedded" (not owned). NULL with err set when
- * the primary sink's init fails. */
-dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, struct dlq_embedded *spool,
-                                 char *err, size_t err_len);
+/* Open on the calling thread. store is this thread's QUERY instance of the
+ * embedded store, used when the primary is "embedded" (not owned: it
+ * outlives the primary). NULL with err set when the primary sink's init
+ * fails, or the embedded store's plugin lacks the workbench or checkpoint
+ * calls. */
+dlq_primary_t *dlq_primary_open (const dlqd_config_t *config, dlq_log_store_t *store, char *err, size_t err_len);
 void dlq_primary_close (dlq_primary_t **self_p);
 
-/* On the spool, write marks through marks (mark_channel.h: appended to
- * the spool, applied by the indexer) rather than the primary's own
- * read-write connection. Nothing on a sink primary. */
+/* On the embedded store, write marks through marks (mark_channel.h:
+ * appended to the spool, applied by the indexer) rather than the store's
+ * workbench calls. Nothing on a sink primary. */
 void dlq_primary_use_marks (dlq_primary_t *self, dlq_mark_channel_t *marks);
 
 /* Is the primary the embedded store (rather than a sink)? */

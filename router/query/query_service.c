@@ -16,14 +16,12 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
-#include "embedded_store.h"
 #include "failed_event.h"
 #include "primary.h"
 #include "checkpoint_verbs.h"
 #include "protocol.h"
 #include "replay_verbs.h"
 #include "request_params.h"
-#include "embedded_archive.h"
 #include "ledger_store.h"
 #include "thread_priority.h"
 #include "verb_table.h"
@@ -43,7 +41,7 @@
 typedef struct {
     dlq_actor_t     *actor;
     const char      *data_dir;      /* the service's copy */
-    dlq_embedded_t  *store;         /* the embedded store: an event's seq; used on the worker's thread only */
+    dlq_log_store_t *store;         /* the embedded store: an event's seq; used on the worker's thread only */
     dlq_state_store_t *state;       /* the daemon's state file: the delivery ledger; likewise */
     dlq_primary_t   *primary;       /* answers GET / LIST / STATS: the spool or a sink */
     dlq_spool_lookup_t *unindexed;  /* GET of an event the primary has not got yet */
@@ -145,7 +143,7 @@ format_deliveries (worker_t *w, const char *id, const char *json, size_t len, dl
     dlq_json_doc_t *doc = NULL;
     int64_t seq = 0;
     if (config->sink_count == 0 || dlq_json_parse (json, len, &doc, NULL) != DLQ_JSON_OK
-    ||  dlq_embedded_seq_of (w->store, id, &seq) != DLQ_STORE_OK) {
+    ||  dlq_log_store_seq_of (w->store, id, &seq) != DLQ_STORE_OK) {
         dlq_json_doc_destroy (&doc);
         return;
     }
@@ -212,7 +210,7 @@ find_event (worker_t *w, const char *uuid, int64_t now, dlq_buf_t *event, dlq_ev
             rc = DLQ_STORE_OK;
         }
         else
-            rc = dlq_embedded_get (w->store, uuid, now, event);    /* indexed since */
+            rc = dlq_log_store_get (w->store, uuid, now, event);    /* indexed since */
     }
     return rc;
 }
@@ -671,7 +669,7 @@ run (void *pipe, void *arg)
     dlq_actor_name ("dlqd-query");
     if (!dlq_thread_priority_lower ((int) w->config->query_nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower a query thread's priority: %s", strerror (errno));
-    w->store = dlq_embedded_open (w->data_dir, DLQ_EMBEDDED_READER, w->error, sizeof w->error);
+    w->store = dlq_log_store_open (w->config->store, DLQ_SINK_MODE_QUERY, w->error, sizeof w->error);
     if (w->store)
         w->state = dlq_state_store_open (w->data_dir, w->error, sizeof w->error);
     if (w->state)
@@ -683,7 +681,7 @@ run (void *pipe, void *arg)
     w->unindexed = dlq_spool_lookup_new (w->service->spool, w->service->ids);
     dlq_actor_ready (pipe, w->primary != NULL);
     if (!w->primary) {
-        dlq_embedded_destroy (&w->store);
+        dlq_log_store_close (&w->store);
         dlq_state_store_destroy (&w->state);
         return;
     }
@@ -710,7 +708,7 @@ run (void *pipe, void *arg)
     }
     dlq_replay_verbs_destroy (&w->replay);
     dlq_primary_close (&w->primary);
-    dlq_embedded_destroy (&w->store);
+    dlq_log_store_close (&w->store);
     dlq_state_store_destroy (&w->state);
     dlq_spool_lookup_destroy (&w->unindexed);
 }

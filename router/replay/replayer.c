@@ -10,7 +10,7 @@
 #include "dlq_time.h"
 #include "dlq_uuid.h"
 #include "job_store.h"
-#include "embedded_store.h"
+#include "log_store.h"
 #include "primary.h"
 #include "replay_job.h"
 #include "replay_lineage.h"
@@ -63,7 +63,7 @@ typedef struct {
     const dlqd_config_t  *config;
     void                 *zmq_ctx;
     mark_list_t           marks;
-    dlq_embedded_t       *spool;        /* the primary's reader when it is the spool */
+    dlq_log_store_t      *store;        /* the primary's instance when it is the embedded store */
     dlq_primary_t        *primary;
     dlq_state_store_t    *jobs;
     dlq_replay_targets_t *targets;
@@ -560,11 +560,11 @@ static bool
 open_all (replayer_t *r)
 {
     if (!r->config->primary_sink) {
-        r->spool = dlq_embedded_open (r->config->data_dir, DLQ_EMBEDDED_READER, r->error, sizeof r->error);
-        if (!r->spool)
+        r->store = dlq_log_store_open (r->config->store, DLQ_SINK_MODE_QUERY, r->error, sizeof r->error);
+        if (!r->store)
             return false;
     }
-    r->primary = dlq_primary_open (r->config, r->spool, r->error, sizeof r->error);
+    r->primary = dlq_primary_open (r->config, r->store, r->error, sizeof r->error);
     if (r->primary)
         dlq_primary_use_marks (r->primary, r->mark_channel);
     if (r->primary && r->config->replay.scheduled_count && !dlq_primary_workbench (r->primary)) {
@@ -590,7 +590,7 @@ close_all (replayer_t *r)
     dlq_replay_targets_destroy (&r->targets);
     dlq_state_store_destroy (&r->jobs);
     dlq_primary_close (&r->primary);
-    dlq_embedded_destroy (&r->spool);
+    dlq_log_store_close (&r->store);
     free (r->next_pass);
     r->next_pass = NULL;
     free (r->pass_wait_ms);

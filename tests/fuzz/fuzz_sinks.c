@@ -129,7 +129,12 @@ static const dlq_sink_ops_t keeper_ops = { OPS_HEAD ("keeper"), .settings = type
                                            .deliver = sink_deliver, .store = &store_calls,
                                            .workbench = &workbench_calls };
 
-static const dlq_sink_ops_t *const linked [] = { &noop_ops, &typed_ops, &store_ops, &keeper_ops, NULL };
+/* The embedded store's plugin, linked in (dlq_embedded_linked): every
+ * config loads it (dlqd_config.h: store), and the gateway runs on it. */
+extern const dlq_sink_ops_t dlq_sink_entry;
+
+static const dlq_sink_ops_t *const linked [] = { &noop_ops, &typed_ops, &store_ops, &keeper_ops, &dlq_sink_entry,
+                                                 NULL };
 
 void
 fuzz_sinks_link (void)

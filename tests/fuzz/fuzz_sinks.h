@@ -10,6 +10,7 @@
  *            configs only)
  *    keeper  a store with the workbench calls, so it keeps replay state
  *            (schedules may name it; its calls fail too)
+ *    embedded  the embedded store's own plugin (sinks/embedded), linked in
  */
 #ifndef DLQ_FUZZ_SINKS_H
 #define DLQ_FUZZ_SINKS_H

@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <unistd.h>
 
 dlq_embedded_t *
 test_store_embedded (const char *dir, dlq_embedded_mode_t mode)
@@ -13,6 +14,24 @@ test_store_embedded (const char *dir, dlq_embedded_mode_t mode)
     dlq_embedded_t *store = dlq_embedded_open (dir, mode, err, sizeof err);
     cr_assert_not_null (store, "open failed: %s", err);
     return store;
+}
+
+dlqd_config_t *
+test_store_config (const char *dir)
+{
+    char path [600], text [1400];
+    snprintf (path, sizeof path, "%s.conf", dir);
+    snprintf (text, sizeof text, "gateway: { listen = [ \"tcp://127.0.0.1:1\" ]; data_dir = \"%s\"; };\n"
+              "primary = \"embedded\";\n", dir);
+    FILE *f = fopen (path, "w");
+    cr_assert_not_null (f, "cannot write %s", path);
+    fputs (text, f);
+    fclose (f);
+    dlqd_config_t *config = NULL;
+    char *err = NULL;
+    cr_assert_eq (dlqd_config_load (path, &config, &err), DLQD_CONFIG_OK, "%s", err ? err : "?");
+    unlink (path);
+    return config;
 }
 
 dlq_state_store_t *

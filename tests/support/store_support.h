@@ -5,11 +5,18 @@
 #ifndef STORE_SUPPORT_H
 #define STORE_SUPPORT_H
 
+#include "dlqd_config.h"
 #include "embedded_store.h"
 #include "state_store.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
+
+/* A config whose data_dir is dir (written beside it, as dir.conf), for
+ * the modules that take the embedded store's plugin (config->store: the
+ * committer, the indexer); asserts it loads. Destroy it with
+ * dlqd_config_destroy. */
+dlqd_config_t *test_store_config (const char *dir);
 
 /* Open the embedded store in dir through its API; asserts success. */
 dlq_embedded_t *test_store_embedded (const char *dir, dlq_embedded_mode_t mode);
