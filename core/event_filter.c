@@ -2,6 +2,7 @@
 #include "event_filter.h"
 
 #include "dlq_alloc.h"
+#include "dlq_json.h"
 #include "dlq_time.h"
 
 #include <ctype.h>
@@ -390,4 +391,22 @@ dlq_event_filter_matches (const dlq_event_filter_t *f, const char *json, size_t 
     bool match = dlq_json_root (doc)->type == DLQ_JSON_OBJECT && matches_root (f, dlq_json_root (doc), fingerprint);
     dlq_json_doc_destroy (&doc);
     return match;
+}
+
+bool
+dlq_event_filter_from_json (const char *filter_json, dlq_event_filter_t *filter, char *err, size_t err_len)
+{
+    const char *text = filter_json && *filter_json ? filter_json : "{}";
+    dlq_json_doc_t *doc = NULL;
+    if (dlq_json_parse (text, strlen (text), &doc, NULL) != DLQ_JSON_OK) {
+        snprintf (err, err_len, "not JSON: %.100s", text);
+        return false;
+    }
+    dlq_error_t why = { 0 };
+    bool ok = dlq_event_filter_parse (dlq_json_root (doc), filter, &why) == DLQ_OK;
+    if (!ok)
+        snprintf (err, err_len, "%s%s%s", why.field, why.field [0] ? ": " : "",
+                  why.message [0] ? why.message : "not a JSON object");
+    dlq_json_doc_destroy (&doc);
+    return ok;
 }

@@ -66,6 +66,13 @@ typedef struct {
  * naming the member; filter is then empty again. */
 dlq_code_t dlq_event_filter_parse (const dlq_json_value_t *request, dlq_event_filter_t *filter, dlq_error_t *err);
 
+/* Read filter_json (a JSON object of filter members, as
+ * dlq_event_filter_to_json writes it and a store's workbench calls get it;
+ * NULL or "" is "{}") into filter (empty). False with why in err (err_len
+ * bytes: "not JSON", or the member and what is wrong with it); filter is
+ * then empty. */
+bool dlq_event_filter_from_json (const char *filter_json, dlq_event_filter_t *filter, char *err, size_t err_len);
+
 /* Is this member name one of the filters? */
 bool dlq_event_filter_is_member (const char *name, size_t len);
 

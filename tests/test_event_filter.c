@@ -226,3 +226,35 @@ Test (event_filter, contains_finds_overlapping_and_folded_needles)
             cr_expect_eq (dlq_event_filter_contains (hay, strlen (hay), needle), naive, "%s", needle);
         }
 }
+
+Test (event_filter, from_json_reads_what_to_json_writes_and_names_what_is_wrong)
+{
+    /* a store's workbench calls get the filter as JSON (to_json) and read
+     * it back (from_json): the same filter, and a message that says why not */
+    dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT, back = DLQ_EVENT_FILTER_INIT;
+    char err [300] = "";
+    cr_assert (dlq_event_filter_from_json ("{\"streamName\":\"orders\",\"attemptsMin\":2,\"status\":\"PENDING\"}",
+                                           &f, err, sizeof err), "%s", err);
+    dlq_buf_t json = DLQ_BUF_INIT, again = DLQ_BUF_INIT;
+    dlq_event_filter_to_json (&f, &json);
+    dlq_buf_putc (&json, '\0');
+    cr_assert (dlq_event_filter_from_json (json.data, &back, err, sizeof err), "%s", err);
+    dlq_event_filter_to_json (&back, &again);
+    dlq_buf_putc (&again, '\0');
+    cr_expect_str_eq (again.data, json.data);
+    cr_expect_str_eq (back.stream, "orders");
+    dlq_event_filter_free (&f);
+    dlq_event_filter_free (&back);
+    cr_assert (dlq_event_filter_from_json (NULL, &f, err, sizeof err), "NULL is every event");
+    cr_expect (dlq_event_filter_is_empty (&f));
+    cr_assert (dlq_event_filter_from_json ("", &f, err, sizeof err), "\"\" is every event");
+    cr_expect_not (dlq_event_filter_from_json ("{", &f, err, sizeof err));
+    cr_expect_not_null (strstr (err, "not JSON"), "%s", err);
+    cr_expect_not (dlq_event_filter_from_json ("{\"attemptsMin\":-1}", &f, err, sizeof err));
+    cr_expect_not_null (strstr (err, "attemptsMin"), "%s", err);
+    cr_expect (dlq_event_filter_is_empty (&f), "a refused filter is left empty");
+    cr_expect_not (dlq_event_filter_from_json ("[1]", &f, err, sizeof err));
+    cr_expect_neq (err [0], '\0');
+    dlq_buf_free (&json);
+    dlq_buf_free (&again);
+}

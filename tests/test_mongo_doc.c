@@ -341,7 +341,7 @@ Test (mongo_doc, filter_queries_agree_with_the_reference_predicate)
     for (size_t f = 0; f < sizeof small_filters / sizeof small_filters [0]; f++) {
         dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
         char err [200];
-        cr_assert (dlq_mongo_filter_parse (small_filters [f], &filter, err, sizeof err), "%s", err);
+        cr_assert (dlq_event_filter_from_json (small_filters [f], &filter, err, sizeof err), "%s", err);
         bson_t query;
         dlq_mongo_filter_query (&filter, now, &query);
         for (size_t i = 0; i < EVENTS; i++) {
@@ -356,15 +356,15 @@ Test (mongo_doc, filter_queries_agree_with_the_reference_predicate)
     snprintf (request, sizeof request, "{\"fingerprint\":\"%s\"}", events [0]->fingerprint);
     dlq_event_filter_t filter = DLQ_EVENT_FILTER_INIT;
     char err [200];
-    cr_assert (dlq_mongo_filter_parse (request, &filter, err, sizeof err), "%s", err);
+    cr_assert (dlq_event_filter_from_json (request, &filter, err, sizeof err), "%s", err);
     bson_t query;
     dlq_mongo_filter_query (&filter, now, &query);
     cr_expect (query_matches (&query, &docs [0]));
     cr_expect_not (query_matches (&query, &docs [1]), "another error, another fingerprint");
     bson_destroy (&query);
     dlq_event_filter_free (&filter);
-    cr_expect_not (dlq_mongo_filter_parse ("{\"attemptsMin\":-1}", &filter, err, sizeof err));
-    cr_expect_not (dlq_mongo_filter_parse ("{", &filter, err, sizeof err));
+    cr_expect_not (dlq_event_filter_from_json ("{\"attemptsMin\":-1}", &filter, err, sizeof err));
+    cr_expect_not (dlq_event_filter_from_json ("{", &filter, err, sizeof err));
     for (size_t i = 0; i < EVENTS; i++) {
         bson_destroy (&docs [i]);
         dlq_event_destroy (&events [i]);

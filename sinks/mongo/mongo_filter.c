@@ -9,24 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-bool
-dlq_mongo_filter_parse (const char *filter_json, dlq_event_filter_t *filter, char *err, size_t err_len)
-{
-    const char *text = filter_json && *filter_json ? filter_json : "{}";
-    dlq_json_doc_t *doc = NULL;
-    dlq_json_error_t jerr;
-    if (dlq_json_parse (text, strlen (text), &doc, &jerr) != DLQ_JSON_OK) {
-        snprintf (err, err_len, "the filter is not JSON: %.100s", text);
-        return false;
-    }
-    dlq_error_t why = { 0 };
-    bool ok = dlq_event_filter_parse (dlq_json_root (doc), filter, &why) == DLQ_OK;
-    if (!ok)
-        snprintf (err, err_len, "filter %s: %s", why.field, why.message);
-    dlq_json_doc_destroy (&doc);
-    return ok;
-}
-
 static void
 equal (bson_t *query, const char *field, const char *value)
 {

@@ -34,11 +34,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Read filter_json (a JSON object of filter members, as the gateway
- * hands it to a workbench call) into filter (empty:
- * DLQ_EVENT_FILTER_INIT); false with why in err. */
-bool dlq_mongo_filter_parse (const char *filter_json, dlq_event_filter_t *filter, char *err, size_t err_len);
-
 /* The query of the unexpired events filter matches at now_ms into query
  * (initialised by the call). */
 void dlq_mongo_filter_query (const dlq_event_filter_t *filter, int64_t now_ms, bson_t *query);

@@ -202,8 +202,8 @@ dlq_mongo_scope_open (dlq_mongo_sink_t *self, const char *filter_json, int64_t n
 {
     char why [DLQ_MONGO_ERR_LEN];
     scope->filter = (dlq_event_filter_t) DLQ_EVENT_FILTER_INIT;
-    if (!dlq_mongo_filter_parse (filter_json, &scope->filter, why, sizeof why)) {
-        *status = dlq_mongo_fail_text (self, "%s", why);
+    if (!dlq_event_filter_from_json (filter_json, &scope->filter, why, sizeof why)) {
+        *status = dlq_mongo_fail_text (self, "filter %s", why);
         return false;
     }
     *status = dlq_mongo_collections_of (self, scope->filter.stream, &scope->names);

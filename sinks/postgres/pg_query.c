@@ -20,15 +20,10 @@
 static bool
 parse_filter (dlq_pg_sink_t *self, const char *what, const char *filter_json, dlq_event_filter_t *filter)
 {
-    dlq_json_doc_t *doc = NULL;
-    dlq_error_t err = { 0 };
-    const char *text = filter_json && *filter_json ? filter_json : "{}";
-    bool ok = dlq_json_parse (text, strlen (text), &doc, NULL) == DLQ_JSON_OK
-           && dlq_event_filter_parse (dlq_json_root (doc), filter, &err) == DLQ_OK;
-    dlq_json_doc_destroy (&doc);
+    char why [300];
+    bool ok = dlq_event_filter_from_json (filter_json, filter, why, sizeof why);
     if (!ok)
-        snprintf (self->last_error, sizeof self->last_error, "postgres %s: not a filter: %s%s%s", what,
-                  err.field, err.field [0] ? ": " : "", err.message [0] ? err.message : "not a JSON object");
+        snprintf (self->last_error, sizeof self->last_error, "postgres %s: not a filter: %s", what, why);
     return ok;
 }
 
