@@ -187,7 +187,7 @@ dlq_setting_value_read (const config_setting_t *member, const dlq_sink_setting_t
             const char *text = config_setting_get_string (member);
             int64_t len = (int64_t) strlen (text);
             if (len < spec->min || (spec->max > 0 && len > spec->max))
-                return dlq_config_fail (err, member, "expected a string of %lld to %lld characters (%s)",
+                return dlq_config_fail (err, member, "expected a string of %lld to %lld bytes (%s)",
                                         (long long) spec->min, (long long) spec->max, spec->description);
             v->s = dlq_strdup (text);
             return true;

@@ -120,7 +120,7 @@ static const dlq_setting_t rows [] = {
     SETTING ("gateway.sink_dir", STRING, NULL, 1, 4096,
              "where built-in sink plugins are found (':'-separated)",
              HOME_CONFIG, offsetof (dlqd_config_t, sink_search), NULL, "see its meaning",
-             "`:`-separated directories where built-in sink plugins (`libdlq_sink_<type>.so`) are looked up, the embedded store's among them (`libdlq_sink_embedded.so`: every gateway loads it). Default: `<dir of dlqd>/../plugins` (the build tree), then `<prefix>/lib/dlqd/sinks` (installed)"),
+             "`:`-separated directories where built-in sink plugins (`libdlq_sink_<type>.so`) are looked up, in order: the first file of the name found is loaded, and a wrong one there is an error (the next directory is not tried). The embedded store's is among them (`libdlq_sink_embedded.so`: every gateway loads it). A relative directory is relative to dlqd's working directory. Default: `<dir of dlqd>/../plugins` (the build tree), then `<prefix>/lib/dlqd/sinks` (installed)"),
     SETTING ("primary", STRING, "embedded", 1, 64,
              "the store that answers queries: \"embedded\" or a sink that can",
              HOME_CONFIG, offsetof (dlqd_config_t, primary), NULL, NULL,
@@ -484,7 +484,8 @@ load_store (const config_setting_t *root, dlqd_config_t *c, dlq_config_error_t *
     if (!log || log->struct_size < sizeof (dlq_sink_log_ops_t) || log->log_format != DLQ_SINK_LOG_FORMAT)
         return dlq_config_fail (err, at, "the embedded store's plugin %s was not built with this gateway "
                                 "(its log calls are missing or of another log format): install the one of this "
-                                "release", dlq_plugin_config_path (c->store));
+                                "release (gateway.sink_dir says where its plugin is looked for)",
+                                dlq_plugin_config_path (c->store));
     return true;
 }
 

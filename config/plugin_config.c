@@ -197,7 +197,7 @@ read_indirect (const config_setting_t *m, const dlq_sink_setting_t *spec, dlq_se
     size_t len = strlen (text);
     if ((int64_t) len < spec->min || (spec->max && (int64_t) len > spec->max)) {
         free (text);
-        return dlq_config_fail (err, m, "expected %lld to %lld characters for %s (the value is not shown)",
+        return dlq_config_fail (err, m, "expected %lld to %lld bytes for %s (the value is not shown)",
                                 (long long) spec->min, (long long) spec->max, spec->name);
     }
     dlq_setting_value_free (v);
