@@ -263,7 +263,7 @@ count_from_totals (dlq_embedded_t *self, const char *stream, int64_t now_ms, int
         ? count_value (self, "SELECT coalesce ((SELECT events FROM stream_counts WHERE stream_name = :stream), 0)",
                        now_ms, stream, &total)
        && count_value (self, "SELECT count (*) FROM events WHERE expires_at IS NOT NULL AND expires_at <= :now"
-                       " AND stream_name = :stream", now_ms, stream, &expired)
+                       " AND +stream_name = :stream", now_ms, stream, &expired)     /* the expiry index */
         : count_value (self, "SELECT coalesce (sum (events), 0) FROM stream_counts", now_ms, NULL, &total)
        && count_value (self, "SELECT count (*) FROM events WHERE expires_at IS NOT NULL AND expires_at <= :now",
                        now_ms, NULL, &expired);
@@ -417,34 +417,42 @@ and_unexpired (query_t *q, int64_t now_ms)
  * and streams are the running counts less the expired events the sweep
  * has not removed yet (read through the expiry index: few); its firstSeen
  * and lastSeen, and its sample (the newest), are the oldest and newest
- * unexpired events of the group (two walks of events_by_fingerprint).
- * The same answer as the scan, without reading every event. */
+ * unexpired events of the group (two walks of events_by_fingerprint), for
+ * the groups that can make the answer only: those with at least the
+ * count of the limit-th biggest (ties included, since lastSeen orders
+ * them). The same answer as the scan, without reading every event. */
 static void
-groups_from_counts (query_t *q, const dlq_event_filter_t *f, int64_t now_ms)
+groups_from_counts (query_t *q, const dlq_event_filter_t *f, size_t limit, int64_t now_ms)
 {
     dlq_buf_puts (&q->sql, "WITH x AS (SELECT fingerprint, stream_name, count (*) AS n FROM events"
                            " WHERE expires_at IS NOT NULL AND expires_at <= ?");
     bind_int (q, now_ms);
-    and_stream (q, f, "stream_name");
+    and_stream (q, f, "+stream_name");  /* "+": the expiry index, not the stream's (all its events) */
     dlq_buf_puts (&q->sql, " GROUP BY fingerprint, stream_name),"
                            " c AS (SELECT fc.fingerprint, fc.stream_name, fc.events - coalesce (x.n, 0) AS n,"
                            " fc.error_type FROM fingerprint_counts AS fc LEFT JOIN x"
                            " ON x.fingerprint = fc.fingerprint AND x.stream_name = fc.stream_name WHERE 1");
     and_stream (q, f, "fc.stream_name");
-    dlq_buf_puts (&q->sql, "), g AS (SELECT fingerprint, sum (n) AS n, json_group_array (stream_name) AS streams,"
-                           " max (error_type) AS error_type FROM c WHERE n > 0 GROUP BY fingerprint)"
-                           " SELECT g.fingerprint, g.n, (SELECT min (created_at) FROM events"
-                           " WHERE fingerprint = g.fingerprint");
+    dlq_buf_puts (&q->sql, "), g AS MATERIALIZED (SELECT fingerprint, sum (n) AS n,"
+                           " json_group_array (stream_name) AS streams, max (error_type) AS error_type"
+                           " FROM c WHERE n > 0 GROUP BY fingerprint),"
+                           " t AS (SELECT * FROM g WHERE n >= coalesce ((SELECT n FROM g ORDER BY n DESC"
+                           " LIMIT 1 OFFSET ?), 0))"
+                           " SELECT t.fingerprint, t.n, (SELECT created_at FROM events"
+                           " WHERE fingerprint = t.fingerprint");
+    bind_int (q, limit > 0 ? (int64_t) limit - 1 : 0);
     and_unexpired (q, now_ms);
     and_stream (q, f, "stream_name");
-    dlq_buf_puts (&q->sql, ") AS first_seen, s.created_at AS last_seen, g.streams, g.error_type,"
+    /* ORDER BY ... LIMIT 1, not min (): the walk stops at the first match */
+    dlq_buf_puts (&q->sql, " ORDER BY created_at, seq LIMIT 1) AS first_seen, s.created_at AS last_seen,"
+                           " t.streams, t.error_type,"
                            " json_extract (s.body, '$.error.message'), s.id"
-                           " FROM g JOIN events AS s ON s.seq = (SELECT seq FROM events"
-                           " WHERE fingerprint = g.fingerprint");
+                           " FROM t JOIN events AS s ON s.seq = (SELECT seq FROM events"
+                           " WHERE fingerprint = t.fingerprint");
     and_unexpired (q, now_ms);
     and_stream (q, f, "stream_name");
     dlq_buf_puts (&q->sql, " ORDER BY created_at DESC, seq DESC LIMIT 1)"
-                           " ORDER BY g.n DESC, last_seen DESC LIMIT ?");
+                           " ORDER BY t.n DESC, last_seen DESC LIMIT ?");
 }
 
 /* GROUPS by reading every matching event. */
@@ -465,7 +473,7 @@ dlq_embedded_query_groups (dlq_embedded_t *self, const dlq_event_filter_t *filte
     dlq_buf_reset (groups_out);
     query_t q = { .sql = DLQ_BUF_INIT };
     if (counts_answer (filter))
-        groups_from_counts (&q, filter, now_ms);
+        groups_from_counts (&q, filter, limit, now_ms);
     else
         groups_from_events (&q, filter, now_ms);
     bind_int (&q, (int64_t) limit);
