@@ -91,14 +91,14 @@ Test (embedded_query, list_and_count_agree_with_the_reference_predicate)
 }
 
 /* GROUPS of filter, as "<fingerprint>=<count> <firstSeen> <lastSeen>
- * <streams>,..." in the reply's order. */
+ * <streams>,..." in the reply's order, at most limit groups. */
 static char *
-groups_text (const char *request)
+groups_text_of (const char *request, size_t limit)
 {
     dlq_event_filter_t f = DLQ_EVENT_FILTER_INIT;
     filter_oracle_parse (request, &f);
     dlq_buf_t groups = DLQ_BUF_INIT, text = DLQ_BUF_INIT;
-    groups_of (store, request, &f, 1000, &groups);
+    groups_of (store, request, &f, limit, &groups);
     dlq_json_doc_t *doc = NULL;
     cr_assert_eq (dlq_json_parse (groups.data, groups.len, &doc, NULL), DLQ_JSON_OK, "%s", groups.data);
     for (const dlq_json_value_t *g = dlq_json_root (doc)->child; g; g = g->next) {
@@ -114,6 +114,29 @@ groups_text (const char *request)
     dlq_buf_free (&groups);
     dlq_event_filter_free (&f);
     return dlq_buf_steal (&text, NULL);
+}
+
+static char *
+groups_text (const char *request)
+{
+    return groups_text_of (request, 1000);
+}
+
+Test (embedded_query, running_group_counts_give_the_top_groups_of_the_scan_at_any_limit)
+{
+    /* the running counts walk only the groups that can make the answer:
+     * at every limit the same groups in the same order as the scan */
+    for (size_t limit = 1; limit <= 12; limit++) {
+        char *counted = groups_text_of ("{}", limit), *read = groups_text_of ("{\"attemptsMin\":0}", limit);
+        cr_expect_str_eq (counted, read, "limit %zu", limit);
+        free (counted);
+        free (read);
+        counted = groups_text_of ("{\"streamName\":\"payments\"}", limit);
+        read = groups_text_of ("{\"streamName\":\"payments\",\"attemptsMin\":0}", limit);
+        cr_expect_str_eq (counted, read, "payments, limit %zu", limit);
+        free (counted);
+        free (read);
+    }
 }
 
 Test (embedded_query, running_group_counts_follow_appends_and_sweeps)
