@@ -3,6 +3,7 @@
  *  stream policy, STATS counters, the expiry sweep and the SIGTERM drain.
  */
 #include "dlq_json.h"
+#include "sink_support.h"
 #include "test_support.h"
 
 #include <criterion/criterion.h>
@@ -440,4 +441,40 @@ Test (gateway, a_failed_commit_is_unavailable_and_stores_nothing)
     cr_expect_eq (int_member (counters, "rejected"), 0, "a store failure is not the client's bad input");
     cr_expect_eq (int_member (dlq_json_get (dlq_json_root (stats), "streams"), "poison"), 0);
     dlq_json_doc_destroy (&stats);
+}
+
+/* Run dlqd on config to its exit; its output into out, its status returned. */
+static int
+run_to_exit (const char *config, char *out, size_t out_len)
+{
+    char command [600];
+    snprintf (command, sizeof command, "%s -c %s 2>&1", DLQD_BINARY, config);
+    FILE *p = popen (command, "r");
+    cr_assert_not_null (p);
+    size_t n = fread (out, 1, out_len - 1, p);
+    out [n] = '\0';
+    return pclose (p);
+}
+
+Test (gateway, a_second_dlqd_on_the_same_data_dir_is_refused_and_a_killed_one_leaves_no_lock)
+{
+    /* two gateways appending to one log would interleave their records */
+    char *reply = sink_request (d.endpoint, "PUT", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\","
+                                "\"streamName\":\"orders\",\"error\":{\"type\":\"E\",\"message\":\"m\"}}", "OK");
+    free (reply);
+    char out [4096];
+    int status = run_to_exit (d.config, out, sizeof out);
+    cr_expect (WIFEXITED (status) && WEXITSTATUS (status) != 0, "the second dlqd exited with an error: %s", out);
+    cr_expect_not_null (strstr (out, "another dlqd runs on it"), "%s", out);
+    char pid [32];
+    snprintf (pid, sizeof pid, "pid %d", (int) d.pid);
+    cr_expect_not_null (strstr (out, pid), "the message names the owner (%s): %s", pid, out);
+    /* the first one serves on */
+    reply = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}", "OK");
+    free (reply);
+    /* SIGKILL leaves no stale lock: the next start takes it */
+    test_dlqd_signal_wait (&d, SIGKILL);
+    cr_assert (test_dlqd_restart (&d), "dlqd starts again after the one holding the lock was killed");
+    reply = sink_request (d.endpoint, "GET", "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-3d4e5f607182\"}", "OK");
+    free (reply);
 }

@@ -8,6 +8,8 @@
  */
 #include "gateway.h"
 
+#include "dir_lock.h"
+
 #include "authorizer.h"
 #include "zap_handler.h"
 #include "http_server.h"
@@ -45,6 +47,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,9 +57,11 @@
 #define DRAIN_LINGER_MS 5000    /* how long unsent replies may delay the exit */
 #define QUERY_BACKLOG_MAX 4096  /* queries in the workers before reading pauses */
 #define INDEX_MAX_BATCH 8192     /* events the indexer inserts per transaction, at most */
+#define DLQ_DATA_DIR_LOCK "dlqd.lock"  /* data_dir's lock file (core/dir_lock.h), held while running */
 
 struct dlq_gateway {
     const dlqd_config_t  *config;
+    dlq_dir_lock_t       *lock;             /* data_dir is this process's (DLQ_DATA_DIR_LOCK) */
     void                 *ctx;
     void                 *router;
     dlq_counters_t       *counters;
@@ -805,8 +810,18 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     *err_p = NULL;
     if (!make_dirs (config->data_dir, err_p))
         return NULL;
+    /* two gateways appending to one log would interleave their records */
+    dlq_dir_lock_t *lock = NULL;
+    char why [PATH_MAX + 200];
+    if (dlq_dir_lock_take (config->data_dir, DLQ_DATA_DIR_LOCK, &lock, why, sizeof why) != DLQ_DIR_LOCK_OK) {
+        size_t len = strlen (why) + 80;
+        *err_p = dlq_malloc (len);
+        snprintf (*err_p, len, "data_dir %s: another dlqd runs on it", why);
+        return NULL;
+    }
     dlq_gateway_t *self = dlq_calloc (1, sizeof *self);
     self->config = config;
+    self->lock = lock;
     self->ctx = zmq_ctx_new ();
     self->counters = dlq_counters_new ();
     self->readiness = dlq_readiness_new (config->data_dir, config->http.min_free_bytes);
@@ -903,6 +918,7 @@ dlq_gateway_destroy (dlq_gateway_t **self_p)
     if (self->config->security.audit_log)
         dlq_audit_close ();
     zmq_ctx_term (self->ctx);
+    dlq_dir_lock_release (&self->lock);         /* last: every thread that wrote data_dir is gone */
     free (self);
     *self_p = NULL;
 }

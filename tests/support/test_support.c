@@ -267,6 +267,8 @@ test_dlqd_start (test_dlqd_t *d, const char *gateway_extra, const char *extra)
 bool
 test_dlqd_restart (test_dlqd_t *d)
 {
+    if (d->pid > 0)
+        test_dlqd_signal_wait (d, SIGTERM);     /* still running: a restart stops it first */
     d->pid = spawn (d);
     return wait_ready (d);
 }

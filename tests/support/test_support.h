@@ -59,7 +59,8 @@ int test_free_port (void);
  * dlqd did not come up within 10 s (its log is printed). */
 bool test_dlqd_start (test_dlqd_t *d, const char *gateway_extra, const char *extra);
 
-/* Start dlqd again with the same config and data (after a stop or kill). */
+/* Start dlqd again with the same config and data: after a stop or kill,
+ * or, while it runs, after stopping it (SIGTERM, waited for). */
 bool test_dlqd_restart (test_dlqd_t *d);
 
 /* Send sig and wait for the process; returns its wait status. */
