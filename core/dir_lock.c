@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,9 @@ dlq_dir_lock_take (const char *dir, const char *name, dlq_dir_lock_t **lock_out,
     }
     char text [32];
     int len = snprintf (text, sizeof text, "%ld\n", (long) getpid ());
-    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) len, 0) != len) {
-        /* the lock holds all the same; only the next one's message loses the pid */
-    }
+    /* the pid is for the next one's message only: the lock holds without it */
+    bool noted = ftruncate (fd, 0) == 0 && pwrite (fd, text, (size_t) len, 0) == len;
+    (void) noted;
     dlq_dir_lock_t *self = dlq_calloc (1, sizeof *self);
     self->fd = fd;
     *lock_out = self;
