@@ -61,7 +61,10 @@ dlq_ledger_update_destroy (dlq_ledger_update_t **update_p)
     if (!update_p || !*update_p)
         return;
     for (size_t r = 0; (*update_p)->rows && r < (*update_p)->row_count; r++)
+    {
         free ((*update_p)->rows [r].stream);
+        free ((*update_p)->rows [r].record);
+    }
     free ((*update_p)->rows);
     free (*update_p);
     *update_p = NULL;

@@ -52,10 +52,16 @@ typedef struct {
      * stream NULL keep what the row holds (a requeue), else all three are
      * set; stream is owned by the update (dlq_ledger_update_destroy frees
      * it). In a row read back: id as stored ("" when unknown), expires_at
-     * likewise, stream NULL. */
+     * likewise, stream NULL (and record NULL). */
     char                 id [DLQ_DELIVERY_ID_MAX];
     char                *stream;
     int64_t              expires_at;        /* wall ms; DLQ_TIME_NONE: kept forever */
+    /* The event itself (its log record, core/event_record.h), kept with a
+     * FAILED row so that a REDELIVER finds it after the log let it go and
+     * whatever the primary. In an update: owned by it, set on a row that
+     * fails; NULL keeps what the row holds, and a DELIVERED row drops it. */
+    uint8_t             *record;
+    size_t               record_len;
 } dlq_delivery_row_t;
 
 /* One dispatcher's changes, applied atomically with a commit. */

@@ -318,3 +318,93 @@ Test (sinks, a_query_capable_sink_can_be_the_primary)
     cr_expect_not_null (strstr (got, "\"events\":20,"), "STATS counts the primary's events: %s", got);
     free (got);
 }
+
+/* spool.<field> of STATS. */
+static int64_t spool_stat (const char *field) { return sink_spool_stat (d.endpoint, field); }
+
+/* Is a PUT of event ...-<n> of stream answered as a duplicate? */
+static bool
+put_is_duplicate (const char *stream, int n)
+{
+    char body [256], status [8] = "";
+    char *reply = NULL;
+    snprintf (body, sizeof body, "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-%012d\",\"streamName\":\"%s\","
+              "\"error\":{\"type\":\"T\"}}", n, stream);
+    cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+    cr_assert_str_eq (status, "OK", "%s", reply);
+    bool duplicate = strstr (reply, "\"duplicate\":true") != NULL;
+    free (reply);
+    return duplicate;
+}
+
+Test (sinks, a_sink_primary_feeds_no_embedded_store_and_redelivers_what_the_log_let_go)
+{
+    char extra [2048], path [600];
+    FILE *f = fopen (down, "w");
+    fclose (f);
+    snprintf (extra, sizeof extra,
+              "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; };"
+              " shaky: { type = \"scripted\"; down_file = \"%s\"; record_file = \"%s\";"
+              " retry = { backoff_ms = 1; backoff_max_ms = 2; max_attempts = 2; }; circuit = { failures = 1000000; }; }; };\n"
+              "primary = \"copy\";\n"
+              "defaults: { chain = [\"copy\", \"shaky\"]; };", d.dir, down, record);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    put_events ("orders", 0, 5);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "shaky", "failed", 5, 20), 5);
+    /* more events until the log has let go of the segment that held the failed ones */
+    int n = 5;
+    for (int tries = 0; tries < 300 && spool_stat ("begin") <= 1; tries++, n += 20) {
+        put_events ("more", 1000 + n, 20);
+        usleep (50 * 1000);
+    }
+    cr_assert_gt (spool_stat ("begin"), 1, "the log never let its first segment go");
+    snprintf (path, sizeof path, "%s/dlq.sqlite", d.data_dir);
+    cr_expect_neq (access (path, F_OK), 0, "with a sink primary no embedded store is made in data_dir");
+
+    unlink (down);                                      /* the backend is back */
+    char *reply = sink_request (d.endpoint, "REDELIVER", "{\"sink\":\"shaky\",\"streamName\":\"orders\"}", "OK");
+    cr_expect_str_eq (reply, "{\"sink\":\"shaky\",\"requeued\":5}");
+    free (reply);
+    int distinct = 0;
+    for (int i = 0; i < 400 && (recorded (&distinct), distinct) < 5; i++)
+        usleep (50 * 1000);
+    cr_expect_eq (distinct, 5, "the failed events were delivered from their ledger rows");
+
+    /* the duplicate check across a restart, from the state file */
+    cr_assert (test_dlqd_restart (&d));
+    for (int i = 0; i < 5; i++)
+        cr_expect (put_is_duplicate ("orders", i), "event %d stored twice after a restart", i);
+    cr_expect (put_is_duplicate ("more", 1000 + n - 1));
+    cr_expect_not (put_is_duplicate ("orders", 99));
+    cr_expect_neq (access (path, F_OK), 0);
+}
+
+Test (sinks, a_sink_primary_takes_the_embedded_stores_ids_over_and_leaves_it_as_it_was)
+{
+    cr_assert (test_dlqd_start (&d, NULL, NULL));       /* the embedded primary */
+    put_events ("orders", 0, 30);
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"orders\"}"), 30);
+    test_dlqd_signal_wait (&d, SIGTERM);
+    char path [600];
+    snprintf (path, sizeof path, "%s/dlq.sqlite", d.data_dir);
+    struct stat before;
+    cr_assert_eq (stat (path, &before), 0);
+
+    char extra [1024];
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\"]; };", d.dir);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    for (int i = 0; i < 30; i += 7)
+        cr_expect (put_is_duplicate ("orders", i), "event %d, stored before, stored again", i);
+    put_events ("orders", 100, 20);
+    cr_expect_eq (sink_wait_stat (d.endpoint, "copy", "delivered", 50, 20), 50,
+                  "a new sink gets what the embedded store held (its archive) and the new events, once each");
+    cr_expect_eq (sink_count (d.endpoint, "{\"streamName\":\"orders\"}"), 50, "the primary holds them all");
+    cr_assert (test_dlqd_restart (&d));
+    cr_expect (put_is_duplicate ("orders", 3), "taken over once: still there after a restart");
+    cr_expect (put_is_duplicate ("orders", 110));
+    struct stat after;
+    cr_assert_eq (stat (path, &after), 0);
+    cr_expect_eq (after.st_size, before.st_size, "the embedded store is no longer fed");
+    cr_expect_eq (after.st_mtime, before.st_mtime);
+}

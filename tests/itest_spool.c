@@ -37,16 +37,7 @@ file_size (const char *path)
 }
 
 /* spool.<field> of STATS. */
-static int64_t
-spool_stat (const char *field)
-{
-    dlq_json_doc_t *doc = sink_stats (d.endpoint);
-    int64_t n = -1;
-    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_get (dlq_json_root (doc), "spool"), field), &n),
-               "STATS has no spool.%s", field);
-    dlq_json_doc_destroy (&doc);
-    return n;
-}
+static int64_t spool_stat (const char *field) { return sink_spool_stat (d.endpoint, field); }
 
 Test (spool, a_torn_tail_is_cut_and_every_acknowledged_event_is_there)
 {

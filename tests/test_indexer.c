@@ -59,9 +59,9 @@ start (void)
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-%d", (int) getpid ());
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
     config = test_store_config (tmp_dir);
-    committer = dlq_committer_new (ctx, tmp_dir, config->store, spool_tip, 1u << 20, true, err, sizeof err);
+    committer = dlq_committer_new (ctx, config, spool_tip, 1u << 20, true, err, sizeof err);
     cr_assert_not_null (committer, "%s", err);
-    indexer = dlq_indexer_new (ctx, tmp_dir, config->store, dlq_committer_spool (committer), dlq_committer_ids (committer),
+    indexer = dlq_indexer_new (ctx, config, dlq_committer_spool (committer), dlq_committer_ids (committer),
                                spool_tip, tip, 3600000, 1000, 8192, 0,
                                ledger, dlq_committer_marks (committer), err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
@@ -291,7 +291,7 @@ Test (indexer, marks_the_store_lost_are_applied_again_from_the_spool)
     snprintf (tip, sizeof tip, "inproc://test-indexer-tip-again-%d", (int) getpid ());
     char spool_tip [64];
     snprintf (spool_tip, sizeof spool_tip, "inproc://test-spool-tip-%d", (int) getpid ());
-    indexer = dlq_indexer_new (ctx, tmp_dir, config->store, dlq_committer_spool (committer),
+    indexer = dlq_indexer_new (ctx, config, dlq_committer_spool (committer),
                                dlq_committer_ids (committer), spool_tip, tip, 3600000, 1000, 8192, 0, ledger, dlq_committer_marks (committer), err, sizeof err);
     cr_assert_not_null (indexer, "%s", err);
     await_index ();

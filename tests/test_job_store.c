@@ -342,8 +342,8 @@ Test (job_store, a_newer_schema_is_refused)
 {
     dlq_state_store_t *store = open_state ();
     dlq_state_store_destroy (&store);
-    exec_in (DLQ_STATE_STORE_FILE, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-    expect_open_fails ("has schema version 2; this dlqd knows up to 1");
+    exec_in (DLQ_STATE_STORE_FILE, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    expect_open_fails ("has schema version 3; this dlqd knows up to 2");
 }
 
 Test (job_store, a_file_that_is_no_database_is_refused)

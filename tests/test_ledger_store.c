@@ -511,6 +511,74 @@ Test (ledger_store, the_embedded_stores_ledger_is_taken_over_once)
     dlq_state_store_destroy (&store);
 }
 
+/* Set the row's record to text (owned by the update). */
+static void
+keep_record (dlq_delivery_row_t *row, const char *text)
+{
+    row->record = (uint8_t *) dlq_strdup (text);
+    row->record_len = strlen (text);
+}
+
+static char *
+record_of (dlq_state_store_t *store, const char *sink, int64_t seq, dlq_store_result_t want)
+{
+    dlq_buf_t out = DLQ_BUF_INIT;
+    cr_assert_eq (dlq_ledger_store_record (store, sink, seq, &out), want, "%s", dlq_state_store_last_error (store));
+    char *text = dlq_strndup (out.data ? out.data : "", out.len);
+    dlq_buf_free (&out);
+    return text;
+}
+
+Test (ledger_store, a_failed_row_keeps_its_event_until_it_is_delivered)
+{
+    dlq_state_store_t *store = open_state ();
+    dlq_ledger_update_t *u = update_of ("a");
+    keep_record (add_row (u, 7, DLQ_DELIVERY_FAILED, 2, "orders", DLQ_TIME_NONE, "rejected"), "event seven");
+    add_row (u, 8, DLQ_DELIVERY_RETRYING, 1, "orders", DLQ_TIME_NONE, "timeout");
+    apply_one (store, u);
+    char *got = record_of (store, "a", 7, DLQ_STORE_OK);
+    cr_expect_str_eq (got, "event seven");
+    free (got);
+    free (record_of (store, "a", 8, DLQ_STORE_NOT_FOUND));
+    free (record_of (store, "b", 7, DLQ_STORE_NOT_FOUND));
+
+    /* a REDELIVER's requeue (no id, no record) keeps it, a delivery drops it */
+    u = update_of ("a");
+    add_row (u, 7, DLQ_DELIVERY_RETRYING, 0, NULL, 0, NULL);
+    apply_one (store, u);
+    got = record_of (store, "a", 7, DLQ_STORE_OK);
+    cr_expect_str_eq (got, "event seven", "the requeued row still keeps its event");
+    free (got);
+    u = update_of ("a");
+    add_row (u, 7, DLQ_DELIVERY_DELIVERED, 1, NULL, 0, NULL);
+    apply_one (store, u);
+    free (record_of (store, "a", 7, DLQ_STORE_NOT_FOUND));
+    cr_expect_eq (count_in (DLQ_STATE_STORE_FILE, "SELECT count(*) FROM deliveries WHERE record IS NOT NULL"), 0);
+    dlq_state_store_destroy (&store);
+}
+
+Test (ledger_store, a_state_file_of_version_1_gains_the_failed_events_column)
+{
+    exec_in (DLQ_STATE_STORE_FILE,
+             "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+             "INSERT INTO meta VALUES ('schema_version', '1');"
+             "CREATE TABLE deliveries (sink TEXT NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL,"
+             " attempts INTEGER NOT NULL, last_error TEXT, next_attempt_at INTEGER, updated_at INTEGER NOT NULL,"
+             " id TEXT, stream_name TEXT, expires_at INTEGER, PRIMARY KEY (sink, seq)) WITHOUT ROWID;"
+             "INSERT INTO deliveries VALUES ('a', 3, 'failed', 1, 'no', NULL, 1, 'x', 's', NULL);");
+    dlq_state_store_t *store = open_state ();
+    free (record_of (store, "a", 3, DLQ_STORE_NOT_FOUND));
+    dlq_ledger_update_t *u = update_of ("a");
+    keep_record (add_row (u, 4, DLQ_DELIVERY_FAILED, 1, "s", DLQ_TIME_NONE, "no"), "four");
+    apply_one (store, u);
+    char *got = record_of (store, "a", 4, DLQ_STORE_OK);
+    cr_expect_str_eq (got, "four");
+    free (got);
+    cr_expect_eq (count_in (DLQ_STATE_STORE_FILE, "SELECT count(*) FROM meta WHERE key = 'schema_version'"
+                            " AND value = '2'"), 1);
+    dlq_state_store_destroy (&store);
+}
+
 Test (ledger_store, state_names_round_trip)
 {
     static const char *const names [] = { "pending", "delivered", "retrying", "failed" };

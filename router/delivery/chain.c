@@ -27,7 +27,7 @@ dlq_chain_new (void *zmq_ctx, const dlqd_config_t *config, dlq_ledger_channel_t 
         self->statuses [i] = dlq_delivery_health_new ();
         dlq_dispatcher_args_t args = {
             .zmq_ctx = zmq_ctx, .data_dir = config->data_dir, .tip_endpoint = tip_endpoint, .spool = spool,
-            .sink = config->sinks [i], .store = config->store, .policies = config->policies, .ledger = ledger,
+            .sink = config->sinks [i], .config = config, .policies = config->policies, .ledger = ledger,
             .status = self->statuses [i],
         };
         char err [1024];

@@ -401,6 +401,18 @@ spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_log_s
     return n;
 }
 
+/* The event a failed delivery's row keeps (ledger_store.h), or NULL. */
+static dlq_event_t *
+failed_event_at (dlq_dispatcher_t *self, int64_t seq)
+{
+    dlq_buf_t bytes = DLQ_BUF_INIT;
+    dlq_event_t *event = NULL;
+    if (dlq_ledger_store_record (self->state, sink_name (self), seq, &bytes) == DLQ_STORE_OK)
+        event = dlq_event_record_decode ((const uint8_t *) bytes.data, bytes.len);
+    dlq_buf_free (&bytes);
+    return event;
+}
+
 static void
 take_due_retries (dlq_dispatcher_t *self, int64_t now)
 {
@@ -408,7 +420,8 @@ take_due_retries (dlq_dispatcher_t *self, int64_t now)
     while (self->count < self->batch_max
         && dlq_retry_queue_pop_due (self->retries, now, &item)) {
         dlq_event_t *event = spool_event_at (self, item.seq);
-        if (event || dlq_log_store_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK)
+        if (event || dlq_log_store_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK
+            || (event = failed_event_at (self, item.seq)))
             add_slot (self, item.seq, event, item.attempts, true);
         /* else: swept (expired) while waiting; its row went with it */
     }
@@ -528,7 +541,11 @@ record (dlq_dispatcher_t *self, dlq_ledger_update_t *u, const slot_t *slot,
         return;
     }
     u->failed++;
-    add_row (u, self->count, slot, DLQ_DELIVERY_FAILED, attempts, DLQ_TIME_NONE, why);
+    dlq_delivery_row_t *row = add_row (u, self->count, slot, DLQ_DELIVERY_FAILED, attempts, DLQ_TIME_NONE, why);
+    dlq_buf_t bytes = DLQ_BUF_INIT;     /* the event goes with its row: a REDELIVER reads it from there */
+    dlq_event_record_encode (slot->event, 0, &bytes);
+    row->record = (uint8_t *) bytes.data;
+    row->record_len = bytes.len;
     dlq_log (DLQ_LOG_WARN, "sink %s: event %s failed after %u attempts: %s", sink_name (self),
              slot->event->id, attempts, why);
 }
@@ -707,6 +724,7 @@ requeue_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
     *copy = *row;
     copy->id [0] = '\0';                   /* the row keeps its event's id, stream and expiry */
     copy->stream = NULL;
+    copy->record = NULL;                   /* and its event, when it keeps one */
     copy->state = DLQ_DELIVERY_RETRYING;
     copy->attempts = 0;
     copy->next_attempt_at = dlq_time_now_ms ();
@@ -781,7 +799,7 @@ drain_tip (dlq_dispatcher_t *self)
 static bool
 start (dlq_dispatcher_t *self)
 {
-    self->store = dlq_log_store_open (self->args.store, DLQ_SINK_MODE_QUERY, self->error, sizeof self->error);
+    self->store = dlq_log_store_open (self->args.config, DLQ_SINK_MODE_QUERY, self->error, sizeof self->error);
     if (self->store)
         self->state = dlq_state_store_open (self->data_dir, self->error, sizeof self->error);
     if (!self->state || !load_state (self) || !load_queue (self))

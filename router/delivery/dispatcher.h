@@ -1,11 +1,14 @@
 /*  dispatcher — one sink's delivery loop, on its own thread (an actor) with
- *  its own sink instance, its own reader of the spool (core/spool) and its
- *  own read connection to the embedded store (the ledger).
+ *  its own sink instance, its own reader of the spool (core/spool), its own
+ *  connection to the state file (the ledger) and its own QUERY instance of
+ *  the store the log feeds (log_store.h: the archive).
  *
  *  It reads the sink's backlog (events past the sink's cursor) in seq order
- *  from the spool by position — sequential reads, no SQL; from the store
+ *  from the spool by position — sequential reads, no SQL; from the archive
  *  only what the spool no longer holds (after a restart behind a released
- *  segment, or a data_dir from before the spool) —, skips events whose
+ *  segment, or a data_dir from before the spool) —, and a failed event it
+ *  is asked to REDELIVER from its ledger row when neither holds it; skips
+ *  events whose
  *  stream's chain does not name the sink, delivers batches, and records the
  *  outcome of each event in the delivery ledger (through the indexer). Its
  *  cursor + 1 is its consumer position in the spool: no segment it still
@@ -26,6 +29,7 @@
 #include "spool.h"
 #include "plugin_config.h"
 #include "delivery_health.h"
+#include "dlqd_config.h"
 #include "stream_policy.h"
 
 #include <stdbool.h>
@@ -38,8 +42,8 @@ typedef struct {
     const char               *tip_endpoint;     /* the committer's PUB of the last seq */
     dlq_spool_t              *spool;            /* where the backlog is read from */
     const dlq_sink_config_t  *sink;
-    const dlq_sink_config_t  *store;            /* the embedded store's plugin: the events the spool
-                                                 * no longer holds (log_store.h) */
+    const dlqd_config_t      *config;           /* its store (log_store.h): the events the spool no
+                                                 * longer holds */
     const dlq_policy_table_t *policies;
     dlq_ledger_channel_t     *ledger;
     dlq_delivery_health_t        *status;

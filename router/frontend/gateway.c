@@ -844,10 +844,10 @@ dlq_gateway_new (const dlqd_config_t *config, char **err_p)
     store_tip (self, tip, sizeof tip);
     snprintf (spool_tip, sizeof spool_tip, "inproc://dlq-spool-tip-%p", (void *) self);
     self->ledger = dlq_ledger_channel_new ();
-    self->committer = dlq_committer_new (self->ctx, config->data_dir, config->store, spool_tip, (size_t) config->max_checkpoint_bytes,
+    self->committer = dlq_committer_new (self->ctx, config, spool_tip, (size_t) config->max_checkpoint_bytes,
                                          config->spool_preallocate, err, sizeof err);
     if (self->committer)
-        self->indexer = dlq_indexer_new (self->ctx, config->data_dir, config->store, dlq_committer_spool (self->committer),
+        self->indexer = dlq_indexer_new (self->ctx, config, dlq_committer_spool (self->committer),
                                          dlq_committer_ids (self->committer), spool_tip, tip, config->sweep_interval_ms, config->sweep_batch,
                                          INDEX_MAX_BATCH, (int) config->index_nice,
                                          self->ledger, dlq_committer_marks (self->committer), err, sizeof err);

@@ -33,7 +33,7 @@ struct dlq_committer {
     void            *zmq_ctx;
     char            *spool_tip_endpoint;
     char            *data_dir;
-    const dlq_sink_config_t *store; /* the embedded store's plugin (log_store.h) */
+    const dlqd_config_t *config;    /* its store: log_store.h */
     dlq_spool_t     *spool;
     dlq_id_index_t  *ids;
     dlq_buf_t        record;        /* one event's record, reused */
@@ -400,7 +400,7 @@ run (void *pipe, void *arg)
     dlq_committer_t *self = arg;
     dlq_actor_name ("dlqd-committer");
     /* the store's writer creates or upgrades its file, then is done with */
-    dlq_log_store_t *store = dlq_log_store_open (self->store, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
+    dlq_log_store_t *store = dlq_log_store_open (self->config, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
     void *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     bool ok = store && open_spool (self, store) && load_ids (self, store);
     dlq_log_store_close (&store);
@@ -429,7 +429,7 @@ run (void *pipe, void *arg)
 }
 
 dlq_committer_t *
-dlq_committer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store, const char *spool_tip_endpoint,
+dlq_committer_new (void *zmq_ctx, const dlqd_config_t *config, const char *spool_tip_endpoint,
                    size_t max_checkpoint_bytes, bool preallocate, char *err, size_t err_len)
 {
     dlq_committer_t *self = dlq_calloc (1, sizeof *self);
@@ -437,8 +437,8 @@ dlq_committer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t 
     self->max_checkpoint_bytes = max_checkpoint_bytes;
     self->zmq_ctx = zmq_ctx;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
-    self->data_dir = dlq_strdup (data_dir);
-    self->store = store;
+    self->data_dir = dlq_strdup (config->data_dir);
+    self->config = config;
     self->ids = dlq_id_index_new ();
     self->checkpoints = dlq_checkpoint_table_new ();
     self->marks = dlq_mark_channel_new ();

@@ -16,11 +16,11 @@
  *  would take the table past max_checkpoint_bytes is refused (the write's
  *  refused flag, its reply why); one that does not grow it never is.
  *
- *  At start it opens (creating and upgrading) the embedded store, opens
- *  the spool in DATA_DIR/spool (a new spool starts past the store's last
- *  seq, so positions and older seqs never meet) and fills the id index
- *  and the checkpoint table from the store and the spool records not
- *  indexed yet. After every sync
+ *  At start it opens (creating and upgrading) the store the log feeds
+ *  (log_store.h: the embedded store, or the state file's ids), opens the
+ *  spool in DATA_DIR/spool (a new spool starts past the store's last seq,
+ *  so positions and older seqs never meet) and fills the id index and the
+ *  checkpoint table from the store and the spool records not indexed yet. After every sync
  *  it publishes the position of the spool's last record (8 bytes, int64:
  *  the highest seq) on a PUB socket bound at spool_tip_endpoint, which
  *  the indexer and the sinks' dispatchers read. Each event record it
@@ -41,6 +41,7 @@
 #include "checkpoint_table.h"
 #include "commit_batch.h"
 #include "dlq_sink.h"
+#include "dlqd_config.h"
 #include "id_index.h"
 #include "mark_channel.h"
 #include "spool.h"
@@ -51,13 +52,12 @@
 
 typedef struct dlq_committer dlq_committer_t;
 
-/* Start the thread: before it answers, it opens the spool in data_dir and
- * loads the id index and the checkpoints from the embedded store (store,
- * its plugin's config: log_store.h, which outlives the committer) and
+/* Start the thread: before it answers, it opens the spool in
+ * config->data_dir and loads the id index and the checkpoints from the
+ * store the log feeds (log_store.h; config outlives the committer) and
  * from the spool past what the store indexed. NULL with a message in err
  * on failure (nothing left running). */
-dlq_committer_t *dlq_committer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store,
-                                    const char *spool_tip_endpoint, size_t max_checkpoint_bytes, bool preallocate,
+dlq_committer_t *dlq_committer_new (void *zmq_ctx, const dlqd_config_t *config, const char *spool_tip_endpoint, size_t max_checkpoint_bytes, bool preallocate,
                                     char *err, size_t err_len);
 
 /* The spool (its readers are any thread's) and the id index (readable

@@ -37,7 +37,7 @@ struct dlq_indexer {
     dlq_ledger_channel_t *ledger;
     dlq_mark_channel_t   *marks;                /* whose askers hear when their marks are applied */
     char                 *data_dir, *spool_tip_endpoint, *tip_endpoint;
-    const dlq_sink_config_t *store;             /* the embedded store's plugin (log_store.h) */
+    const dlqd_config_t  *config;               /* its store: log_store.h */
     int64_t               sweep_interval_ms, sweep_batch;
     size_t                max_batch;
     int                   nice;
@@ -239,7 +239,7 @@ run (void *pipe, void *arg)
     /* behind the ack: the ingest threads go first on a busy machine */
     if (!dlq_thread_priority_lower (self->nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower the indexer thread's priority: %s", strerror (errno));
-    dlq_log_store_t *store = dlq_log_store_open (self->store, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
+    dlq_log_store_t *store = dlq_log_store_open (self->config, DLQ_SINK_MODE_INDEX, self->error, sizeof self->error);
     dlq_state_store_t *state = store ? dlq_state_store_open (self->data_dir, self->error, sizeof self->error) : NULL;
     void *sub = zmq_socket (self->zmq_ctx, ZMQ_SUB), *tip = zmq_socket (self->zmq_ctx, ZMQ_PUB);
     uint64_t start = 0;
@@ -316,7 +316,7 @@ run (void *pipe, void *arg)
 }
 
 dlq_indexer_t *
-dlq_indexer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store, dlq_spool_t *spool,
+dlq_indexer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_spool_t *spool,
                  dlq_id_index_t *ids, const char *spool_tip_endpoint,
                  const char *tip_endpoint, int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch,
                  int nice, dlq_ledger_channel_t *ledger, dlq_mark_channel_t *marks, char *err, size_t err_len)
@@ -327,8 +327,8 @@ dlq_indexer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *s
     self->spool = spool;
     self->ids = ids;
     self->ledger = ledger;
-    self->data_dir = dlq_strdup (data_dir);
-    self->store = store;
+    self->data_dir = dlq_strdup (config->data_dir);
+    self->config = config;
     self->spool_tip_endpoint = dlq_strdup (spool_tip_endpoint);
     self->tip_endpoint = dlq_strdup (tip_endpoint);
     self->sweep_interval_ms = sweep_interval_ms;

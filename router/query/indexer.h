@@ -1,6 +1,7 @@
-/*  indexer — the embedded store as a consumer of the spool, behind the
- *  ack: one thread owning the store's INDEX instance (its plugin's log
- *  calls, dlq_sink.h, through log_store.h) reads the spool from the
+/*  indexer — the store the log feeds (log_store.h: the embedded store, or
+ *  with a sink primary the state file's ids) as a consumer of the spool,
+ *  behind the ack: one thread owning its INDEX instance (the log calls,
+ *  dlq_sink.h) reads the spool from the
  *  position the store has indexed up to and hands it the records of many
  *  per transaction (the store keeps each event at its record's position as
  *  its seq, and applies the checkpoint writes and the marks: RESOLVE, FAIL,
@@ -23,6 +24,7 @@
 #define DLQ_INDEXER_H
 
 #include "dlq_sink.h"
+#include "dlqd_config.h"
 #include "id_index.h"
 #include "ledger_channel.h"
 #include "mark_channel.h"
@@ -40,10 +42,11 @@ typedef struct {
     uint64_t behind_bytes;      /* spool bytes not indexed yet */
 } dlq_indexer_stats_t;
 
-/* Start the thread on the embedded store (store: its plugin's config,
+/* Start the thread on the store the log feeds (log_store.h: config's,
  * which outlives the indexer; created and upgraded by the committer
- * before) and the state file in data_dir. NULL with err set on failure. */
-dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const char *data_dir, const dlq_sink_config_t *store,
+ * before) and the state file in config->data_dir. NULL with err set on
+ * failure. */
+dlq_indexer_t *dlq_indexer_new (void *zmq_ctx, const dlqd_config_t *config,
                                 dlq_spool_t *spool, dlq_id_index_t *ids,
                                 const char *spool_tip_endpoint, const char *tip_endpoint,
                                 int64_t sweep_interval_ms, int64_t sweep_batch, size_t max_batch, int nice,

@@ -669,7 +669,7 @@ run (void *pipe, void *arg)
     dlq_actor_name ("dlqd-query");
     if (!dlq_thread_priority_lower ((int) w->config->query_nice))
         dlq_log (DLQ_LOG_WARN, "cannot lower a query thread's priority: %s", strerror (errno));
-    w->store = dlq_log_store_open (w->config->store, DLQ_SINK_MODE_QUERY, w->error, sizeof w->error);
+    w->store = dlq_log_store_open (w->config, DLQ_SINK_MODE_QUERY, w->error, sizeof w->error);
     if (w->store)
         w->state = dlq_state_store_open (w->data_dir, w->error, sizeof w->error);
     if (w->state)

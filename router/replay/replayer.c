@@ -560,7 +560,7 @@ static bool
 open_all (replayer_t *r)
 {
     if (!r->config->primary_sink) {
-        r->store = dlq_log_store_open (r->config->store, DLQ_SINK_MODE_QUERY, r->error, sizeof r->error);
+        r->store = dlq_log_store_open (r->config, DLQ_SINK_MODE_QUERY, r->error, sizeof r->error);
         if (!r->store)
             return false;
     }

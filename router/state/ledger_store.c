@@ -38,12 +38,13 @@ typedef enum {
  * and expiry the row holds. */
 #define SQL_ROW_UPSERT \
     "INSERT INTO deliveries (sink, seq, state, attempts, last_error, next_attempt_at, updated_at," \
-    " id, stream_name, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" \
+    " id, stream_name, expires_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)" \
     " ON CONFLICT (sink, seq) DO UPDATE SET" \
     " state = excluded.state, attempts = excluded.attempts, last_error = excluded.last_error," \
     " next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at," \
     " id = coalesce (excluded.id, id), stream_name = coalesce (excluded.stream_name, stream_name)," \
-    " expires_at = CASE WHEN excluded.id IS NULL THEN expires_at ELSE excluded.expires_at END"
+    " expires_at = CASE WHEN excluded.id IS NULL THEN expires_at ELSE excluded.expires_at END," \
+    " record = CASE WHEN excluded.state = 'delivered' THEN NULL ELSE coalesce (excluded.record, record) END"
 /* what a durable commit writes when it has nothing else to: a FULL commit
  * syncs the WAL, and with it every relaxed commit before */
 #define SQL_DURABLE \
@@ -62,6 +63,7 @@ typedef enum {
     "SELECT " ROW_COLUMNS " FROM deliveries AS d INDEXED BY deliveries_by_id" \
     " WHERE d.id = ?4 AND d.sink = ?1 AND d.state = ?2 AND (?3 IS NULL OR d.stream_name = ?3)" \
     " ORDER BY d.seq"
+#define SQL_RECORD "SELECT record FROM deliveries WHERE sink = ?1 AND seq = ?2 AND record IS NOT NULL"
 #define SQL_ROWS_OF_SEQ "SELECT " ROW_COLUMNS ", d.sink FROM deliveries AS d WHERE d.seq = ?1 ORDER BY d.sink"
 #define SQL_SWEEP \
     "DELETE FROM deliveries WHERE (sink, seq) IN (SELECT sink, seq FROM deliveries INDEXED BY deliveries_by_expiry" \
@@ -119,6 +121,8 @@ upsert_row (dlq_state_store_t *self, const char *sink, const dlq_delivery_row_t 
         state_store_bind_text (stmt, 9, row->stream);
         bind_time (stmt, 10, row->expires_at);
     }
+    if (row->record)
+        sqlite3_bind_blob (stmt, 11, row->record, (int) row->record_len, SQLITE_STATIC);
     return state_store_step_done (self, stmt, "ledger: cannot update deliveries");
 }
 
@@ -325,4 +329,23 @@ dlq_ledger_store_rows_of_seq (dlq_state_store_t *self, int64_t seq, dlq_ledger_r
         return -1;
     sqlite3_bind_int64 (stmt, 1, seq);
     return each_row (self, "ledger: rows_of_seq", stmt, NULL, fn, arg);
+}
+
+dlq_store_result_t
+dlq_ledger_store_record (dlq_state_store_t *self, const char *sink, int64_t seq, dlq_buf_t *out)
+{
+    dlq_buf_reset (out);
+    sqlite3_stmt *stmt = state_store_stmt (self, STATE_LEDGER_RECORD, SQL_RECORD);
+    if (!stmt)
+        return DLQ_STORE_ERROR;
+    state_store_bind_text (stmt, 1, sink);
+    sqlite3_bind_int64 (stmt, 2, seq);
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW)
+        dlq_buf_append (out, sqlite3_column_blob (stmt, 0), (size_t) sqlite3_column_bytes (stmt, 0));
+    else
+    if (rc != SQLITE_DONE)
+        state_store_fail_sqlite (self, "ledger: cannot read a failed delivery's event");
+    state_store_stmt_release (stmt);
+    return rc == SQLITE_ROW ? DLQ_STORE_OK : rc == SQLITE_DONE ? DLQ_STORE_NOT_FOUND : DLQ_STORE_ERROR;
 }

@@ -5,11 +5,14 @@
  *               redelivered INTEGER NOT NULL)
  *    deliveries(sink TEXT, seq INTEGER, state TEXT, attempts INTEGER,
  *               last_error TEXT, next_attempt_at INTEGER, updated_at INTEGER,
- *               id TEXT, stream_name TEXT, expires_at INTEGER,
+ *               id TEXT, stream_name TEXT, expires_at INTEGER, record BLOB,
  *               PRIMARY KEY (sink, seq))
  *
  *  A row carries its event's id, stream and expiry, so it is found by id or
- *  stream and swept once its event expired without asking any store.
+ *  stream and swept once its event expired without asking any store; a
+ *  FAILED row also keeps the event (its log record) until it is delivered
+ *  or swept, so that a REDELIVER does not depend on the log or a store
+ *  still holding it.
  *
  *  One writer: the indexer thread applies the dispatchers' updates
  *  (ledger_channel.h) with relaxed commits (synchronous NORMAL: a power cut
@@ -21,6 +24,7 @@
 #define DLQ_LEDGER_STORE_H
 
 #include "delivery_ledger.h"
+#include "dlq_buf.h"
 #include "state_store.h"
 #include "store_result.h"
 
@@ -55,6 +59,10 @@ ssize_t dlq_ledger_store_rows_of_sink (dlq_state_store_t *self, const char *sink
 /* Every sink's row for the event at seq, in sink name order. Returns how
  * many, or -1. */
 ssize_t dlq_ledger_store_rows_of_seq (dlq_state_store_t *self, int64_t seq, dlq_ledger_row_fn *fn, void *arg);
+
+/* The event a sink's row at seq keeps (the log record of a failed
+ * delivery's event) into out (reset first); NOT_FOUND when it keeps none. */
+dlq_store_result_t dlq_ledger_store_record (dlq_state_store_t *self, const char *sink, int64_t seq, dlq_buf_t *out);
 
 /* Delete at most max_rows rows of events that expired (expires_at <=
  * now_ms) in one transaction. Returns how many, or -1. */

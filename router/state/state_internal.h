@@ -1,5 +1,5 @@
 /*  state_internal — what state_store.c shares with the modules that keep
- *  their tables in the daemon's state file (job_store.c, ledger_store.c).
+ *  their tables in the daemon's state file (job_store.c, ledger_store.c, id_store.c).
  *  Private to router/state/.
  */
 #ifndef DLQ_STATE_INTERNAL_H
@@ -29,6 +29,15 @@ typedef enum {
     STATE_LEDGER_ROWS_OF_SINK_ID,
     STATE_LEDGER_ROWS_OF_SEQ,
     STATE_LEDGER_SWEEP,
+    STATE_LEDGER_RECORD,
+    STATE_IDS_INSERT,
+    STATE_IDS_META_GET,
+    STATE_IDS_META_SET,
+    STATE_IDS_EACH,
+    STATE_IDS_COUNT,
+    STATE_IDS_SEQ_OF,
+    STATE_IDS_EXPIRED,
+    STATE_IDS_DELETE,
     STATE_STMT_COUNT
 } state_stmt_id_t;
 

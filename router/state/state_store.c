@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define STATE_SCHEMA_VERSION 1
+#define STATE_SCHEMA_VERSION 2
 #define BUSY_TIMEOUT_MS      5000
 #define ERRMSG_MAX           512
 
@@ -70,13 +70,22 @@ static const char schema [] =
     "  id              TEXT,"
     "  stream_name     TEXT,"
     "  expires_at      INTEGER,"
+    "  record          BLOB,"
     "  PRIMARY KEY (sink, seq)"
     ") WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS deliveries_by_state ON deliveries (sink, state, seq);"
     "CREATE INDEX IF NOT EXISTS deliveries_by_seq ON deliveries (seq);"
     "CREATE INDEX IF NOT EXISTS deliveries_by_id ON deliveries (id) WHERE id IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS deliveries_by_expiry ON deliveries (expires_at) WHERE expires_at IS NOT NULL;"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');";
+    "CREATE TABLE IF NOT EXISTS event_ids ("
+    "  id         TEXT    PRIMARY KEY,"
+    "  seq        INTEGER NOT NULL,"
+    "  expires_at INTEGER"
+    ") WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS event_ids_by_seq ON event_ids (seq);"
+    "CREATE INDEX IF NOT EXISTS event_ids_by_expiry ON event_ids (expires_at) WHERE expires_at IS NOT NULL;"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '2');"
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version' AND CAST (value AS INTEGER) < 2;";
 
 #define JOB_TABLE_COLUMNS \
     "id, state, request, cursor, total, done, replayed, skipped, quarantined, failed," \
@@ -184,6 +193,20 @@ query_int (dlq_state_store_t *self, const char *sql, const char *text, int64_t *
     return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
+/* Version 2 keeps a failed delivery's event with its row (ledger_store.h):
+ * a file of version 1 gets the column. */
+static bool
+add_record_column (dlq_state_store_t *self)
+{
+    int64_t ignored;
+    bool found = false;
+    if (!query_int (self, "SELECT 1 FROM pragma_table_info ('deliveries') WHERE name = ?1", "record", &ignored,
+                    &found))
+        return false;
+    return found || exec_sql (self, "ALTER TABLE deliveries ADD COLUMN record BLOB",
+                              "cannot add the failed deliveries' events to the ledger");
+}
+
 /* Create what is missing of the schema, in one transaction; refuse a file
  * that a newer release wrote. */
 static bool
@@ -194,7 +217,8 @@ ensure_schema (dlq_state_store_t *self)
     bool ok = state_store_begin (self, "cannot begin the schema transaction")
            && exec_sql (self, schema, "cannot create the schema")
            && query_int (self, "SELECT CAST (value AS INTEGER) FROM meta WHERE key = 'schema_version'",
-                         NULL, &version, &found);
+                         NULL, &version, &found)
+           && add_record_column (self);
     if (ok && version > STATE_SCHEMA_VERSION) {
         state_store_fail_text (self, "%s has schema version %lld; this dlqd knows up to %d"
                                " (written by a newer release?)", self->path, (long long) version,

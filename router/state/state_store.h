@@ -1,19 +1,24 @@
 /*  state_store — the daemon's own state beside the log: what is neither an
  *  event nor a query store's index of events, and so must not live in a
  *  store that is only one of the primaries (docs/design.md, "Where the
- *  daemon keeps its state"). Today: the replay jobs (job_store.h).
+ *  daemon keeps its state"). The replay jobs (job_store.h), the
+ *  delivery ledger (ledger_store.h) and, with a sink primary, the ids of
+ *  the stored events (id_store.h).
  *
- *  One SQLite file, data_dir/state.sqlite (WAL, synchronous=FULL: its
- *  writes are few and each is acknowledged). Every connection may read and
+ *  One SQLite file, data_dir/state.sqlite (WAL, synchronous=FULL but for
+ *  the indexer's relaxed commits of what the log holds again). Every connection may read and
  *  write; SQLite serialises the writers (busy timeout 5 s). Opening creates
  *  the file and its schema when missing, and takes over once what the
  *  embedded store's file (dlq.sqlite) held of this state before (its
  *  replay_jobs table, left there unchanged), in the same transaction that
  *  records the take-over, so a crash during it leaves it to do again.
  *
- *  Schema (version 1; meta records it):
+ *  Schema (version 2, which added event_ids and deliveries.record; meta
+ *  records it):
  *    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
  *    replay_jobs(...)      -- job_store.h
+ *    sink_state(...), deliveries(...)  -- ledger_store.h
+ *    event_ids(...)        -- id_store.h
  *
  *  One object is used by one thread at a time.
  */

@@ -73,6 +73,17 @@ sink_stats (const char *endpoint)
     return doc;
 }
 
+int64_t
+sink_spool_stat (const char *endpoint, const char *field)
+{
+    dlq_json_doc_t *doc = sink_stats (endpoint);
+    int64_t n = -1;
+    cr_assert (dlq_json_as_int64 (dlq_json_get (dlq_json_get (dlq_json_root (doc), "spool"), field), &n),
+               "STATS has no spool.%s", field);
+    dlq_json_doc_destroy (&doc);
+    return n;
+}
+
 static const dlq_json_value_t *
 member (const dlq_json_doc_t *doc, const char *sink, const char *field)
 {

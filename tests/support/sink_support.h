@@ -49,6 +49,9 @@ int64_t sink_stat (const char *endpoint, const char *sink, const char *field);
 char *sink_text (const char *endpoint, const char *sink, const char *field);
 int64_t sink_counter (const char *endpoint, const char *sink, const char *name);
 
+/* spool.<field> of STATS: a number (the test fails when absent). */
+int64_t sink_spool_stat (const char *endpoint, const char *field);
+
 /* Poll sinks.<sink>.<field> every 50 ms until it is want, for up to
  * seconds; returns the last value read. */
 int64_t sink_wait_stat (const char *endpoint, const char *sink, const char *field, int64_t want, int seconds);
