@@ -407,4 +407,17 @@ Test (sinks, a_sink_primary_takes_the_embedded_stores_ids_over_and_leaves_it_as_
     cr_assert_eq (stat (path, &after), 0);
     cr_expect_eq (after.st_size, before.st_size, "the embedded store is no longer fed");
     cr_expect_eq (after.st_mtime, before.st_mtime);
+
+    /* a sink added now gets the archive's events, then the log's after them */
+    test_dlqd_signal_wait (&d, SIGTERM);
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"embedded\"; data_dir = \"%s/copy\"; };"
+              " late: { type = \"scripted\"; record_file = \"%s\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { chain = [\"copy\", \"late\"]; };", d.dir, record);
+    cr_assert (test_dlqd_start (&d, NULL, extra));
+    put_events ("orders", 200, 5);
+    int distinct = 0;
+    for (int i = 0; i < 400 && (recorded (&distinct), distinct) < 55; i++)
+        usleep (50 * 1000);
+    cr_expect_eq (distinct, 55, "the new sink got the 30 archived, the 20 logged since and the 5 new events");
+    cr_expect_eq (sink_wait_stat (d.endpoint, "late", "backlog", 0, 10), 0);
 }

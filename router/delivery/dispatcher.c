@@ -468,6 +468,10 @@ take_new_events (dlq_dispatcher_t *self)
     if (n == -1) {                          /* what the spool no longer holds: the store */
         n = dlq_log_store_read_after (self->store, self->cursor, room, take_new_event, &ctx);
         self->batch_before_spool = n > 0 ? n : 0;
+        /* the store holds nothing past the cursor (swept, or an archive no
+         * longer fed: a sink primary's), so the next is the spool's first */
+        if (n == 0)
+            return (int64_t) dlq_spool_begin (self->args.spool) - 1;
     }
     if (n < 0) {
         dlq_log (DLQ_LOG_ERROR, "sink %s: cannot read the spool (again in %d ms): %s", sink_name (self),
