@@ -44,6 +44,7 @@ struct dlq_indexer {
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
+    _Atomic int64_t       primary_swept;        /* dlq_indexer_primary_swept (INT64_MAX: never told) */
     dlq_spool_consumer_t *consumer;             /* "index": what it has not indexed durably yet */
     uint64_t              durable;              /* the position of its last durable commit */
     int64_t               durable_ms;           /*   when (0: none since start) */
@@ -192,7 +193,9 @@ forget_id (const char *id, size_t len, int64_t seq, void *arg)
 static bool
 sweep (dlq_indexer_t *self, dlq_log_store_t *store, dlq_state_store_t *state)
 {
-    int64_t now = dlq_time_now_ms ();
+    int64_t now = dlq_time_now_ms (), swept = atomic_load (&self->primary_swept);
+    if (swept < now)
+        now = swept;                    /* not past what the primary has deleted */
     int64_t deleted = dlq_log_store_ops (store)->sweep_each (dlq_log_store_instance (store), now, self->sweep_batch,
                                                              forget_id, self);
     if (deleted < 0)
@@ -335,6 +338,7 @@ dlq_indexer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_spool_t *spool,
     self->sweep_batch = sweep_batch;
     self->max_batch = max_batch ? max_batch : 1;
     self->nice = nice;
+    atomic_store (&self->primary_swept, INT64_MAX);
     snprintf (self->error, sizeof self->error, "cannot start the indexer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {
@@ -346,6 +350,8 @@ dlq_indexer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_spool_t *spool,
 }
 
 uint64_t dlq_indexer_position (dlq_indexer_t *self) { return atomic_load (&self->position); }
+
+void dlq_indexer_primary_swept (dlq_indexer_t *self, int64_t until_ms) { atomic_store (&self->primary_swept, until_ms); }
 
 const char *dlq_indexer_fatal (dlq_indexer_t *self) { return atomic_load (&self->corrupt) ? self->fatal : NULL; }
 

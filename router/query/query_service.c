@@ -649,7 +649,8 @@ reply (worker_t *w, void *pipe, zmq_msg_t frames [DLQ_REQUEST_FRAMES])
 static bool
 sweep_primary (worker_t *w)
 {
-    int64_t deleted = dlq_primary_sweep (w->primary, dlq_time_now_ms (), w->config->sweep_batch);
+    int64_t now = dlq_time_now_ms ();
+    int64_t deleted = dlq_primary_sweep (w->primary, now, w->config->sweep_batch);
     if (deleted < 0)
         dlq_log (DLQ_LOG_ERROR, "sweep of the primary %s failed: %s", w->config->primary,
                  dlq_primary_last_error (w->primary));
@@ -657,6 +658,8 @@ sweep_primary (worker_t *w)
     if (deleted > 0)
         dlq_log (DLQ_LOG_INFO, "sweep of the primary %s deleted %lld events", w->config->primary,
                  (long long) deleted);
+    if (deleted >= 0 && deleted < w->config->sweep_batch)
+        dlq_indexer_primary_swept (w->service->indexer, now);   /* caught up: the ids may go */
     return deleted == w->config->sweep_batch;
 }
 
@@ -686,6 +689,8 @@ run (void *pipe, void *arg)
         return;
     }
     bool sweeper = w == &w->service->workers [0] && dlq_primary_sweeps (w->primary);
+    if (sweeper)
+        dlq_indexer_primary_swept (w->service->indexer, 0);    /* until its first pass, no id expires */
     int64_t next_sweep = dlq_time_mono_ms () + w->config->sweep_interval_ms;
     while (true) {
         if (sweeper) {
