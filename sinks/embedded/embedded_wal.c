@@ -5,12 +5,15 @@
 
 #include "dlq_alloc.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define PAUSE_STEP_NS 250000            /* how often a pausing reader looks again */
 
@@ -24,7 +27,32 @@ struct embedded_wal_behind {
     pthread_cond_t   wake;
     bool             asked;             /* the writer asked for a checkpoint since the last one began */
     bool             stop;
+    int              files [2];         /* the database and its WAL, for their writeback (-1: none) */
+    int64_t          written_back_ns;   /* when the writer last started it (monotonic) */
 };
+
+static int64_t
+mono_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* On the writer's thread after a commit, at most every
+ * EMBEDDED_WAL_WRITEBACK_MS: start writing the files' dirty pages out
+ * (sync_file_range, no wait for them). */
+static void
+behind_write_back (embedded_wal_behind_t *self)
+{
+    int64_t now = mono_ns ();
+    if (now - self->written_back_ns < EMBEDDED_WAL_WRITEBACK_MS * 1000000LL)
+        return;
+    self->written_back_ns = now;
+    for (int i = 0; i < 2; i++)
+        if (self->files [i] >= 0)
+            sync_file_range (self->files [i], 0, 0, SYNC_FILE_RANGE_WRITE);
+}
 
 static void *
 behind_run (void *arg)
@@ -57,6 +85,14 @@ behind_ask (embedded_wal_behind_t *self)
     pthread_mutex_unlock (&self->lock);
 }
 
+static void
+close_files (embedded_wal_behind_t *self)
+{
+    for (int i = 0; i < 2; i++)
+        if (self->files [i] >= 0)
+            close (self->files [i]);
+}
+
 bool
 embedded_wal_behind_start (embedded_wal_t *wal, const char *path, char *err, size_t err_len)
 {
@@ -71,10 +107,17 @@ embedded_wal_behind_start (embedded_wal_t *wal, const char *path, char *err, siz
         free (self);
         return false;
     }
+    size_t len = strlen (path) + sizeof "-wal";
+    char *wal_path = dlq_malloc (len);
+    snprintf (wal_path, len, "%s-wal", path);
+    self->files [0] = open (path, O_RDONLY | O_CLOEXEC);      /* -1: that file is not paced, no more */
+    self->files [1] = open (wal_path, O_RDONLY | O_CLOEXEC);
+    free (wal_path);
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->wake, NULL);
     if (pthread_create (&self->thread, NULL, behind_run, self) != 0) {
         snprintf (err, err_len, "cannot start the checkpoint thread of %s", path);
+        close_files (self);
         pthread_cond_destroy (&self->wake);
         pthread_mutex_destroy (&self->lock);
         sqlite3_close (self->db);
@@ -96,6 +139,7 @@ embedded_wal_behind_stop (embedded_wal_t *wal)
     pthread_cond_signal (&self->wake);
     pthread_mutex_unlock (&self->lock);
     pthread_join (self->thread, NULL);
+    close_files (self);
     pthread_cond_destroy (&self->wake);
     pthread_mutex_destroy (&self->lock);
     sqlite3_close (self->db);
@@ -108,6 +152,8 @@ wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
 {
     embedded_wal_t *wal = arg;
     atomic_fetch_add_explicit (&commits, 1, memory_order_release);
+    if (wal->behind)
+        behind_write_back (wal->behind);
     if (frames < wal->checkpointed_frames)
         wal->checkpointed_frames = 0;   /* the WAL started over */
     bool over = frames >= EMBEDDED_WAL_FRAMES_MAX;

@@ -34,6 +34,18 @@
  *  itself as above (when the thread is in the middle of a checkpoint the
  *  try finds it busy and the thread's copy goes on), so the WAL is kept
  *  as short as before.
+ *
+ *  With that thread, the writer also starts the writeback of the
+ *  database's and the WAL's dirty pages after its commits, at most every
+ *  EMBEDDED_WAL_WRITEBACK_MS (sync_file_range, without waiting for it):
+ *  its commits are relaxed and nothing else writes those pages back for
+ *  up to the kernel's dirty_expire (30 s), so each checkpoint's fsync had
+ *  megabytes to write at once, and the log's fdatasync behind it on the
+ *  same disk waited for them. Side by side (dlqd_bench --paced-only, 10,000
+ *  PUTs/s): the acks' p99 7.3 / 8.2 ms without it, 5.6 / 4.4 ms with it
+ *  (max 12.3 / 14.4 against 10.7 / 6.4 ms); at full load (--events
+ *  200000) the same 80k acks/s, their p99 67.5 / 37.6 against 27.9 / 29.3
+ *  ms.
  */
 #ifndef DLQ_EMBEDDED_WAL_H
 #define DLQ_EMBEDDED_WAL_H
@@ -45,6 +57,7 @@
 #define EMBEDDED_WAL_CHECKPOINT  1000   /* frames between two checkpoints */
 #define EMBEDDED_WAL_FRAMES_MAX  4096   /* frames (32 MiB of 8 KiB pages) before a restart is asked for */
 #define EMBEDDED_WAL_PAUSE_MS    20     /* longest pause of a reader between two slices */
+#define EMBEDDED_WAL_WRITEBACK_MS 5     /* the writer starts its files' writeback at most this often */
 
 typedef struct embedded_wal_behind embedded_wal_behind_t;
 
