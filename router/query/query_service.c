@@ -16,6 +16,7 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
+#include "event_record.h"
 #include "failed_event.h"
 #include "primary.h"
 #include "checkpoint_verbs.h"
@@ -183,17 +184,64 @@ primary_mark (worker_t *w)
                                                                                             : INT64_MAX;
 }
 
+typedef struct {
+    const char *primary;
+    bool        held;
+} held_ctx_t;
+
+static void
+see_primary_row (const char *sink, const dlq_delivery_row_t *row, void *arg)
+{
+    held_ctx_t *ctx = arg;
+    if (strcmp (sink, ctx->primary) == 0 && row->state != DLQ_DELIVERY_DELIVERED)
+        ctx->held = true;
+}
+
+/* Is the sink primary's delivery of the event at seq retrying or failed
+ * (its cursor passed it, yet the primary does not have it)? */
+static bool
+held_back (worker_t *w, int64_t seq)
+{
+    held_ctx_t ctx = { w->config->primary, false };
+    dlq_ledger_store_rows_of_seq (w->state, seq, see_primary_row, &ctx);
+    return ctx.held;
+}
+
 /* Read-your-writes: was id acknowledged but not in the primary yet when
  * it stood at mark (primary_mark)? On the embedded store, not indexed; on
  * a sink primary, past the sink's cursor (not delivered to it yet: once
  * delivered, or passed over because its stream's chain does not name the
- * sink, the primary is the one to answer). */
+ * sink, the primary is the one to answer), or its delivery there is
+ * retrying or failed. */
 static bool
-not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark)
+not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark, int64_t *seq_out)
 {
     uint64_t position;
-    return dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), &position)
-           && (int64_t) position > mark;
+    if (!dlq_id_index_get (w->service->ids, dlq_id_index_hash (id, strlen (id)), &position))
+        return false;
+    *seq_out = (int64_t) position;
+    return (int64_t) position > mark || (!dlq_primary_is_embedded (w->primary) && held_back (w, *seq_out));
+}
+
+/* The event a sink primary's failed delivery row keeps (ledger_store.h),
+ * when the log no longer holds it. */
+static dlq_store_result_t
+failed_at_primary (worker_t *w, int64_t seq, int64_t now_ms, dlq_buf_t *event)
+{
+    dlq_buf_t bytes = DLQ_BUF_INIT;
+    dlq_store_result_t rc = DLQ_STORE_NOT_FOUND;
+    dlq_event_t *e = NULL;
+    if (!dlq_primary_is_embedded (w->primary)
+    &&  dlq_ledger_store_record (w->state, w->config->primary, seq, &bytes) == DLQ_STORE_OK
+    &&  (e = dlq_event_record_decode ((const uint8_t *) bytes.data, bytes.len))
+    &&  (e->expires_at == DLQ_TIME_NONE || e->expires_at > now_ms)) {
+        dlq_buf_reset (event);
+        dlq_buf_append (event, e->json, e->json_len);
+        rc = DLQ_STORE_OK;
+    }
+    dlq_event_destroy (&e);
+    dlq_buf_free (&bytes);
+    return rc;
 }
 
 /* The stored JSON of event uuid into event: from the primary, or, not in
@@ -201,16 +249,17 @@ not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark)
 static dlq_store_result_t
 find_event (worker_t *w, const char *uuid, int64_t now, dlq_buf_t *event, dlq_event_t **spooled)
 {
-    int64_t mark = primary_mark (w);
+    int64_t mark = primary_mark (w), seq = 0;
     dlq_store_result_t rc = dlq_primary_get (w->primary, uuid, now, event);
-    if (rc == DLQ_STORE_NOT_FOUND && not_in_primary_yet (w, uuid, now, mark)) {
+    if (rc != DLQ_STORE_OK && not_in_primary_yet (w, uuid, now, mark, &seq)) {   /* the primary down too */
         *spooled = dlq_spool_lookup_get (w->unindexed, uuid, now);
         if (*spooled) {
             dlq_buf_append (event, (*spooled)->json, (*spooled)->json_len);
             rc = DLQ_STORE_OK;
         }
         else
-            rc = dlq_log_store_get (w->store, uuid, now, event);    /* indexed since */
+        if ((rc = dlq_log_store_get (w->store, uuid, now, event)) == DLQ_STORE_NOT_FOUND)  /* indexed since */
+            rc = failed_at_primary (w, seq, now, event);
     }
     return rc;
 }
