@@ -13,6 +13,8 @@
 #include "state_store.h"
 #include "dlq_alloc.h"
 #include "dlq_time.h"
+#include "event_record.h"
+#include "failed_event.h"
 
 #include "store_support.h"
 #include "test_support.h"
@@ -554,6 +556,37 @@ Test (ledger_store, a_failed_row_keeps_its_event_until_it_is_delivered)
     apply_one (store, u);
     free (record_of (store, "a", 7, DLQ_STORE_NOT_FOUND));
     cr_expect_eq (count_in (DLQ_STATE_STORE_FILE, "SELECT count(*) FROM deliveries WHERE record IS NOT NULL"), 0);
+    dlq_state_store_destroy (&store);
+}
+
+Test (ledger_store, a_failed_rows_event_is_read_back_decoded)
+{
+    const char *body = "{\"id\":\"0190a1b2-0000-7000-8000-000000000009\",\"streamName\":\"orders\","
+                       "\"error\":{\"type\":\"T\"}}";
+    dlq_error_t err;
+    dlq_event_t *event = dlq_event_decode (body, strlen (body), NOW, &err);
+    cr_assert_not_null (event, "%s", err.message);
+    dlq_event_fingerprint (event);
+    dlq_event_encode (event);
+    dlq_buf_t bytes = DLQ_BUF_INIT;
+    dlq_event_record_encode (event, 0, &bytes);
+    dlq_state_store_t *store = open_state ();
+    dlq_ledger_update_t *u = update_of ("a");
+    dlq_delivery_row_t *row = add_row (u, 9, DLQ_DELIVERY_FAILED, 1, "orders", DLQ_TIME_NONE, "no");
+    row->record = (uint8_t *) bytes.data;           /* the update owns it now */
+    row->record_len = bytes.len;
+    keep_record (add_row (u, 10, DLQ_DELIVERY_FAILED, 1, "orders", DLQ_TIME_NONE, "no"), "no record");
+    apply_one (store, u);
+    dlq_event_t *back = dlq_ledger_store_failed_event (store, "a", 9);
+    cr_assert_not_null (back);
+    cr_expect_str_eq (back->id, event->id);
+    cr_expect_str_eq (back->stream_name, "orders");
+    cr_expect_eq (back->json_len, event->json_len);
+    cr_expect_eq (memcmp (back->json, event->json, event->json_len), 0, "the canonical body byte for byte");
+    cr_expect_null (dlq_ledger_store_failed_event (store, "a", 10), "bytes that are no event record");
+    cr_expect_null (dlq_ledger_store_failed_event (store, "a", 11), "no row");
+    dlq_event_destroy (&back);
+    dlq_event_destroy (&event);
     dlq_state_store_destroy (&store);
 }
 

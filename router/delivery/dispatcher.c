@@ -401,18 +401,6 @@ spool_read_after (dlq_dispatcher_t *self, int64_t after, size_t limit, dlq_log_s
     return n;
 }
 
-/* The event a failed delivery's row keeps (ledger_store.h), or NULL. */
-static dlq_event_t *
-failed_event_at (dlq_dispatcher_t *self, int64_t seq)
-{
-    dlq_buf_t bytes = DLQ_BUF_INIT;
-    dlq_event_t *event = NULL;
-    if (dlq_ledger_store_record (self->state, sink_name (self), seq, &bytes) == DLQ_STORE_OK)
-        event = dlq_event_record_decode ((const uint8_t *) bytes.data, bytes.len);
-    dlq_buf_free (&bytes);
-    return event;
-}
-
 static void
 take_due_retries (dlq_dispatcher_t *self, int64_t now)
 {
@@ -421,7 +409,7 @@ take_due_retries (dlq_dispatcher_t *self, int64_t now)
         && dlq_retry_queue_pop_due (self->retries, now, &item)) {
         dlq_event_t *event = spool_event_at (self, item.seq);
         if (event || dlq_log_store_read_seq (self->store, item.seq, &event) == DLQ_STORE_OK
-            || (event = failed_event_at (self, item.seq)))
+            || (event = dlq_ledger_store_failed_event (self->state, sink_name (self), item.seq)))
             add_slot (self, item.seq, event, item.attempts, true);
         /* else: swept (expired) while waiting; its row went with it */
     }

@@ -16,7 +16,6 @@
 #include "dlq_log.h"
 #include "dlq_time.h"
 #include "dlq_uuid.h"
-#include "event_record.h"
 #include "failed_event.h"
 #include "primary.h"
 #include "checkpoint_verbs.h"
@@ -228,19 +227,15 @@ not_in_primary_yet (worker_t *w, const char *id, int64_t now_ms, int64_t mark, i
 static dlq_store_result_t
 failed_at_primary (worker_t *w, int64_t seq, int64_t now_ms, dlq_buf_t *event)
 {
-    dlq_buf_t bytes = DLQ_BUF_INIT;
     dlq_store_result_t rc = DLQ_STORE_NOT_FOUND;
-    dlq_event_t *e = NULL;
-    if (!dlq_primary_is_embedded (w->primary)
-    &&  dlq_ledger_store_record (w->state, w->config->primary, seq, &bytes) == DLQ_STORE_OK
-    &&  (e = dlq_event_record_decode ((const uint8_t *) bytes.data, bytes.len))
-    &&  (e->expires_at == DLQ_TIME_NONE || e->expires_at > now_ms)) {
+    dlq_event_t *e = dlq_primary_is_embedded (w->primary) ? NULL
+                   : dlq_ledger_store_failed_event (w->state, w->config->primary, seq);
+    if (e && (e->expires_at == DLQ_TIME_NONE || e->expires_at > now_ms)) {
         dlq_buf_reset (event);
         dlq_buf_append (event, e->json, e->json_len);
         rc = DLQ_STORE_OK;
     }
     dlq_event_destroy (&e);
-    dlq_buf_free (&bytes);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "ledger_store.h"
 
 #include "dlq_time.h"
+#include "event_record.h"
 #include "state_internal.h"
 
 #include <stdio.h>
@@ -348,4 +349,15 @@ dlq_ledger_store_record (dlq_state_store_t *self, const char *sink, int64_t seq,
         state_store_fail_sqlite (self, "ledger: cannot read a failed delivery's event");
     state_store_stmt_release (stmt);
     return rc == SQLITE_ROW ? DLQ_STORE_OK : rc == SQLITE_DONE ? DLQ_STORE_NOT_FOUND : DLQ_STORE_ERROR;
+}
+
+dlq_event_t *
+dlq_ledger_store_failed_event (dlq_state_store_t *self, const char *sink, int64_t seq)
+{
+    dlq_buf_t bytes = DLQ_BUF_INIT;
+    dlq_event_t *event = NULL;
+    if (dlq_ledger_store_record (self, sink, seq, &bytes) == DLQ_STORE_OK)
+        event = dlq_event_record_decode ((const uint8_t *) bytes.data, bytes.len);
+    dlq_buf_free (&bytes);
+    return event;
 }

@@ -25,6 +25,7 @@
 
 #include "delivery_ledger.h"
 #include "dlq_buf.h"
+#include "failed_event.h"
 #include "state_store.h"
 #include "store_result.h"
 
@@ -63,6 +64,10 @@ ssize_t dlq_ledger_store_rows_of_seq (dlq_state_store_t *self, int64_t seq, dlq_
 /* The event a sink's row at seq keeps (the log record of a failed
  * delivery's event) into out (reset first); NOT_FOUND when it keeps none. */
 dlq_store_result_t dlq_ledger_store_record (dlq_state_store_t *self, const char *sink, int64_t seq, dlq_buf_t *out);
+
+/* The same event decoded (core/event_record.h; the caller destroys it),
+ * or NULL when the row keeps none or it does not decode. */
+dlq_event_t *dlq_ledger_store_failed_event (dlq_state_store_t *self, const char *sink, int64_t seq);
 
 /* Delete at most max_rows rows of events that expired (expires_at <=
  * now_ms) in one transaction. Returns how many, or -1. */
