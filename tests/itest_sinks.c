@@ -4,6 +4,7 @@
  *  resumption after SIGKILL.
  */
 #include "dlq_json.h"
+#include "dlq_time.h"
 #include "sink_support.h"
 #include "test_support.h"
 
@@ -420,4 +421,55 @@ Test (sinks, a_sink_primary_takes_the_embedded_stores_ids_over_and_leaves_it_as_
         usleep (50 * 1000);
     cr_expect_eq (distinct, 55, "the new sink got the 30 archived, the 20 logged since and the 5 new events");
     cr_expect_eq (sink_wait_stat (d.endpoint, "late", "backlog", 0, 10), 0);
+}
+
+/* Lines of the record file holding text. */
+static int
+record_lines_with (const char *text)
+{
+    char *lines = test_read_file (record, NULL);
+    int n = 0;
+    for (const char *p = lines; p && (p = strstr (p, text)); p++)
+        n++;
+    free (lines);
+    return n;
+}
+
+Test (sinks, a_sink_primarys_expired_id_stays_a_duplicate_until_the_primary_has_swept_it)
+{
+    char extra [1024], body [512], at [40], status [8];
+    FILE *f = fopen (down, "w");
+    fclose (f);
+    snprintf (extra, sizeof extra, "sinks: { copy: { type = \"scripted_store\"; down_file = \"%s\";"
+              " record_file = \"%s\"; }; };\n"
+              "primary = \"copy\";\ndefaults: { retention_days = 1; chain = [\"copy\"]; };", down, record);
+    cr_assert (test_dlqd_start (&d, "sweep: { interval_ms = 100; };", extra));
+    dlq_time_format_iso (dlq_time_now_ms () - 2 * 86400000LL, at);     /* expired when it arrives */
+    snprintf (body, sizeof body, "{\"id\":\"0190f1d2-6c4e-7a01-8b2c-000000000777\",\"streamName\":\"old\","
+              "\"createdAt\":\"%s\",\"error\":{\"type\":\"T\"}}", at);
+    char *reply = NULL;
+    cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+    cr_expect_not_null (strstr (reply, "\"duplicate\":false"), "%s", reply);
+    free (reply);
+    /* the primary's sweep fails while it is down; the gateway's own sweeps
+     * of the ids run at the same interval beside it */
+    int failed = record_lines_with ("sweep failed");
+    for (int i = 0; i < 200 && record_lines_with ("sweep failed") < failed + 5; i++)
+        usleep (50 * 1000);
+    cr_assert_geq (record_lines_with ("sweep failed"), failed + 5);
+    cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+    cr_expect_not_null (strstr (reply, "\"duplicate\":true"), "forgotten while the primary may still hold it: %s",
+                        reply);
+    free (reply);
+
+    unlink (down);                                      /* its sweep catches up: the id goes */
+    bool stored = false;
+    for (int i = 0; i < 200 && !stored; i++) {
+        cr_assert (test_request (d.endpoint, "PUT", body, strlen (body), status, &reply));
+        stored = strstr (reply, "\"duplicate\":false") != NULL;
+        free (reply);
+        if (!stored)
+            usleep (50 * 1000);
+    }
+    cr_expect (stored, "once the primary has swept, a PUT of the id stores it anew");
 }

@@ -12,6 +12,7 @@
 #include "dlq_buf.h"
 #include "ledger_store.h"
 #include "log_store.h"
+#include "primary.h"
 #include "spool_kinds.h"
 #include "thread_priority.h"
 
@@ -44,7 +45,7 @@ struct dlq_indexer {
     _Atomic uint64_t      position;
     _Atomic uint64_t      events;
     _Atomic int64_t       oldest_unindexed_ms;  /* when the first record past position was seen, 0: none */
-    _Atomic int64_t       primary_swept;        /* dlq_indexer_primary_swept (INT64_MAX: never told) */
+    _Atomic int64_t       primary_swept;        /* dlq_indexer_primary_swept (INT64_MAX: no such primary) */
     dlq_spool_consumer_t *consumer;             /* "index": what it has not indexed durably yet */
     uint64_t              durable;              /* the position of its last durable commit */
     int64_t               durable_ms;           /*   when (0: none since start) */
@@ -338,7 +339,7 @@ dlq_indexer_new (void *zmq_ctx, const dlqd_config_t *config, dlq_spool_t *spool,
     self->sweep_batch = sweep_batch;
     self->max_batch = max_batch ? max_batch : 1;
     self->nice = nice;
-    atomic_store (&self->primary_swept, INT64_MAX);
+    atomic_store (&self->primary_swept, dlq_primary_config_sweeps (config) ? 0 : INT64_MAX);
     snprintf (self->error, sizeof self->error, "cannot start the indexer thread");
     self->actor = dlq_actor_new (zmq_ctx, run, self);
     if (!self->actor) {

@@ -58,12 +58,12 @@ void dlq_indexer_stats (dlq_indexer_t *self, dlq_indexer_stats_t *out);
 /* The spool position indexed up to (any thread). */
 uint64_t dlq_indexer_position (dlq_indexer_t *self);
 
-/* A sink primary that deletes its expired events itself (a query thread
- * sweeps it: query_service.c) has deleted every event that expired by
- * until_ms (0: it sweeps, and has not caught up yet). The indexer's sweep
- * then forgets only the ids expired by then: an id forgotten while the
- * primary still held its old event would let a PUT of it be taken as new
- * and meet the old row there (any thread). */
+/* A sink primary the gateway sweeps (a query thread does:
+ * query_service.c; dlq_primary_config_sweeps) has deleted every event
+ * that expired by until_ms. The indexer's sweep forgets only the ids
+ * expired by then, and none before the first such call: an id forgotten
+ * while the primary still held its old event would let a PUT of it be
+ * taken as new and meet the old row there (any thread). */
 void dlq_indexer_primary_swept (dlq_indexer_t *self, int64_t until_ms);
 
 /* Why indexing stopped for good — a record of the spool that does not

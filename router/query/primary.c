@@ -294,6 +294,12 @@ dlq_primary_sweeps (const dlq_primary_t *self)
     return !self->log_fed && self->ops->store->sweep;
 }
 
+bool
+dlq_primary_config_sweeps (const dlqd_config_t *config)
+{
+    return config->primary_sink && dlq_plugin_config_ops (config->primary_sink)->store->sweep;
+}
+
 int64_t
 dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows)
 {

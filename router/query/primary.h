@@ -100,8 +100,10 @@ dlq_store_result_t dlq_primary_ckpt_list (dlq_primary_t *self, const char *prefi
                                           const char *cursor, dlq_buf_t *records_out, dlq_buf_t *cursor_out);
 
 /* True when this primary must be swept by the gateway: a sink store with a
- * sweep call (the spool is swept by the committer). */
+ * sweep call (the embedded store is swept by the indexer). The same for
+ * config's primary, before any is opened. */
 bool dlq_primary_sweeps (const dlq_primary_t *self);
+bool dlq_primary_config_sweeps (const dlqd_config_t *config);
 
 /* Delete up to max_rows expired events of a sink primary; how many, or -1. */
 int64_t dlq_primary_sweep (dlq_primary_t *self, int64_t now_ms, int64_t max_rows);

@@ -733,8 +733,6 @@ run (void *pipe, void *arg)
         return;
     }
     bool sweeper = w == &w->service->workers [0] && dlq_primary_sweeps (w->primary);
-    if (sweeper)
-        dlq_indexer_primary_swept (w->service->indexer, 0);    /* until its first pass, no id expires */
     int64_t next_sweep = dlq_time_mono_ms () + w->config->sweep_interval_ms;
     while (true) {
         if (sweeper) {

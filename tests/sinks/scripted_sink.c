@@ -13,8 +13,10 @@
  *  libc only.
  *
  *  Built with SCRIPTED_STORE it is type "scripted_store": the same, and a
- *  store that keeps nothing (get NOT_FOUND, list and stats empty), with
- *  no workbench or checkpoint calls.
+ *  store that keeps nothing (get NOT_FOUND, list and stats empty; its sweep
+ *  deletes nothing, fails while the backend is down as above, and appends
+ *  a line "sweep failed" or "sweep ok" to record_file), with no workbench
+ *  or checkpoint calls.
  */
 #include "dlq_sink.h"
 
@@ -157,6 +159,12 @@ record (scripted_sink_t *self, const dlq_sink_event_t *events, size_t count,
             set_outcome (&outcomes [i], DLQ_SINK_RETRY, message);
 }
 
+static bool
+is_down (const scripted_sink_t *self)
+{
+    return self->down || (self->down_file && access (self->down_file, F_OK) == 0);
+}
+
 /* Answer a batch as scripted. */
 static void
 scripted_deliver (void *instance, const dlq_sink_event_t *events, size_t count,
@@ -165,7 +173,7 @@ scripted_deliver (void *instance, const dlq_sink_event_t *events, size_t count,
     scripted_sink_t *self = instance;
     if (self->hang_ms > 0)
         sleep_ms (self->hang_ms);
-    bool down = self->down || (self->down_file && access (self->down_file, F_OK) == 0);
+    bool down = is_down (self);
     for (size_t i = 0; i < count; i++) {
         if (down)
             set_outcome (&outcomes [i], DLQ_SINK_RETRY, "scripted: backend down");
@@ -212,8 +220,20 @@ nothing_stats (void *instance, dlq_sink_buf_t *streams_out, int64_t *events_out,
     return DLQ_SINK_STATUS_OK;
 }
 
+static int64_t
+nothing_sweep (void *instance, int64_t now_ms, int64_t max_rows)
+{
+    (void) now_ms, (void) max_rows;
+    scripted_sink_t *self = instance;
+    bool down = is_down (self);
+    const char *line = down ? "sweep failed\n" : "sweep ok\n";
+    if (self->record_fd >= 0 && write (self->record_fd, line, strlen (line)) < 0)
+        return -1;
+    return down ? -1 : 0;
+}
+
 static const dlq_sink_store_ops_t nothing_store = { .get = nothing_get, .list = nothing_list,
-                                                    .stats = nothing_stats };
+                                                    .stats = nothing_stats, .sweep = nothing_sweep };
 #endif
 
 DLQ_SINK_EXPORT const dlq_sink_ops_t dlq_sink_entry = {
