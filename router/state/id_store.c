@@ -180,11 +180,14 @@ read_expired (dlq_id_store_t *self, int64_t now_ms, int64_t max_rows, char ***id
         return -1;
     sqlite3_bind_int64 (stmt, 1, now_ms);
     sqlite3_bind_int64 (stmt, 2, max_rows);
-    int64_t n = 0;
+    int64_t n = 0, capacity = 0;
     int rc;
     while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-        *ids = dlq_realloc (*ids, (size_t) (n + 1) * sizeof **ids);
-        *seqs = dlq_realloc (*seqs, (size_t) (n + 1) * sizeof **seqs);
+        if (n == capacity) {
+            capacity = capacity ? 2 * capacity : 64;
+            *ids = dlq_realloc (*ids, (size_t) capacity * sizeof **ids);
+            *seqs = dlq_realloc (*seqs, (size_t) capacity * sizeof **seqs);
+        }
         (*ids) [n] = dlq_strdup ((const char *) sqlite3_column_text (stmt, 0));
         (*seqs) [n++] = sqlite3_column_int64 (stmt, 1);
     }
