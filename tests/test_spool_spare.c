@@ -57,13 +57,29 @@ file_size (const char *path)
     return (uint64_t) st.st_size;
 }
 
-/* Wait (up to 10 s) until the spare is whole; its inode. */
+/* Is the file at path a segment long and its last bytes zeros? */
+static bool
+whole_zeros_at_end (const char *path, struct stat *st)
+{
+    uint8_t tail [128];
+    int fd = open (path, O_RDONLY);
+    bool whole = fd >= 0 && fstat (fd, st) == 0 && (uint64_t) st->st_size == SEGMENT
+              && pread (fd, tail, sizeof tail, (off_t) (SEGMENT - sizeof tail)) == (ssize_t) sizeof tail;
+    for (size_t i = 0; whole && i < sizeof tail; i++)
+        whole = tail [i] == 0;
+    if (fd >= 0)
+        close (fd);
+    return whole;
+}
+
+/* Wait (up to 10 s) until the spare is whole (not one a test left there
+ * that the spool has not removed yet); its inode. */
 static ino_t
 wait_for_spare (void)
 {
     struct stat st;
     for (int i = 0; i < 1000; i++) {
-        if (stat (path_in_dir ("spare.zero"), &st) == 0)
+        if (whole_zeros_at_end (path_in_dir ("spare.zero"), &st))
             return st.st_ino;
         nanosleep (&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
     }
